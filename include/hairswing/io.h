@@ -1,0 +1,49 @@
+// Reading and writing .gltf / .glb / .vrm files.
+#pragma once
+
+#include <string>
+
+#include "hairswing/avatar.h"
+#include "hairswing/status.h"
+
+namespace hairswing {
+
+struct LoadOptions {
+  /// Upper bound on any element count (vertices, keys, nodes...) accepted from a file; a larger
+  /// declared count is rejected as absurd rather than allocated.
+  size_t max_elements = 50'000'000;
+};
+
+struct LoadedAvatar {
+  Avatar avatar;
+  Warnings warnings;  ///< missing images, dropped meshes, repaired values...
+};
+
+/// Reads a .gltf, .glb or .vrm (VRM 0.x or 1.0). On error, the message names the file and the
+/// field ("a.vrm: accessors[3].count: 4000000000 exceeds ..."). Never throws.
+/// VRM 0.x is normalised to VRM 1.0 conventions (docs/conventions.md).
+Result<LoadedAvatar> LoadAvatar(const std::string& path, const LoadOptions& options = {});
+
+/// Same, from bytes in memory (a GLB/VRM container or glTF JSON). External files are resolved
+/// relative to `base_dir`; `name` is used in messages.
+Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size,
+                                          const std::string& name, const std::string& base_dir,
+                                          const LoadOptions& options = {});
+
+struct SaveOptions {
+  bool force = false;  ///< allow overwriting an existing file (never the source without it)
+};
+
+/// Writes a binary glTF. The extension of `path` decides the flavour: ".vrm" requires a
+/// humanoid and writes VRM 1.0 (VRMC_vrm + VRMC_springBone + VRMC_node_constraint); ".glb"
+/// writes the same content. The write is atomic (temporary file, then rename).
+Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptions& options = {});
+
+/// Serialises to GLB bytes in memory (what SaveAvatar writes). Deterministic for equal input.
+Result<std::vector<uint8_t>> EncodeGlb(const Avatar& avatar, bool as_vrm);
+
+/// Non-fatal problems in a loaded avatar: spring joints that are not ancestors of the next one,
+/// zero radii, springs without joints, humanoid roles missing... One message per finding.
+Warnings CheckAvatar(const Avatar& avatar);
+
+}  // namespace hairswing

@@ -1,0 +1,70 @@
+// Error channel for untrusted input: a Status value with a one-line message that names the file
+// and the field. No exception escapes the library; programmer errors use HS_ASSERT instead.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace hairswing {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidInput,  ///< the file or argument is malformed (bad JSON, index out of range, NaN...)
+  kUnsupported,   ///< well-formed but uses something we do not handle (e.g. a required extension)
+  kIoError,       ///< the file system refused (missing file, permission, disk full)
+};
+
+/// Result of an operation on untrusted input. `message` is one line, e.g.
+/// "godette.vrm: nodes[12].translation: NaN".
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return {}; }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+/// A value or the Status explaining why there is none.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOkStatus;
+    return ok() ? kOkStatus : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+/// Non-fatal findings while reading or checking a file ("image T_Normal.png not found").
+using Warnings = std::vector<std::string>;
+
+/// Programmer-error handler (Box2D's b2SetAssertFcn): called when an internal invariant breaks.
+/// The default prints and aborts; tests may replace it.
+using AssertFn = void (*)(const char* expr, const char* file, int line);
+void SetAssertHandler(AssertFn fn);
+[[noreturn]] void AssertFailed(const char* expr, const char* file, int line);
+
+}  // namespace hairswing
+
+#define HS_ASSERT(cond) \
+  ((cond) ? static_cast<void>(0) : ::hairswing::AssertFailed(#cond, __FILE__, __LINE__))

@@ -1,0 +1,21 @@
+#include <cstdio>
+#include <cstdlib>
+
+#include "hairswing/status.h"
+
+namespace hairswing {
+namespace {
+void DefaultAssert(const char* expr, const char* file, int line) {
+  std::fprintf(stderr, "hairswing: internal error: %s (%s:%d)\n", expr, file, line);
+}
+AssertFn g_assert = &DefaultAssert;
+}  // namespace
+
+void SetAssertHandler(AssertFn fn) { g_assert = fn ? fn : &DefaultAssert; }
+
+void AssertFailed(const char* expr, const char* file, int line) {
+  g_assert(expr, file, line);
+  std::abort();
+}
+
+}  // namespace hairswing

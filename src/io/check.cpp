@@ -1,0 +1,72 @@
+// Non-fatal findings on a loaded avatar, shown by `hairswing inspect`.
+#include "hairswing/humanoid.h"
+#include "hairswing/io.h"
+
+namespace hairswing {
+namespace {
+
+bool IsAncestor(const Avatar& av, int ancestor, int node) {
+  for (int p = av.nodes[node].parent; p != -1; p = av.nodes[p].parent)
+    if (p == ancestor) return true;
+  return false;
+}
+
+std::string NodeLabel(const Avatar& av, int n) {
+  return "node " + std::to_string(n) + " (\"" + av.nodes[n].name + "\")";
+}
+
+}  // namespace
+
+Warnings CheckAvatar(const Avatar& av) {
+  Warnings w;
+  for (size_t s = 0; s < av.vrm.springs.size(); ++s) {
+    const Spring& sp = av.vrm.springs[s];
+    const std::string f = "spring " + std::to_string(s) + " (\"" + sp.name + "\")";
+    if (sp.joints.empty()) {
+      w.push_back(f + ": has no joints");
+      continue;
+    }
+    if (sp.joints.size() == 1 && !sp.has_virtual_tail)
+      w.push_back(f + ": a single joint is only a tail; nothing swings");
+    for (size_t j = 0; j + 1 < sp.joints.size(); ++j) {
+      int a = sp.joints[j].node, b = sp.joints[j + 1].node;
+      if (!IsAncestor(av, a, b))
+        w.push_back(f + ": joint " + std::to_string(j) + " " + NodeLabel(av, a) +
+                    " is not an ancestor of the next joint " + NodeLabel(av, b));
+      else if (av.nodes[b].parent != a)
+        w.push_back(f + ": joint " + std::to_string(j + 1) + " " + NodeLabel(av, b) +
+                    " is not a direct child of the previous joint");
+    }
+    for (size_t j = 0; j + (sp.has_virtual_tail ? 0 : 1) < sp.joints.size(); ++j) {
+      const SpringJoint& jt = sp.joints[j];
+      if (jt.hit_radius == 0.0f && !sp.collider_groups.empty())
+        w.push_back(f + ": joint " + std::to_string(j) + " has hitRadius 0 but collides");
+      if (jt.drag_force < 0 || jt.drag_force > 1)
+        w.push_back(f + ": joint " + std::to_string(j) + " dragForce " + std::to_string(jt.drag_force) + " outside [0,1]");
+      if (jt.stiffness < 0)
+        w.push_back(f + ": joint " + std::to_string(j) + " has negative stiffness");
+    }
+    for (size_t j = 0; j < sp.joints.size(); ++j)
+      if (j + 1 < sp.joints.size() && glm::length(av.nodes[sp.joints[j + 1].node].translation) == 0.0f)
+        w.push_back(f + ": segment " + std::to_string(j) + " has zero length");
+  }
+  for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
+    const Collider& col = av.vrm.colliders[c];
+    if (col.shape != ColliderShape::kPlane && col.radius == 0.0f)
+      w.push_back("collider " + std::to_string(c) + " on " + NodeLabel(av, col.node) + " has radius 0");
+  }
+  if (!av.vrm.humanoid.empty() || !av.vrm.meta_json.empty()) {
+    std::string missing;
+    for (std::string_view role : RequiredHumanBoneNames())
+      if (!av.vrm.humanoid.count(std::string(role))) missing += (missing.empty() ? "" : ", ") + std::string(role);
+    if (!missing.empty()) w.push_back("humanoid: required bones missing: " + missing);
+  }
+  for (size_t n = 0; n < av.nodes.size(); ++n) {
+    const glm::vec3& s = av.nodes[n].scale;
+    if (s.x <= 0 || s.y <= 0 || s.z <= 0)
+      w.push_back(NodeLabel(av, static_cast<int>(n)) + " has zero or negative scale");
+  }
+  return w;
+}
+
+}  // namespace hairswing

@@ -1,0 +1,32 @@
+// Internal interfaces between the glTF core reader and the VRM extension readers.
+#pragma once
+
+#include "hairswing/avatar.h"
+#include "hairswing/status.h"
+#include "io/json_util.h"
+
+namespace hairswing::io {
+
+/// Reads VRMC_vrm, VRMC_springBone (+ extended collider) and VRMC_node_constraint.
+void ReadVrm1(const Json& root, Avatar& avatar, Warnings& warnings);
+
+/// Reads the VRM 0.x `VRM` extension (humanoid, meta, secondaryAnimation) into VRM 1.0 form.
+/// Call after the core reader and before NormaliseVrm0Axes.
+void ReadVrm0(const Json& root, Avatar& avatar, Warnings& warnings);
+
+/// Rotates a VRM 0.x avatar by 180 degrees about +Y (x -> -x, z -> -z) in every node, vertex,
+/// bind matrix, animation key and collider, so it faces +Z like VRM 1.0 (docs/conventions.md).
+void NormaliseVrm0Axes(Avatar& avatar);
+
+/// Returns the names of extensions used by the JSON objects in `json` (top-level "extensions"
+/// keys, recursively), for recomputing extensionsUsed on write.
+void CollectExtensionNames(const Json& json, std::vector<std::string>& out);
+
+/// A glTF node's world transform check helpers live in rig; here only the extension names we
+/// consume (and so do not pass through verbatim).
+inline bool IsModelledExtension(const std::string& name) {
+  return name == "VRM" || name == "VRMC_vrm" || name == "VRMC_springBone" ||
+         name == "VRMC_springBone_extended_collider" || name == "VRMC_node_constraint";
+}
+
+}  // namespace hairswing::io

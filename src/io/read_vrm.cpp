@@ -1,0 +1,376 @@
+// VRM extension readers: VRM 1.0 (VRMC_vrm, VRMC_springBone, its extended collider,
+// VRMC_node_constraint) and VRM 0.x (`VRM`: humanoid, meta, secondaryAnimation), both into the
+// VRM 1.0 shaped VrmData of the Avatar.
+#include <set>
+
+#include "io/read_internal.h"
+
+namespace hairswing {
+
+const char* ColliderShapeName(ColliderShape s) {
+  switch (s) {
+    case ColliderShape::kSphere: return "sphere";
+    case ColliderShape::kCapsule: return "capsule";
+    case ColliderShape::kInsideSphere: return "inside_sphere";
+    case ColliderShape::kInsideCapsule: return "inside_capsule";
+    case ColliderShape::kPlane: return "plane";
+  }
+  return "?";
+}
+
+namespace io {
+namespace {
+
+// Reads a core-spec {"sphere":{...}} or {"capsule":{...}} shape.
+bool ReadCoreShape(const Json& shape, const std::string& f, ColliderShape* kind, glm::vec3* offset,
+                   float* radius, glm::vec3* tail) {
+  if (const Json* s = Find(shape, "sphere")) {
+    *kind = ColliderShape::kSphere;
+    *offset = GetVec<3>(*s, "offset", glm::vec3(0), f + ".sphere");
+    *radius = GetFloat(*s, "radius", 0.0f, f + ".sphere");
+    return true;
+  }
+  if (const Json* c = Find(shape, "capsule")) {
+    *kind = ColliderShape::kCapsule;
+    *offset = GetVec<3>(*c, "offset", glm::vec3(0), f + ".capsule");
+    *radius = GetFloat(*c, "radius", 0.0f, f + ".capsule");
+    *tail = GetVec<3>(*c, "tail", glm::vec3(0), f + ".capsule");
+    return true;
+  }
+  return false;
+}
+
+void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::string& file) {
+  const size_t n_nodes = av.nodes.size();
+  const std::string base = "extensions.VRMC_springBone";
+  const Json& colliders = GetArray(sb, "colliders", base);
+  for (size_t i = 0; i < colliders.size(); ++i) {
+    const std::string f = Idx(base + ".colliders", i);
+    const Json& jc = colliders[i];
+    Collider c;
+    c.node = GetIndex(jc, "node", -1, n_nodes, f);
+    if (c.node < 0) throw ReadError(f + ".node", "missing");
+    const Json* shape = Find(jc, "shape");
+    bool has_core = shape && ReadCoreShape(*shape, f + ".shape", &c.shape, &c.offset, &c.radius, &c.tail);
+    const Json* ext = nullptr;
+    if (const Json* exts = Find(jc, "extensions")) ext = Find(*exts, "VRMC_springBone_extended_collider");
+    if (ext) {
+      // The extended shape wins; the core shape is only the fallback for old readers. A missing
+      // specVersion or missing fallback is tolerated (three-vrm 3.5.5 rejects such files).
+      const std::string ef = f + ".extensions.VRMC_springBone_extended_collider";
+      std::string ver = GetString(*ext, "specVersion", "", ef);
+      if (!ver.empty() && ver != "1.0")
+        warnings.push_back(file + ": " + ef + ".specVersion \"" + ver + "\" is unknown; read as 1.0");
+      if (has_core) {
+        c.has_fallback = true;
+        c.fallback_shape = c.shape;
+        c.fallback_offset = c.offset;
+        c.fallback_radius = c.radius;
+        c.fallback_tail = c.tail;
+      }
+      const Json* es = Find(*ext, "shape");
+      if (!es) throw ReadError(ef + ".shape", "missing");
+      if (const Json* s = Find(*es, "sphere")) {
+        c.shape = GetBool(*s, "inside", false, ef + ".shape.sphere") ? ColliderShape::kInsideSphere
+                                                                     : ColliderShape::kSphere;
+        c.offset = GetVec<3>(*s, "offset", glm::vec3(0), ef + ".shape.sphere");
+        c.radius = GetFloat(*s, "radius", 0.0f, ef + ".shape.sphere");
+      } else if (const Json* cp = Find(*es, "capsule")) {
+        c.shape = GetBool(*cp, "inside", false, ef + ".shape.capsule") ? ColliderShape::kInsideCapsule
+                                                                       : ColliderShape::kCapsule;
+        c.offset = GetVec<3>(*cp, "offset", glm::vec3(0), ef + ".shape.capsule");
+        c.radius = GetFloat(*cp, "radius", 0.0f, ef + ".shape.capsule");
+        c.tail = GetVec<3>(*cp, "tail", glm::vec3(0), ef + ".shape.capsule");
+      } else if (const Json* pl = Find(*es, "plane")) {
+        c.shape = ColliderShape::kPlane;
+        c.offset = GetVec<3>(*pl, "offset", glm::vec3(0), ef + ".shape.plane");
+        c.normal = GetVec<3>(*pl, "normal", glm::vec3(0, 0, 1), ef + ".shape.plane");
+        float len = glm::length(c.normal);
+        if (!(len > 1e-12f)) throw ReadError(ef + ".shape.plane.normal", "zero length");
+        c.normal /= len;
+        c.radius = 0.0f;
+      } else {
+        throw ReadError(ef + ".shape", "expected sphere, capsule or plane");
+      }
+    } else if (!has_core) {
+      throw ReadError(f + ".shape", "expected sphere or capsule");
+    }
+    if (c.radius < 0) throw ReadError(f + ".shape", "negative radius");
+    av.vrm.colliders.push_back(c);
+  }
+  const Json& groups = GetArray(sb, "colliderGroups", base);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::string f = Idx(base + ".colliderGroups", i);
+    ColliderGroup g;
+    g.name = GetString(groups[i], "name", "", f);
+    const Json& cs = GetArray(groups[i], "colliders", f);
+    for (size_t k = 0; k < cs.size(); ++k)
+      g.colliders.push_back(CheckIndex(cs[k], av.vrm.colliders.size(), Idx(f + ".colliders", k)));
+    av.vrm.collider_groups.push_back(std::move(g));
+  }
+  const Json& springs = GetArray(sb, "springs", base);
+  for (size_t i = 0; i < springs.size(); ++i) {
+    const std::string f = Idx(base + ".springs", i);
+    const Json& js = springs[i];
+    Spring s;
+    s.name = GetString(js, "name", "", f);
+    s.center = GetIndex(js, "center", -1, n_nodes, f);
+    const Json& cg = GetArray(js, "colliderGroups", f);
+    for (size_t k = 0; k < cg.size(); ++k)
+      s.collider_groups.push_back(CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
+    const Json& joints = GetArray(js, "joints", f);
+    for (size_t k = 0; k < joints.size(); ++k) {
+      const std::string jf = Idx(f + ".joints", k);
+      const Json& jj = joints[k];
+      SpringJoint j;  // spec defaults come from the struct initialisers
+      j.node = GetIndex(jj, "node", -1, n_nodes, jf);
+      if (j.node < 0) throw ReadError(jf + ".node", "missing");
+      j.hit_radius = GetFloat(jj, "hitRadius", j.hit_radius, jf);
+      j.stiffness = GetFloat(jj, "stiffness", j.stiffness, jf);
+      j.gravity_power = GetFloat(jj, "gravityPower", j.gravity_power, jf);
+      j.gravity_dir = GetVec<3>(jj, "gravityDir", j.gravity_dir, jf);
+      j.drag_force = GetFloat(jj, "dragForce", j.drag_force, jf);
+      s.joints.push_back(j);
+    }
+    av.vrm.springs.push_back(std::move(s));
+  }
+}
+
+void ReadConstraints(const Json& root, Avatar& av) {
+  const Json& nodes = GetArray(root, "nodes", "");
+  for (size_t i = 0; i < nodes.size() && i < av.nodes.size(); ++i) {
+    const Json* exts = Find(nodes[i], "extensions");
+    const Json* nc = exts ? Find(*exts, "VRMC_node_constraint") : nullptr;
+    if (!nc) continue;
+    const std::string f = Idx("nodes", i) + ".extensions.VRMC_node_constraint";
+    const Json* c = Find(*nc, "constraint");
+    if (!c || !c->is_object()) throw ReadError(f + ".constraint", "missing");
+    NodeConstraint out;
+    out.node = static_cast<int>(i);
+    const Json* body = nullptr;
+    std::string bf;
+    if ((body = Find(*c, "aim"))) {
+      out.kind = NodeConstraint::Kind::kAim;
+      bf = f + ".constraint.aim";
+      out.axis = GetString(*body, "aimAxis", "", bf);
+      static const std::set<std::string> kAxes = {"PositiveX", "NegativeX", "PositiveY",
+                                                  "NegativeY", "PositiveZ", "NegativeZ"};
+      if (!kAxes.count(out.axis)) throw ReadError(bf + ".aimAxis", "invalid \"" + out.axis + "\"");
+    } else if ((body = Find(*c, "roll"))) {
+      out.kind = NodeConstraint::Kind::kRoll;
+      bf = f + ".constraint.roll";
+      out.axis = GetString(*body, "rollAxis", "", bf);
+      if (out.axis != "X" && out.axis != "Y" && out.axis != "Z")
+        throw ReadError(bf + ".rollAxis", "invalid \"" + out.axis + "\"");
+    } else if ((body = Find(*c, "rotation"))) {
+      out.kind = NodeConstraint::Kind::kRotation;
+      bf = f + ".constraint.rotation";
+    } else {
+      throw ReadError(f + ".constraint", "expected aim, roll or rotation");
+    }
+    out.source = GetIndex(*body, "source", -1, av.nodes.size(), bf);
+    if (out.source < 0) throw ReadError(bf + ".source", "missing");
+    out.weight = GetFloat(*body, "weight", 1.0f, bf);
+    Json rest = *nc;
+    rest.erase("constraint");
+    rest.erase("specVersion");
+    if (!rest.empty()) out.extensions_json = Dump(rest);
+    av.vrm.constraints.push_back(std::move(out));
+  }
+}
+
+// VRM 0.x thumb names shift by one joint in VRM 1.0; everything else keeps its name.
+std::string HumanBoneName0To1(const std::string& b) {
+  static const std::map<std::string, std::string> kRename = {
+      {"leftThumbProximal", "leftThumbMetacarpal"}, {"leftThumbIntermediate", "leftThumbProximal"},
+      {"rightThumbProximal", "rightThumbMetacarpal"}, {"rightThumbIntermediate", "rightThumbProximal"}};
+  auto it = kRename.find(b);
+  return it == kRename.end() ? b : it->second;
+}
+
+Json ConvertMeta0(const Json& m, const Avatar& av, const Json& root) {
+  Json out = Json::object();
+  const std::string f = "extensions.VRM.meta";
+  out["name"] = GetString(m, "title", "", f);
+  if (out["name"] == "") out["name"] = "Untitled";
+  std::string ver = GetString(m, "version", "", f);
+  if (!ver.empty()) out["version"] = ver;
+  std::string author = GetString(m, "author", "", f);
+  out["authors"] = Json::array({author.empty() ? "Unknown" : author});
+  std::string contact = GetString(m, "contactInformation", "", f);
+  if (!contact.empty()) out["contactInformation"] = contact;
+  std::string ref = GetString(m, "reference", "", f);
+  if (!ref.empty()) out["references"] = Json::array({ref});
+  int tex = GetIndex(m, "texture", -1, av.textures_json.size(), f);
+  if (tex >= 0) {
+    const Json& t = GetArray(root, "textures", "")[tex];
+    int src = GetIndex(t, "source", -1, av.images.size(), Idx("textures", tex));
+    if (src >= 0) out["thumbnailImage"] = src;
+  }
+  std::string user = GetString(m, "allowedUserName", "", f);
+  out["avatarPermission"] = user == "Everyone" ? "everyone"
+                            : user == "ExplicitlyLicensedPerson" ? "onlySeparatelyLicensedPerson"
+                                                                 : "onlyAuthor";
+  out["allowExcessivelyViolentUsage"] = GetString(m, "violentUssageName", "", f) == "Allow";
+  out["allowExcessivelySexualUsage"] = GetString(m, "sexualUssageName", "", f) == "Allow";
+  out["commercialUsage"] = GetString(m, "commercialUssageName", "", f) == "Allow" ? "personalProfit"
+                                                                                  : "personalNonProfit";
+  out["licenseUrl"] = "https://vrm.dev/licenses/1.0/";
+  std::string other = GetString(m, "otherLicenseUrl", "", f);
+  if (!other.empty()) out["otherLicenseUrl"] = other;
+  std::string lic = GetString(m, "licenseName", "", f);
+  if (!lic.empty()) out["extras"] = {{"vrm0LicenseName", lic}};
+  return out;
+}
+
+}  // namespace
+
+void ReadVrm1(const Json& root, Avatar& av, Warnings& warnings) {
+  const std::string file = av.source_path;
+  const Json* exts = Find(root, "extensions");
+  const Json* vrm = exts ? Find(*exts, "VRMC_vrm") : nullptr;
+  const Json* sb = exts ? Find(*exts, "VRMC_springBone") : nullptr;
+  bool has_constraints = false;
+  for (const auto& n : GetArray(root, "nodes", ""))
+    if (const Json* e = Find(n, "extensions"); e && Find(*e, "VRMC_node_constraint")) has_constraints = true;
+  if (!vrm && !sb && !has_constraints) return;
+  av.vrm.version = VrmVersion::kV1;
+  if (vrm) {
+    if (!vrm->is_object()) throw ReadError("extensions.VRMC_vrm", "expected an object");
+    const std::string f = "extensions.VRMC_vrm";
+    av.vrm.source_spec_version = GetString(*vrm, "specVersion", "1.0", f);
+    if (const Json* meta = Find(*vrm, "meta")) av.vrm.meta_json = Dump(*meta);
+    if (const Json* hum = Find(*vrm, "humanoid")) {
+      const Json* bones = Find(*hum, "humanBones");
+      if (bones && bones->is_object())
+        for (auto it = bones->begin(); it != bones->end(); ++it) {
+          int node = GetIndex(it.value(), "node", -1, av.nodes.size(), f + ".humanoid.humanBones." + it.key());
+          if (node < 0) throw ReadError(f + ".humanoid.humanBones." + it.key() + ".node", "missing");
+          av.vrm.humanoid[it.key()] = node;
+        }
+    }
+    Json rest = *vrm;
+    rest.erase("meta");
+    rest.erase("humanoid");
+    rest.erase("specVersion");
+    if (!rest.empty()) av.vrm.vrmc_vrm_json = Dump(rest);
+  }
+  if (sb) {
+    if (!sb->is_object()) throw ReadError("extensions.VRMC_springBone", "expected an object");
+    ReadSpringBone1(*sb, av, warnings, file);
+  }
+  ReadConstraints(root, av);
+}
+
+void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
+  const std::string file = av.source_path;
+  const Json& vrm = *Find(*Find(root, "extensions"), "VRM");
+  if (!vrm.is_object()) throw ReadError("extensions.VRM", "expected an object");
+  av.vrm.version = VrmVersion::kV0;
+  const std::string base = "extensions.VRM";
+  av.vrm.source_spec_version = GetString(vrm, "specVersion", "0.0", base);
+  if (const Json* hum = Find(vrm, "humanoid")) {
+    const Json& bones = GetArray(*hum, "humanBones", base + ".humanoid");
+    for (size_t i = 0; i < bones.size(); ++i) {
+      const std::string f = Idx(base + ".humanoid.humanBones", i);
+      std::string bone = GetString(bones[i], "bone", "", f);
+      int node = GetIndex(bones[i], "node", -1, av.nodes.size(), f);
+      if (bone.empty() || node < 0) continue;
+      av.vrm.humanoid[HumanBoneName0To1(bone)] = node;
+    }
+  }
+  if (const Json* meta = Find(vrm, "meta"))
+    av.vrm.meta_json = Dump(ConvertMeta0(*meta, av, root));
+  for (const char* dropped : {"blendShapeMaster", "firstPerson", "materialProperties"})
+    if (const Json* d = Find(vrm, dropped); d && !d->empty())
+      warnings.push_back(file + ": " + base + "." + dropped +
+                         " is VRM 0.x only and is not converted to VRM 1.0");
+
+  const Json* sa = Find(vrm, "secondaryAnimation");
+  if (!sa) return;
+  const std::string sf = base + ".secondaryAnimation";
+  // Collider groups: each VRM 0.x group is one node with spheres; offsets are stored with z
+  // negated relative to glTF (Unity's left-handed frame), as three-vrm also reads them.
+  const Json& groups = GetArray(*sa, "colliderGroups", sf);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::string f = Idx(sf + ".colliderGroups", i);
+    int node = GetIndex(groups[i], "node", -1, av.nodes.size(), f);
+    if (node < 0) throw ReadError(f + ".node", "missing");
+    ColliderGroup g;
+    g.name = av.nodes[node].name;
+    const Json& cs = GetArray(groups[i], "colliders", f);
+    for (size_t k = 0; k < cs.size(); ++k) {
+      const std::string cf = Idx(f + ".colliders", k);
+      Collider c;
+      c.node = node;
+      c.shape = ColliderShape::kSphere;
+      glm::vec3 o = GetXyz(cs[k], "offset", glm::vec3(0), cf);
+      c.offset = glm::vec3(o.x, o.y, -o.z);
+      c.radius = GetFloat(cs[k], "radius", 0.0f, cf);
+      if (c.radius < 0) throw ReadError(cf + ".radius", "negative");
+      g.colliders.push_back(static_cast<int>(av.vrm.colliders.size()));
+      av.vrm.colliders.push_back(c);
+    }
+    av.vrm.collider_groups.push_back(std::move(g));
+  }
+  // Bone groups: every node below each root is a joint. A chain follows the first child; other
+  // children start chains of their own. A leaf gets a virtual tail 7 cm along its own local
+  // translation (three-vrm's rule), so the leaf itself still swings.
+  const Json& bone_groups = GetArray(*sa, "boneGroups", sf);
+  for (size_t gi = 0; gi < bone_groups.size(); ++gi) {
+    const std::string f = Idx(sf + ".boneGroups", gi);
+    const Json& bg = bone_groups[gi];
+    SpringJoint proto;
+    proto.stiffness = GetFloat(bg, "stiffiness", 1.0f, f);
+    proto.gravity_power = GetFloat(bg, "gravityPower", 0.0f, f);
+    glm::vec3 gdir = GetXyz(bg, "gravityDir", glm::vec3(0, -1, 0), f);
+    // Unity world -> glTF (z negated) -> VRM 1.0 facing (x,z negated): x negated overall.
+    proto.gravity_dir = glm::vec3(-gdir.x, gdir.y, gdir.z);
+    proto.drag_force = GetFloat(bg, "dragForce", 0.4f, f);
+    proto.hit_radius = GetFloat(bg, "hitRadius", 0.02f, f);
+    const Json* jc = Find(bg, "center");
+    int center = (jc && jc->is_number_integer() && jc->get<long long>() == -1)
+                     ? -1 : GetIndex(bg, "center", -1, av.nodes.size(), f);
+    std::vector<int> cgroups;
+    const Json& cg = GetArray(bg, "colliderGroups", f);
+    for (size_t k = 0; k < cg.size(); ++k)
+      cgroups.push_back(CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
+    const Json& roots = GetArray(bg, "bones", f);
+    std::string comment = GetString(bg, "comment", "", f);
+    for (size_t ri = 0; ri < roots.size(); ++ri) {
+      int root_node = CheckIndex(roots[ri], av.nodes.size(), Idx(f + ".bones", ri));
+      std::vector<int> starts{root_node};
+      size_t guard = 0;
+      while (!starts.empty()) {
+        int node = starts.back();
+        starts.pop_back();
+        Spring s;
+        s.name = (comment.empty() ? av.nodes[node].name : comment + "/" + av.nodes[node].name);
+        s.center = center;
+        s.collider_groups = cgroups;
+        while (node >= 0) {
+          if (++guard > av.nodes.size()) throw ReadError(f, "bone hierarchy loops");
+          SpringJoint j = proto;
+          j.node = node;
+          s.joints.push_back(j);
+          const auto& ch = av.nodes[node].children;
+          for (size_t c = ch.size(); c-- > 1;) starts.push_back(ch[c]);
+          if (ch.empty()) {
+            glm::vec3 t = av.nodes[node].translation;
+            float len = glm::length(t);
+            s.has_virtual_tail = true;
+            s.virtual_tail = len > 0 ? t / len * 0.07f : glm::vec3(0);
+            if (len == 0)
+              warnings.push_back(file + ": " + f + ": leaf bone \"" + av.nodes[node].name +
+                                 "\" has no offset from its parent; its virtual tail has length 0");
+          }
+          node = ch.empty() ? -1 : ch[0];
+        }
+        av.vrm.springs.push_back(std::move(s));
+      }
+    }
+  }
+}
+
+}  // namespace io
+}  // namespace hairswing

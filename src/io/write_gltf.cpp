@@ -1,0 +1,386 @@
+// Avatar -> GLB. We serialise the glTF JSON with nlohmann::json (keys sorted, so the output is
+// deterministic) and pack all binary data into one buffer. VRM data is always written as VRM 1.0.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+#include "hairswing/io.h"
+#include "io/read_internal.h"
+
+namespace hairswing {
+namespace io {
+namespace {
+
+constexpr int kFloat = 5126, kUShort = 5123, kUInt = 5125;
+
+Json Vec(const glm::vec3& v) { return Json::array({v.x, v.y, v.z}); }
+
+Json ParseKept(const std::string& s) { return s.empty() ? Json() : Json::parse(s); }
+
+// Packs arrays into one binary buffer, one bufferView + accessor each.
+struct BinWriter {
+  std::vector<uint8_t> bin;
+  Json views = Json::array();
+  Json accessors = Json::array();
+
+  int View(const void* data, size_t bytes, int target) {
+    while (bin.size() % 4) bin.push_back(0);
+    size_t off = bin.size();
+    bin.resize(off + bytes);
+    if (bytes) std::memcpy(bin.data() + off, data, bytes);
+    Json v = {{"buffer", 0}, {"byteOffset", off}, {"byteLength", bytes}};
+    if (target) v["target"] = target;
+    views.push_back(v);
+    return static_cast<int>(views.size()) - 1;
+  }
+
+  int Accessor(const void* data, size_t count, int comps, int ctype, int target, bool minmax = false) {
+    static const char* kTypes[] = {"", "SCALAR", "VEC2", "VEC3", "VEC4", "", "", "", "", "", "", "", "", "", "", "", "MAT4"};
+    size_t csize = ctype == kUShort ? 2 : 4;
+    int view = View(data, count * comps * csize, target);
+    Json a = {{"bufferView", view}, {"componentType", ctype}, {"count", count}, {"type", kTypes[comps]}};
+    if (minmax && ctype == kFloat && count > 0) {
+      const float* f = static_cast<const float*>(data);
+      std::vector<float> lo(f, f + comps), hi(f, f + comps);
+      for (size_t i = 0; i < count; ++i)
+        for (int c = 0; c < comps; ++c) {
+          lo[c] = std::min(lo[c], f[i * comps + c]);
+          hi[c] = std::max(hi[c], f[i * comps + c]);
+        }
+      a["min"] = lo;
+      a["max"] = hi;
+    }
+    accessors.push_back(a);
+    return static_cast<int>(accessors.size()) - 1;
+  }
+};
+
+Json WriteShape(ColliderShape kind, const glm::vec3& offset, float radius, const glm::vec3& tail) {
+  if (kind == ColliderShape::kCapsule || kind == ColliderShape::kInsideCapsule)
+    return {{"capsule", {{"offset", Vec(offset)}, {"radius", radius}, {"tail", Vec(tail)}}}};
+  return {{"sphere", {{"offset", Vec(offset)}, {"radius", radius}}}};
+}
+
+Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_extended) {
+  Json sb = {{"specVersion", "1.0"}};
+  Json colliders = Json::array();
+  for (const auto& c : av.vrm.colliders) {
+    Json jc = {{"node", c.node}};
+    bool extended = c.shape == ColliderShape::kInsideSphere || c.shape == ColliderShape::kInsideCapsule ||
+                    c.shape == ColliderShape::kPlane;
+    if (!extended) {
+      jc["shape"] = WriteShape(c.shape, c.offset, c.radius, c.tail);
+    } else {
+      *uses_extended = true;
+      // Readers without the extension need a core shape; when the source had none we write one
+      // that can never touch anything (radius 0, far away), the convention of the spec examples.
+      jc["shape"] = c.has_fallback ? WriteShape(c.fallback_shape, c.fallback_offset, c.fallback_radius, c.fallback_tail)
+                                   : WriteShape(ColliderShape::kSphere, glm::vec3(0, -10000, 0), 0.0f, glm::vec3(0));
+      Json shape;
+      if (c.shape == ColliderShape::kPlane)
+        shape = {{"plane", {{"offset", Vec(c.offset)}, {"normal", Vec(c.normal)}}}};
+      else if (c.shape == ColliderShape::kInsideSphere)
+        shape = {{"sphere", {{"offset", Vec(c.offset)}, {"radius", c.radius}, {"inside", true}}}};
+      else
+        shape = {{"capsule", {{"offset", Vec(c.offset)}, {"radius", c.radius}, {"tail", Vec(c.tail)}, {"inside", true}}}};
+      jc["extensions"] = {{"VRMC_springBone_extended_collider", {{"specVersion", "1.0"}, {"shape", shape}}}};
+    }
+    colliders.push_back(jc);
+  }
+  Json groups = Json::array();
+  for (const auto& g : av.vrm.collider_groups) {
+    Json jg = {{"colliders", g.colliders}};
+    if (!g.name.empty()) jg["name"] = g.name;
+    groups.push_back(jg);
+  }
+  Json springs = Json::array();
+  for (const auto& s : av.vrm.springs) {
+    Json js = Json::object();
+    if (!s.name.empty()) js["name"] = s.name;
+    if (s.center >= 0) js["center"] = s.center;
+    if (!s.collider_groups.empty()) js["colliderGroups"] = s.collider_groups;
+    Json joints = Json::array();
+    auto joint_json = [](const SpringJoint& j) {
+      return Json{{"node", j.node}, {"hitRadius", j.hit_radius}, {"stiffness", j.stiffness},
+                  {"gravityPower", j.gravity_power}, {"gravityDir", Vec(j.gravity_dir)},
+                  {"dragForce", j.drag_force}};
+    };
+    for (const auto& j : s.joints) joints.push_back(joint_json(j));
+    if (s.has_virtual_tail && !s.joints.empty()) {
+      // VRM 1.0 has no virtual tails: materialise the VRM 0.x tail as a real end node so the
+      // last bone keeps swinging exactly as before (same rest shape).
+      int parent = s.joints.back().node;
+      Node tail;
+      tail.name = nodes[parent].name + "_tail";
+      tail.parent = parent;
+      tail.translation = s.virtual_tail;
+      int idx = static_cast<int>(nodes.size());
+      nodes[parent].children.push_back(idx);
+      nodes.push_back(tail);
+      SpringJoint tj = s.joints.back();
+      tj.node = idx;
+      joints.push_back(joint_json(tj));
+    }
+    js["joints"] = joints;
+    springs.push_back(js);
+  }
+  if (!colliders.empty()) sb["colliders"] = colliders;
+  if (!groups.empty()) sb["colliderGroups"] = groups;
+  sb["springs"] = springs;
+  return sb;
+}
+
+}  // namespace
+}  // namespace io
+
+Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
+  using namespace io;
+  try {
+    if (as_vrm && av.vrm.humanoid.empty())
+      return Status(StatusCode::kUnsupported, "cannot write .vrm: the avatar has no humanoid bones");
+    BinWriter bw;
+    Json root = Json::object();
+    Json asset = ParseKept(av.asset_json);
+    if (!asset.is_object()) asset = Json::object();
+    asset["version"] = "2.0";
+    asset["generator"] = "hairswing 0.1.0";
+    asset.erase("minVersion");
+    root["asset"] = asset;
+
+    std::vector<Node> nodes = av.nodes;  // may grow (virtual tails become nodes)
+    bool uses_extended = false;
+    Json ext = Json::object();
+    for (const auto& [name, json] : av.unknown_extensions) ext[name] = Json::parse(json);
+    if (av.vrm.version != VrmVersion::kNone) {
+      if (!av.vrm.springs.empty() || !av.vrm.colliders.empty())
+        ext["VRMC_springBone"] = WriteSpringBone(av, nodes, &uses_extended);
+      if (!av.vrm.humanoid.empty()) {
+        Json vrm = ParseKept(av.vrm.vrmc_vrm_json);
+        if (!vrm.is_object()) vrm = Json::object();
+        vrm["specVersion"] = "1.0";
+        Json bones = Json::object();
+        for (const auto& [bone, node] : av.vrm.humanoid) bones[bone] = {{"node", node}};
+        vrm["humanoid"] = {{"humanBones", bones}};
+        Json meta = ParseKept(av.vrm.meta_json);
+        if (!meta.is_object())
+          meta = {{"name", "Untitled"}, {"authors", {"Unknown"}}, {"licenseUrl", "https://vrm.dev/licenses/1.0/"}};
+        vrm["meta"] = meta;
+        ext["VRMC_vrm"] = vrm;
+      }
+    }
+
+    // Nodes.
+    std::vector<Json> node_ext(nodes.size());
+    for (size_t i = 0; i < av.nodes.size(); ++i) node_ext[i] = ParseKept(av.nodes[i].extensions_json);
+    for (const auto& c : av.vrm.constraints) {
+      Json body = {{"source", c.source}, {"weight", c.weight}};
+      const char* kind = "rotation";
+      if (c.kind == NodeConstraint::Kind::kAim) { kind = "aim"; body["aimAxis"] = c.axis; }
+      if (c.kind == NodeConstraint::Kind::kRoll) { kind = "roll"; body["rollAxis"] = c.axis; }
+      Json nc = ParseKept(c.extensions_json);
+      if (!nc.is_object()) nc = Json::object();
+      nc["specVersion"] = "1.0";
+      nc["constraint"] = {{kind, body}};
+      if (!node_ext[c.node].is_object()) node_ext[c.node] = Json::object();
+      node_ext[c.node]["VRMC_node_constraint"] = nc;
+    }
+    Json jnodes = Json::array();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
+      Json jn = Json::object();
+      if (!n.name.empty()) jn["name"] = n.name;
+      if (n.translation != glm::vec3(0)) jn["translation"] = Vec(n.translation);
+      if (n.rotation != glm::quat(1, 0, 0, 0))
+        jn["rotation"] = Json::array({n.rotation.x, n.rotation.y, n.rotation.z, n.rotation.w});
+      if (n.scale != glm::vec3(1)) jn["scale"] = Vec(n.scale);
+      if (!n.children.empty()) jn["children"] = n.children;
+      if (n.mesh >= 0) jn["mesh"] = n.mesh;
+      if (n.skin >= 0) jn["skin"] = n.skin;
+      if (!n.morph_weights.empty()) jn["weights"] = n.morph_weights;
+      if (i < node_ext.size() && node_ext[i].is_object() && !node_ext[i].empty()) jn["extensions"] = node_ext[i];
+      if (!n.extras_json.empty()) jn["extras"] = Json::parse(n.extras_json);
+      jnodes.push_back(jn);
+    }
+    root["nodes"] = jnodes;
+    std::vector<int> roots = av.scene_roots;
+    root["scenes"] = Json::array({{{"nodes", roots}}});
+    root["scene"] = 0;
+
+    // Meshes.
+    Json meshes = Json::array();
+    for (const auto& mesh : av.meshes) {
+      Json jm = Json::object();
+      if (!mesh.name.empty()) jm["name"] = mesh.name;
+      Json prims = Json::array();
+      for (const auto& p : mesh.primitives) {
+        const size_t nv = p.positions.size();
+        Json attrs = Json::object();
+        attrs["POSITION"] = bw.Accessor(p.positions.data(), nv, 3, kFloat, 34962, true);
+        if (!p.normals.empty()) attrs["NORMAL"] = bw.Accessor(p.normals.data(), nv, 3, kFloat, 34962);
+        if (!p.joints.empty()) attrs["JOINTS_0"] = bw.Accessor(p.joints.data(), nv, 4, kUShort, 34962);
+        if (!p.weights.empty()) attrs["WEIGHTS_0"] = bw.Accessor(p.weights.data(), nv, 4, kFloat, 34962);
+        for (const auto& [name, ea] : p.extra_attributes) {
+          if (name.rfind("JOINTS_", 0) == 0) {  // joint indices must stay unsigned integers
+            std::vector<uint16_t> u(ea.data.size());
+            for (size_t k = 0; k < u.size(); ++k) u[k] = static_cast<uint16_t>(ea.data[k]);
+            attrs[name] = bw.Accessor(u.data(), nv, ea.components, kUShort, 34962);
+          } else {
+            attrs[name] = bw.Accessor(ea.data.data(), nv, ea.components, kFloat, 34962);
+          }
+        }
+        Json jp = {{"attributes", attrs}, {"mode", p.mode}};
+        jp["indices"] = bw.Accessor(p.indices.data(), p.indices.size(), 1, kUInt, 34963);
+        if (p.material >= 0) jp["material"] = p.material;
+        if (!p.targets.empty()) {
+          Json targets = Json::array();
+          for (const auto& t : p.targets) {
+            Json jt = Json::object();
+            if (!t.positions.empty()) jt["POSITION"] = bw.Accessor(t.positions.data(), nv, 3, kFloat, 34962, true);
+            if (!t.normals.empty()) jt["NORMAL"] = bw.Accessor(t.normals.data(), nv, 3, kFloat, 34962);
+            if (!t.tangents.empty()) jt["TANGENT"] = bw.Accessor(t.tangents.data(), nv, 3, kFloat, 34962);
+            targets.push_back(jt);
+          }
+          jp["targets"] = targets;
+        }
+        prims.push_back(jp);
+      }
+      jm["primitives"] = prims;
+      if (!mesh.morph_weights.empty()) jm["weights"] = mesh.morph_weights;
+      if (!mesh.extras_json.empty()) jm["extras"] = Json::parse(mesh.extras_json);
+      meshes.push_back(jm);
+    }
+    if (!meshes.empty()) root["meshes"] = meshes;
+
+    Json skins = Json::array();
+    for (const auto& s : av.skins) {
+      Json js = {{"joints", s.joints}};
+      if (!s.name.empty()) js["name"] = s.name;
+      if (s.skeleton >= 0) js["skeleton"] = s.skeleton;
+      if (!s.joints.empty()) js["inverseBindMatrices"] = bw.Accessor(s.inverse_bind.data(), s.inverse_bind.size(), 16, kFloat, 0);
+      skins.push_back(js);
+    }
+    if (!skins.empty()) root["skins"] = skins;
+
+    Json anims = Json::array();
+    for (const auto& a : av.animations) {
+      Json samplers = Json::array(), channels = Json::array();
+      for (const auto& ch : a.channels) {
+        static const char* kPath[] = {"translation", "rotation", "scale", "weights"};
+        static const char* kInterp[] = {"STEP", "LINEAR", "CUBICSPLINE"};
+        int in = bw.Accessor(ch.times.data(), ch.times.size(), 1, kFloat, 0, true);
+        bool weights = ch.path == AnimationChannel::Path::kWeights;
+        int out = bw.Accessor(ch.values.data(), weights ? ch.values.size() : ch.values.size() / ch.components,
+                              weights ? 1 : ch.components, kFloat, 0);
+        samplers.push_back({{"input", in}, {"output", out}, {"interpolation", kInterp[static_cast<int>(ch.interpolation)]}});
+        channels.push_back({{"sampler", samplers.size() - 1},
+                            {"target", {{"node", ch.node}, {"path", kPath[static_cast<int>(ch.path)]}}}});
+      }
+      Json ja = {{"samplers", samplers}, {"channels", channels}};
+      if (!a.name.empty()) ja["name"] = a.name;
+      anims.push_back(ja);
+    }
+    if (!anims.empty()) root["animations"] = anims;
+
+    Json mats = Json::array();
+    for (const auto& m : av.materials) mats.push_back(Json::parse(m.json));
+    if (!mats.empty()) root["materials"] = mats;
+    Json texs = Json::array();
+    for (const auto& t : av.textures_json) texs.push_back(Json::parse(t));
+    if (!texs.empty()) root["textures"] = texs;
+    Json samps = Json::array();
+    for (const auto& s : av.samplers_json) samps.push_back(Json::parse(s));
+    if (!samps.empty()) root["samplers"] = samps;
+    Json images = Json::array();
+    for (const auto& img : av.images) {
+      Json ji = Json::object();
+      if (!img.name.empty()) ji["name"] = img.name;
+      if (!img.bytes.empty()) {
+        ji["bufferView"] = bw.View(img.bytes.data(), img.bytes.size(), 0);
+        ji["mimeType"] = img.mime_type.empty() ? "image/png" : img.mime_type;
+      } else {
+        ji["uri"] = img.uri.empty() ? "missing.png" : img.uri;  // keep the reference we could not load
+      }
+      images.push_back(ji);
+    }
+    if (!images.empty()) root["images"] = images;
+
+    if (!ext.empty()) root["extensions"] = ext;
+    if (!bw.views.empty()) {
+      root["bufferViews"] = bw.views;
+      root["accessors"] = bw.accessors;
+      while (bw.bin.size() % 4) bw.bin.push_back(0);
+      root["buffers"] = Json::array({{{"byteLength", bw.bin.size()}}});
+    }
+    std::vector<std::string> used;
+    CollectExtensionNames(root, used);
+    if (uses_extended) used.push_back("VRMC_springBone_extended_collider");
+    std::set<std::string> used_set(used.begin(), used.end());
+    if (!used_set.empty()) root["extensionsUsed"] = std::vector<std::string>(used_set.begin(), used_set.end());
+    std::vector<std::string> required;
+    for (const auto& r : av.extensions_required)
+      if (used_set.count(r)) required.push_back(r);
+    if (!required.empty()) root["extensionsRequired"] = required;
+
+    std::string json = root.dump(-1, ' ', false, Json::error_handler_t::replace);
+    while (json.size() % 4) json.push_back(' ');
+    const bool has_bin = !bw.bin.empty();
+    uint32_t total = 12 + 8 + static_cast<uint32_t>(json.size()) + (has_bin ? 8 + static_cast<uint32_t>(bw.bin.size()) : 0);
+    std::vector<uint8_t> out;
+    out.reserve(total);
+    auto put32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+    put32(0x46546C67u);  // "glTF"
+    put32(2);
+    put32(total);
+    put32(static_cast<uint32_t>(json.size()));
+    put32(0x4E4F534Au);  // "JSON"
+    out.insert(out.end(), json.begin(), json.end());
+    if (has_bin) {
+      put32(static_cast<uint32_t>(bw.bin.size()));
+      put32(0x004E4942u);  // "BIN\0"
+      out.insert(out.end(), bw.bin.begin(), bw.bin.end());
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInvalidInput, std::string("encode: ") + e.what());
+  }
+}
+
+Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptions& options) {
+  namespace fs = std::filesystem;
+  std::string ext = fs::path(path).extension().string();
+  for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ext != ".vrm" && ext != ".glb")
+    return Status(StatusCode::kUnsupported, path + ": output must end in .vrm or .glb");
+  std::error_code ec;
+  if (fs::exists(path, ec) && !options.force) {
+    bool same = !avatar.source_path.empty() && fs::equivalent(path, avatar.source_path, ec);
+    return Status(StatusCode::kIoError, path + (same ? ": is the input file" : ": already exists") +
+                                            "; pass --force to overwrite");
+  }
+  auto bytes = EncodeGlb(avatar, ext == ".vrm");
+  if (!bytes.ok()) return Status(bytes.status().code(), path + ": " + bytes.status().message());
+  // Atomic: write a temporary file beside the target, flush, then rename over it.
+  fs::path target(path);
+  fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return Status(StatusCode::kIoError, path + ": cannot create " + tmp.string());
+    f.write(reinterpret_cast<const char*>(bytes.value().data()), static_cast<std::streamsize>(bytes.value().size()));
+    f.flush();
+    if (!f) {
+      f.close();
+      fs::remove(tmp, ec);
+      return Status(StatusCode::kIoError, path + ": write failed (disk full?)");
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return Status(StatusCode::kIoError, path + ": rename failed: " + ec.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace hairswing

@@ -1,0 +1,153 @@
+// Avatar -> Rig: depth-first node order (parents first), rest transforms, flat spring joints and
+// colliders. VRM 0.x virtual tails become synthetic leaf nodes so every chain ends in a node.
+#include <algorithm>
+#include <set>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "hairswing/rig.h"
+
+namespace hairswing {
+
+glm::mat4 ToMatrix(const Transform& t) {
+  glm::mat4 m = glm::mat4_cast(t.rotation);
+  m[0] *= t.scale.x;
+  m[1] *= t.scale.y;
+  m[2] *= t.scale.z;
+  m[3] = glm::vec4(t.translation, 1.0f);
+  return m;
+}
+
+void ComputeWorld(const Rig& rig, std::span<const Transform> local, std::span<glm::mat4> world) {
+  HS_ASSERT(local.size() == rig.node_count() && world.size() == rig.node_count());
+  for (size_t i = 0; i < rig.node_count(); ++i) {
+    glm::mat4 m = ToMatrix(local[i]);
+    int p = rig.parent[i];
+    world[i] = p < 0 ? m : world[p] * m;
+  }
+}
+
+Result<Rig> BuildRig(const Avatar& av) {
+  const int n_src = static_cast<int>(av.nodes.size());
+  // Extended node set: avatar nodes, then one synthetic tail per spring with a virtual tail.
+  std::vector<int> ext_parent(n_src);
+  std::vector<std::vector<int>> ext_children(n_src);
+  std::vector<Transform> ext_local(n_src);
+  for (int i = 0; i < n_src; ++i) {
+    const Node& n = av.nodes[i];
+    ext_parent[i] = n.parent;
+    ext_children[i] = n.children;
+    ext_local[i] = {n.translation, n.rotation, n.scale};
+  }
+  std::vector<int> spring_tail(av.vrm.springs.size(), -1);
+  for (size_t s = 0; s < av.vrm.springs.size(); ++s) {
+    const Spring& sp = av.vrm.springs[s];
+    if (!sp.has_virtual_tail || sp.joints.empty()) continue;
+    int last = sp.joints.back().node;
+    if (last < 0 || last >= n_src)
+      return Status(StatusCode::kInvalidInput, "springs[" + std::to_string(s) + "]: joint node out of range");
+    int id = static_cast<int>(ext_parent.size());
+    ext_parent.push_back(last);
+    ext_children.emplace_back();
+    ext_children[last].push_back(id);
+    ext_local.push_back({sp.virtual_tail, glm::quat(1, 0, 0, 0), glm::vec3(1)});
+    spring_tail[s] = id;
+  }
+  const int n_ext = static_cast<int>(ext_parent.size());
+
+  // Depth-first order from the scene roots, then any parentless node not in the scene.
+  Rig rig;
+  std::vector<int> ext_to_rig(n_ext, -1);
+  std::vector<int> roots = av.scene_roots;
+  for (int i = 0; i < n_src; ++i)
+    if (ext_parent[i] == -1 && std::find(roots.begin(), roots.end(), i) == roots.end()) roots.push_back(i);
+  std::vector<int> stack;
+  for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(*r);
+  while (!stack.empty()) {
+    int e = stack.back();
+    stack.pop_back();
+    if (ext_to_rig[e] != -1) continue;
+    ext_to_rig[e] = static_cast<int>(rig.parent.size());
+    rig.parent.push_back(ext_parent[e] < 0 ? -1 : ext_to_rig[ext_parent[e]]);
+    rig.source_node.push_back(e < n_src ? e : -1);
+    rig.rest_local.push_back(ext_local[e]);
+    for (auto c = ext_children[e].rbegin(); c != ext_children[e].rend(); ++c) stack.push_back(*c);
+  }
+  if (static_cast<int>(rig.parent.size()) != n_ext)
+    return Status(StatusCode::kInvalidInput, "node hierarchy: some nodes are unreachable (cycle?)");
+  rig.node_to_rig.assign(ext_to_rig.begin(), ext_to_rig.begin() + n_src);
+  rig.rest_world.resize(rig.node_count());
+  ComputeWorld(rig, rig.rest_local, rig.rest_world);
+
+  // Colliders.
+  for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
+    const Collider& col = av.vrm.colliders[c];
+    if (col.node < 0 || col.node >= n_src)
+      return Status(StatusCode::kInvalidInput, "colliders[" + std::to_string(c) + "].node out of range");
+    rig.collider_node.push_back(rig.node_to_rig[col.node]);
+    rig.collider_shape.push_back(col.shape);
+    rig.collider_offset.push_back(col.offset);
+    rig.collider_tail.push_back(col.tail);
+    rig.collider_normal.push_back(col.normal);
+    rig.collider_radius.push_back(col.radius);
+  }
+
+  // Chains, in rig order of their first joint (a branch starts below its enclosing chain).
+  std::vector<size_t> order;
+  for (size_t s = 0; s < av.vrm.springs.size(); ++s)
+    if (!av.vrm.springs[s].joints.empty()) order.push_back(s);
+  for (size_t s : order)
+    for (const auto& j : av.vrm.springs[s].joints)
+      if (j.node < 0 || j.node >= n_src)
+        return Status(StatusCode::kInvalidInput, "springs[" + std::to_string(s) + "]: joint node out of range");
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return rig.node_to_rig[av.vrm.springs[a].joints[0].node] < rig.node_to_rig[av.vrm.springs[b].joints[0].node];
+  });
+  for (size_t s : order) {
+    const Spring& sp = av.vrm.springs[s];
+    RigChain ch;
+    ch.source_spring = static_cast<int>(s);
+    ch.joint_begin = static_cast<int>(rig.joint_node.size());
+    auto push = [&](int rig_node, const SpringJoint& j) {
+      rig.joint_node.push_back(rig_node);
+      rig.joint_hit_radius.push_back(j.hit_radius);
+      rig.joint_stiffness.push_back(j.stiffness);
+      rig.joint_gravity_power.push_back(j.gravity_power);
+      float len = glm::length(j.gravity_dir);
+      rig.joint_gravity_dir.push_back(len > 0 ? j.gravity_dir / len : glm::vec3(0, -1, 0));
+      rig.joint_drag.push_back(j.drag_force);
+    };
+    for (const auto& j : sp.joints) push(rig.node_to_rig[j.node], j);
+    if (spring_tail[s] >= 0) push(ext_to_rig[spring_tail[s]], sp.joints.back());
+    ch.joint_end = static_cast<int>(rig.joint_node.size());
+    ch.attach = rig.parent[rig.joint_node[ch.joint_begin]];
+    ch.center = sp.center >= 0 && sp.center < n_src ? rig.node_to_rig[sp.center] : -1;
+    ch.collider_begin = static_cast<int>(rig.chain_colliders.size());
+    std::set<int> seen;
+    for (int g : sp.collider_groups) {
+      if (g < 0 || g >= static_cast<int>(av.vrm.collider_groups.size()))
+        return Status(StatusCode::kInvalidInput, "springs[" + std::to_string(s) + "].colliderGroups out of range");
+      for (int c : av.vrm.collider_groups[g].colliders) {
+        if (c < 0 || c >= static_cast<int>(av.vrm.colliders.size()))
+          return Status(StatusCode::kInvalidInput, "colliderGroups[" + std::to_string(g) + "] collider out of range");
+        if (seen.insert(c).second) rig.chain_colliders.push_back(c);
+      }
+    }
+    ch.collider_end = static_cast<int>(rig.chain_colliders.size());
+    rig.chains.push_back(ch);
+  }
+
+  // Skins and mesh instances.
+  for (const Skin& s : av.skins) {
+    RigSkin rs;
+    for (int j : s.joints) rs.joints.push_back(rig.node_to_rig[j]);
+    rs.inverse_bind = s.inverse_bind;
+    rig.skins.push_back(std::move(rs));
+  }
+  for (int i = 0; i < n_src; ++i)
+    if (av.nodes[i].mesh >= 0) rig.meshes.push_back({av.nodes[i].mesh, av.nodes[i].skin, rig.node_to_rig[i]});
+  std::sort(rig.meshes.begin(), rig.meshes.end(), [](const MeshInstance& a, const MeshInstance& b) { return a.node < b.node; });
+  return rig;
+}
+
+}  // namespace hairswing
