@@ -120,6 +120,7 @@ struct Spring {
   std::vector<SpringJoint> joints;
   std::vector<int> collider_groups;  ///< indices into VrmData::collider_groups
   int center = -1;                   ///< node index or -1 (world)
+  int source_group = -1;             ///< VRM 0.x boneGroups index it was expanded from, or -1
   bool has_virtual_tail = false;
   glm::vec3 virtual_tail{0.0f};      ///< metres, local to the last joint's node
 };

@@ -284,7 +284,7 @@ void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
     auto finite = [&](const std::vector<double>& v, const char* what) {
       for (double d : v)
         if (!std::isfinite(d) || std::fabs(d) > 1e30)
-          throw ReadError(f + "." + what, "not a finite number");
+          throw ReadError(f + "." + what, "not a finite number within float range");
     };
     finite(src.translation, "translation");
     finite(src.rotation, "rotation");
@@ -322,10 +322,10 @@ void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
     for (int c : src.children) {
       if (c < 0 || c >= static_cast<int>(n))
         throw ReadError(f + ".children", "index " + std::to_string(c) + " out of range");
-      if (av.nodes[c].parent != -1 && av.nodes[c].parent != static_cast<int>(i))
+      if (c == static_cast<int>(i)) throw ReadError(f + ".children", "node is its own child");
+      if (av.nodes[c].parent != -1)
         throw ReadError(f + ".children", "node " + std::to_string(c) + " already has parent " +
                                              std::to_string(av.nodes[c].parent));
-      if (c == static_cast<int>(i)) throw ReadError(f + ".children", "node is its own child");
       av.nodes[c].parent = static_cast<int>(i);
       dst.children.push_back(c);
     }

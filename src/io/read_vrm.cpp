@@ -347,6 +347,7 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
         Spring s;
         s.name = (comment.empty() ? av.nodes[node].name : comment + "/" + av.nodes[node].name);
         s.center = center;
+        s.source_group = static_cast<int>(gi);
         s.collider_groups = cgroups;
         while (node >= 0) {
           if (++guard > av.nodes.size()) throw ReadError(f, "bone hierarchy loops");

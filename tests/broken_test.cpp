@@ -1,0 +1,92 @@
+// The broken-input corpus (tests/data/broken, written by make_broken.py): every file fails with
+// one line naming the file and the field listed in expected.tsv; nothing crashes.
+#include <fstream>
+#include <sstream>
+
+#include "hairswing/io.h"
+#include "test_util.h"
+
+namespace hairswing {
+namespace {
+
+struct BrokenCase {
+  std::string file;
+  std::string expect;
+};
+
+std::vector<BrokenCase> ReadCases() {
+  std::vector<BrokenCase> out;
+  std::ifstream f(test::TestData("broken/expected.tsv"));
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto tab = line.find('\t');
+    out.push_back({line.substr(0, tab), line.substr(tab + 1)});
+  }
+  return out;
+}
+
+TEST(Broken, CorpusHasAtLeastFifteenFiles) { EXPECT_GE(ReadCases().size(), 15u); }
+
+TEST(Broken, EachFileGivesItsExpectedError) {
+  for (const auto& c : ReadCases()) {
+    SCOPED_TRACE(c.file);
+    auto r = LoadAvatar(test::TestData("broken/" + c.file));
+    ASSERT_FALSE(r.ok()) << "loaded a broken file";
+    const std::string& msg = r.status().message();
+    EXPECT_EQ(msg.rfind(c.file + ": ", 0), 0u) << "message does not start with the file name: " << msg;
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << "message does not name '" << c.expect << "': " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "message is not one line: " << msg;
+  }
+}
+
+TEST(Broken, ValidBaseLoads) {
+  for (const char* f : {"broken/valid_base.gltf", "broken/valid_base.glb"}) {
+    auto r = LoadAvatar(test::TestData(f));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->avatar.nodes.size(), 4u);
+    EXPECT_EQ(r->avatar.vrm.springs.size(), 1u);
+    EXPECT_TRUE(r->warnings.empty());
+  }
+}
+
+// Every prefix of a valid GLB (truncation at any byte) is rejected cleanly, never loaded
+// half-way or crashed on.
+TEST(Broken, EveryTruncationOfAGlbIsRejected) {
+  std::ifstream f(test::TestData("broken/valid_base.glb"), std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 100u);
+  for (size_t n = 0; n < bytes.size(); n += 7) {
+    auto r = LoadAvatarFromMemory(bytes.data(), n, "cut.glb", ".");
+    EXPECT_FALSE(r.ok()) << "prefix of " << n << " bytes loaded";
+  }
+}
+
+// Single-byte corruptions anywhere must never crash (results may be ok or an error).
+TEST(Broken, ByteFlipsNeverCrash) {
+  std::ifstream f(test::TestData("broken/valid_base.glb"), std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  size_t errors = 0;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    std::vector<uint8_t> copy = bytes;
+    copy[i] ^= 0xA5;
+    auto r = LoadAvatarFromMemory(copy.data(), copy.size(), "flip.glb", ".");
+    if (!r.ok()) {
+      ++errors;
+      EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+    }
+  }
+  EXPECT_GT(errors, 0u);
+}
+
+TEST(Broken, LoadingNeverTouchesTheInput) {
+  std::string src = test::TestData("broken/cyclic_nodes.gltf");
+  auto before = std::filesystem::last_write_time(src);
+  auto size = std::filesystem::file_size(src);
+  EXPECT_FALSE(LoadAvatar(src).ok());
+  EXPECT_EQ(std::filesystem::last_write_time(src), before);
+  EXPECT_EQ(std::filesystem::file_size(src), size);
+}
+
+}  // namespace
+}  // namespace hairswing

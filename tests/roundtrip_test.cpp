@@ -1,0 +1,302 @@
+// Load -> write -> load keeps everything we promise; VRM 0.x -> 1.0 keeps collider world
+// positions and chain rest shapes. Collider positions are also checked against an independent
+// computation straight from the source file's JSON.
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "hairswing/io.h"
+#include "hairswing/rig.h"
+#include "test_util.h"
+
+namespace hairswing {
+namespace {
+
+using Json = nlohmann::json;
+
+Result<LoadedAvatar> Reload(const Avatar& av, bool as_vrm) {
+  auto bytes = EncodeGlb(av, as_vrm);
+  if (!bytes.ok()) return bytes.status();
+  return LoadAvatarFromMemory(bytes->data(), bytes->size(), "roundtrip.glb", ".");
+}
+
+void ExpectSameJson(const std::string& a, const std::string& b, const char* what) {
+  if (a.empty() || b.empty()) {
+    EXPECT_EQ(a.empty(), b.empty()) << what;
+    return;
+  }
+  EXPECT_EQ(Json::parse(a), Json::parse(b)) << what;
+}
+
+// Everything the issue lists: nodes, skins, weights, springs, colliders, constraints, humanoid,
+// meta, image bytes, unknown extensions (and meshes, materials, animations).
+void ExpectSameAvatar(const Avatar& a, const Avatar& b) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    SCOPED_TRACE("node " + std::to_string(i));
+    EXPECT_EQ(a.nodes[i].name, b.nodes[i].name);
+    EXPECT_EQ(a.nodes[i].parent, b.nodes[i].parent);
+    EXPECT_EQ(a.nodes[i].children, b.nodes[i].children);
+    EXPECT_EQ(a.nodes[i].translation, b.nodes[i].translation);
+    EXPECT_EQ(a.nodes[i].rotation, b.nodes[i].rotation);
+    EXPECT_EQ(a.nodes[i].scale, b.nodes[i].scale);
+    EXPECT_EQ(a.nodes[i].mesh, b.nodes[i].mesh);
+    EXPECT_EQ(a.nodes[i].skin, b.nodes[i].skin);
+    ExpectSameJson(a.nodes[i].extensions_json, b.nodes[i].extensions_json, "node extensions");
+    ExpectSameJson(a.nodes[i].extras_json, b.nodes[i].extras_json, "node extras");
+  }
+  EXPECT_EQ(a.scene_roots, b.scene_roots);
+  ASSERT_EQ(a.skins.size(), b.skins.size());
+  for (size_t i = 0; i < a.skins.size(); ++i) {
+    EXPECT_EQ(a.skins[i].joints, b.skins[i].joints);
+    EXPECT_EQ(a.skins[i].inverse_bind, b.skins[i].inverse_bind);
+  }
+  ASSERT_EQ(a.meshes.size(), b.meshes.size());
+  for (size_t m = 0; m < a.meshes.size(); ++m) {
+    ASSERT_EQ(a.meshes[m].primitives.size(), b.meshes[m].primitives.size());
+    EXPECT_EQ(a.meshes[m].name, b.meshes[m].name);
+    for (size_t p = 0; p < a.meshes[m].primitives.size(); ++p) {
+      const Primitive& pa = a.meshes[m].primitives[p];
+      const Primitive& pb = b.meshes[m].primitives[p];
+      EXPECT_EQ(pa.positions, pb.positions);
+      EXPECT_EQ(pa.normals, pb.normals);
+      EXPECT_EQ(pa.joints, pb.joints);
+      EXPECT_EQ(pa.weights, pb.weights);
+      EXPECT_EQ(pa.indices, pb.indices);
+      EXPECT_EQ(pa.material, pb.material);
+      ASSERT_EQ(pa.targets.size(), pb.targets.size());
+      for (size_t t = 0; t < pa.targets.size(); ++t) EXPECT_EQ(pa.targets[t].positions, pb.targets[t].positions);
+      ASSERT_EQ(pa.extra_attributes.size(), pb.extra_attributes.size());
+      for (const auto& [name, ea] : pa.extra_attributes) EXPECT_EQ(ea.data, pb.extra_attributes.at(name).data) << name;
+    }
+  }
+  ASSERT_EQ(a.materials.size(), b.materials.size());
+  for (size_t i = 0; i < a.materials.size(); ++i) ExpectSameJson(a.materials[i].json, b.materials[i].json, "material");
+  ASSERT_EQ(a.images.size(), b.images.size());
+  for (size_t i = 0; i < a.images.size(); ++i) {
+    EXPECT_EQ(a.images[i].bytes, b.images[i].bytes) << "image " << i;
+    EXPECT_EQ(a.images[i].mime_type, b.images[i].mime_type);
+  }
+  ASSERT_EQ(a.animations.size(), b.animations.size());
+  for (size_t i = 0; i < a.animations.size(); ++i) {
+    ASSERT_EQ(a.animations[i].channels.size(), b.animations[i].channels.size());
+    for (size_t c = 0; c < a.animations[i].channels.size(); ++c) {
+      EXPECT_EQ(a.animations[i].channels[c].times, b.animations[i].channels[c].times);
+      EXPECT_EQ(a.animations[i].channels[c].values, b.animations[i].channels[c].values);
+    }
+  }
+  EXPECT_EQ(a.vrm.humanoid, b.vrm.humanoid);
+  ExpectSameJson(a.vrm.meta_json, b.vrm.meta_json, "meta");
+  ExpectSameJson(a.vrm.vrmc_vrm_json, b.vrm.vrmc_vrm_json, "VRMC_vrm rest");
+  ASSERT_EQ(a.vrm.springs.size(), b.vrm.springs.size());
+  for (size_t s = 0; s < a.vrm.springs.size(); ++s) {
+    const Spring& sa = a.vrm.springs[s];
+    const Spring& sb = b.vrm.springs[s];
+    EXPECT_EQ(sa.name, sb.name);
+    EXPECT_EQ(sa.center, sb.center);
+    EXPECT_EQ(sa.collider_groups, sb.collider_groups);
+    ASSERT_EQ(sa.joints.size(), sb.joints.size());
+    for (size_t j = 0; j < sa.joints.size(); ++j) {
+      EXPECT_EQ(sa.joints[j].node, sb.joints[j].node);
+      EXPECT_EQ(sa.joints[j].hit_radius, sb.joints[j].hit_radius);
+      EXPECT_EQ(sa.joints[j].stiffness, sb.joints[j].stiffness);
+      EXPECT_EQ(sa.joints[j].gravity_power, sb.joints[j].gravity_power);
+      EXPECT_EQ(sa.joints[j].gravity_dir, sb.joints[j].gravity_dir);
+      EXPECT_EQ(sa.joints[j].drag_force, sb.joints[j].drag_force);
+    }
+  }
+  ASSERT_EQ(a.vrm.colliders.size(), b.vrm.colliders.size());
+  for (size_t c = 0; c < a.vrm.colliders.size(); ++c) {
+    const Collider& ca = a.vrm.colliders[c];
+    const Collider& cb = b.vrm.colliders[c];
+    EXPECT_EQ(ca.node, cb.node);
+    EXPECT_EQ(ca.shape, cb.shape);
+    EXPECT_EQ(ca.offset, cb.offset);
+    EXPECT_EQ(ca.radius, cb.radius);
+    EXPECT_EQ(ca.tail, cb.tail);
+    EXPECT_EQ(ca.normal, cb.normal);
+  }
+  ASSERT_EQ(a.vrm.collider_groups.size(), b.vrm.collider_groups.size());
+  for (size_t g = 0; g < a.vrm.collider_groups.size(); ++g)
+    EXPECT_EQ(a.vrm.collider_groups[g].colliders, b.vrm.collider_groups[g].colliders);
+  ASSERT_EQ(a.vrm.constraints.size(), b.vrm.constraints.size());
+  for (size_t c = 0; c < a.vrm.constraints.size(); ++c) {
+    EXPECT_EQ(a.vrm.constraints[c].node, b.vrm.constraints[c].node);
+    EXPECT_EQ(a.vrm.constraints[c].kind, b.vrm.constraints[c].kind);
+    EXPECT_EQ(a.vrm.constraints[c].source, b.vrm.constraints[c].source);
+    EXPECT_EQ(a.vrm.constraints[c].weight, b.vrm.constraints[c].weight);
+    EXPECT_EQ(a.vrm.constraints[c].axis, b.vrm.constraints[c].axis);
+  }
+  ASSERT_EQ(a.unknown_extensions.size(), b.unknown_extensions.size());
+  for (const auto& [k, v] : a.unknown_extensions) ExpectSameJson(v, b.unknown_extensions.at(k), k.c_str());
+}
+
+TEST(RoundTrip, Vrm1FixturesAreLossless) {
+  for (const char* f : {"smoke_spring.vrm", "springbone_collider_sphere_x0p02_r0p1.vrm",
+                        "springbone_collider_capsule_x0p02_r0p1.vrm", "springbone_extended_isphere_pmed.vrm",
+                        "springbone_extended_plane_with_base_sphere.vrm"}) {
+    SCOPED_TRACE(f);
+    HS_LOAD_SHARED_OR_SKIP(a, std::string("fixtures/vrm-conformance/") + f);
+    auto b = Reload(a.avatar, true);
+    ASSERT_TRUE(b.ok()) << b.status().message();
+    ExpectSameAvatar(a.avatar, b->avatar);
+  }
+}
+
+TEST(RoundTrip, GltfWithoutVrmAndUnknownExtensions) {
+  // Add an unknown root extension, an unknown node extension, extras and a node constraint to
+  // the hand-made base scene; all must survive.
+  std::ifstream in(test::TestData("broken/valid_base.gltf"));
+  Json doc = Json::parse(in);
+  doc["extensions"]["EXT_hairswing_test"] = {{"answer", 42}, {"list", {1, 2, 3}}};
+  doc["nodes"][1]["extensions"]["EXT_node_test"] = {{"flag", true}};
+  doc["nodes"][1]["extras"] = {{"note", "kept"}};
+  doc["nodes"][2]["extensions"]["VRMC_node_constraint"] = {
+      {"specVersion", "1.0"}, {"constraint", {{"roll", {{"source", 1}, {"rollAxis", "Y"}, {"weight", 0.5}}}}}};
+  doc["nodes"][3]["extensions"]["VRMC_node_constraint"] = {
+      {"specVersion", "1.0"}, {"constraint", {{"aim", {{"source", 0}, {"aimAxis", "NegativeZ"}}}}}};
+  std::string text = doc.dump();
+  auto a = LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(text.data()), text.size(), "t.gltf", ".");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->avatar.vrm.constraints.size(), 2u);
+  EXPECT_EQ(a->avatar.vrm.constraints[0].kind, NodeConstraint::Kind::kRoll);
+  EXPECT_FLOAT_EQ(a->avatar.vrm.constraints[0].weight, 0.5f);
+  EXPECT_FLOAT_EQ(a->avatar.vrm.constraints[1].weight, 1.0f);  // spec default
+  EXPECT_EQ(a->avatar.unknown_extensions.count("EXT_hairswing_test"), 1u);
+  auto b = Reload(a->avatar, false);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  ExpectSameAvatar(a->avatar, b->avatar);
+  EXPECT_EQ(Json::parse(b->avatar.unknown_extensions.at("EXT_hairswing_test"))["answer"], 42);
+}
+
+TEST(RoundTrip, EncodingIsDeterministic) {
+  HS_LOAD_SHARED_OR_SKIP(a, "avatars/godette.vrm");
+  auto x = EncodeGlb(a.avatar, true);
+  auto y = EncodeGlb(a.avatar, true);
+  ASSERT_TRUE(x.ok() && y.ok());
+  EXPECT_EQ(x.value(), y.value());
+}
+
+TEST(RoundTrip, GodetteImagesAndMetaSurvive) {
+  HS_LOAD_SHARED_OR_SKIP(a, "avatars/godette.vrm");
+  auto b = Reload(a.avatar, true);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->avatar.vrm.version, VrmVersion::kV1);
+  ASSERT_EQ(a.avatar.images.size(), b->avatar.images.size());
+  ASSERT_FALSE(a.avatar.images.empty());
+  for (size_t i = 0; i < a.avatar.images.size(); ++i) EXPECT_EQ(a.avatar.images[i].bytes, b->avatar.images[i].bytes);
+  EXPECT_EQ(a.avatar.vrm.humanoid, b->avatar.vrm.humanoid);
+  EXPECT_EQ(Json::parse(a.avatar.vrm.meta_json), Json::parse(b->avatar.vrm.meta_json));
+  // Converted once, the VRM 1.0 file is a fixed point: a second round trip is lossless.
+  auto c = Reload(b->avatar, true);
+  ASSERT_TRUE(c.ok());
+  ExpectSameAvatar(b->avatar, c->avatar);
+}
+
+// World position of a point given in a node's local frame, from a Rig.
+glm::vec3 WorldPoint(const Rig& rig, int rig_node, const glm::vec3& local) {
+  return glm::vec3(rig.rest_world[rig_node] * glm::vec4(local, 1.0f));
+}
+
+// Independent reference: compose the raw VRM 0.x JSON node transforms (no code of ours), apply
+// the VRM 0.x collider offset convention (z negated) and the 180 degree turn about +Y.
+std::vector<glm::vec3> RawVrm0ColliderCentres(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  uint32_t len;
+  std::memcpy(&len, bytes.data() + 12, 4);
+  Json doc = Json::parse(std::string(bytes.data() + 20, len));
+  const Json& nodes = doc["nodes"];
+  std::vector<int> parent(nodes.size(), -1);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& c : nodes[i].value("children", Json::array())) parent[c.get<int>()] = static_cast<int>(i);
+  auto local = [&](int n) {
+    const Json& nd = nodes[n];
+    glm::dmat4 m(1.0);
+    if (nd.contains("translation")) m = glm::translate(m, glm::dvec3(nd["translation"][0], nd["translation"][1], nd["translation"][2]));
+    if (nd.contains("rotation"))
+      m = m * glm::mat4_cast(glm::dquat(nd["rotation"][3].get<double>(), nd["rotation"][0].get<double>(),
+                                        nd["rotation"][1].get<double>(), nd["rotation"][2].get<double>()));
+    if (nd.contains("scale")) m = glm::scale(m, glm::dvec3(nd["scale"][0], nd["scale"][1], nd["scale"][2]));
+    return m;
+  };
+  std::vector<glm::vec3> out;
+  for (const auto& g : doc["extensions"]["VRM"]["secondaryAnimation"]["colliderGroups"]) {
+    int node = g["node"];
+    glm::dmat4 w(1.0);
+    for (int n = node; n != -1; n = parent[n]) w = local(n) * w;
+    for (const auto& c : g["colliders"]) {
+      glm::dvec4 p = w * glm::dvec4(c["offset"]["x"].get<double>(), c["offset"]["y"].get<double>(),
+                                    -c["offset"]["z"].get<double>(), 1.0);
+      out.emplace_back(-p.x, p.y, -p.z);  // 180 degrees about +Y
+    }
+  }
+  return out;
+}
+
+TEST(RoundTrip, Vrm0ToVrm1KeepsColliderWorldPositionsAndChainShape) {
+  HS_LOAD_SHARED_OR_SKIP(v0, "avatars/godette.vrm");
+  auto v1 = Reload(v0.avatar, true);
+  ASSERT_TRUE(v1.ok()) << v1.status().message();
+  auto rig0 = BuildRig(v0.avatar);
+  auto rig1 = BuildRig(v1->avatar);
+  ASSERT_TRUE(rig0.ok() && rig1.ok());
+
+  std::vector<glm::vec3> reference = RawVrm0ColliderCentres(v0_path);
+  ASSERT_EQ(reference.size(), v1->avatar.vrm.colliders.size());
+  for (size_t c = 0; c < reference.size(); ++c) {
+    const Collider& col0 = v0.avatar.vrm.colliders[c];
+    const Collider& col1 = v1->avatar.vrm.colliders[c];
+    glm::vec3 p0 = WorldPoint(*rig0, rig0->node_to_rig[col0.node], col0.offset);
+    glm::vec3 p1 = WorldPoint(*rig1, rig1->node_to_rig[col1.node], col1.offset);
+    EXPECT_LT(glm::length(p0 - reference[c]), 1e-5f) << "collider " << c << " import";
+    EXPECT_LT(glm::length(p1 - reference[c]), 1e-5f) << "collider " << c << " after VRM 1.0 write";
+    EXPECT_EQ(col0.radius, col1.radius);
+  }
+  // Chain rest shape: the same joint world positions, virtual tails now real end nodes.
+  ASSERT_EQ(rig0->chains.size(), rig1->chains.size());
+  for (size_t c = 0; c < rig0->chains.size(); ++c) {
+    const RigChain& a = rig0->chains[c];
+    const RigChain& b = rig1->chains[c];
+    ASSERT_EQ(a.joint_end - a.joint_begin, b.joint_end - b.joint_begin) << "chain " << c;
+    EXPECT_EQ(a.joint_end - a.joint_begin, 3);  // bone, _End, tail
+    for (int j = 0; j < a.joint_end - a.joint_begin; ++j) {
+      glm::vec3 pa(rig0->rest_world[rig0->joint_node[a.joint_begin + j]][3]);
+      glm::vec3 pb(rig1->rest_world[rig1->joint_node[b.joint_begin + j]][3]);
+      EXPECT_LT(glm::length(pa - pb), 1e-6f) << "chain " << c << " joint " << j;
+    }
+  }
+  for (const auto& s : v1->avatar.vrm.springs) {
+    EXPECT_FALSE(s.has_virtual_tail);
+    EXPECT_EQ(s.joints.size(), 3u);
+  }
+}
+
+TEST(Save, AtomicAndNeverOverwritesWithoutForce) {
+  auto a = LoadAvatar(test::TestData("broken/valid_base.gltf"));
+  ASSERT_TRUE(a.ok());
+  std::string dir = ::testing::TempDir() + "/hs_save_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string out = dir + "/o.glb";
+  ASSERT_TRUE(SaveAvatar(a->avatar, out).ok());
+  auto size1 = std::filesystem::file_size(out);
+  { std::ofstream(out) << "x"; }
+  Status st = SaveAvatar(a->avatar, out);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("--force"), std::string::npos);
+  EXPECT_EQ(std::filesystem::file_size(out), 1u);
+  EXPECT_TRUE(SaveAvatar(a->avatar, out, {true}).ok());
+  EXPECT_EQ(std::filesystem::file_size(out), size1);
+  EXPECT_FALSE(SaveAvatar(a->avatar, dir + "/o.txt").ok());
+  // A .vrm needs a humanoid; this scene has none.
+  Status no_humanoid = SaveAvatar(a->avatar, dir + "/o.vrm");
+  EXPECT_FALSE(no_humanoid.ok());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o.vrm"));
+  size_t files = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) (void)e, ++files;
+  EXPECT_EQ(files, 1u) << "a temporary file was left behind";
+}
+
+}  // namespace
+}  // namespace hairswing

@@ -1,0 +1,18 @@
+# Runs CMD ARGS FILE; checks the exit code and that stderr is exactly one line containing
+# EXPECT_STDERR. Used for the broken-input corpus.
+execute_process(COMMAND ${CMD} ${ARGS} ${FILE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL EXPECT_RC)
+  message(FATAL_ERROR "exit code ${rc}, expected ${EXPECT_RC}; stderr: ${err}")
+endif()
+string(FIND "${err}" "${EXPECT_STDERR}" pos)
+if(pos EQUAL -1)
+  message(FATAL_ERROR "stderr does not name '${EXPECT_STDERR}': ${err}")
+endif()
+string(STRIP "${err}" err_stripped)
+string(FIND "${err_stripped}" "\n" nl)
+if(NOT nl EQUAL -1)
+  message(FATAL_ERROR "stderr has more than one line: ${err}")
+endif()
+if(NOT "${out}" STREQUAL "")
+  message(FATAL_ERROR "partial output on stdout: ${out}")
+endif()
