@@ -12,6 +12,9 @@ struct LoadOptions {
   /// Upper bound on any element count (vertices, keys, nodes...) accepted from a file; a larger
   /// declared count is rejected as absurd rather than allocated.
   size_t max_elements = 50'000'000;
+  /// A missing external buffer is served as zeros so the skeleton can still load; beyond this
+  /// declared size it is an error instead (a guard against absurd byteLength values).
+  size_t max_missing_buffer_bytes = 256u << 20;
 };
 
 struct LoadedAvatar {

@@ -680,6 +680,10 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
         throw ReadError(Idx("buffers", i) + ".byteLength", "missing or absurd");
       std::string uri = GetString(jbuffers[i], "uri", "", Idx("buffers", i));
       if (uri.empty() || uri.rfind("data:", 0) == 0) continue;
+      std::error_code ec;
+      if (len > static_cast<double>(options.max_missing_buffer_bytes) &&
+          !std::filesystem::is_regular_file(JoinPath(base_dir, PercentDecode(uri)), ec))
+        throw ReadError(Idx("buffers", i), "file \"" + uri + "\" is missing and its byteLength is too large to stand in for");
       fsctx.buffer_paths[JoinPath(base_dir, uri)] = static_cast<size_t>(len);
       fsctx.buffer_paths[JoinPath(base_dir, PercentDecode(uri))] = static_cast<size_t>(len);
     }
