@@ -630,6 +630,7 @@ bool ExtractGlbJson(const uint8_t* data, size_t size, std::string* json, std::st
   std::memcpy(&chunk_len, data + 12, 4);
   std::memcpy(&chunk_type, data + 16, 4);
   if (version != 2) { *err = "GLB header.version: " + std::to_string(version) + " (expected 2)"; return false; }
+  if (length < 20) { *err = "GLB header.length: " + std::to_string(length) + " is smaller than the header"; return false; }
   if (length > size) { *err = "GLB header.length: " + std::to_string(length) + " bytes declared, file has " + std::to_string(size) + " (truncated)"; return false; }
   if (chunk_type != 0x4E4F534Au) { *err = "GLB chunk 0: not a JSON chunk"; return false; }
   if (chunk_len > length - 20) { *err = "GLB chunk 0.length: " + std::to_string(chunk_len) + " exceeds the file"; return false; }

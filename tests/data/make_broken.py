@@ -80,6 +80,8 @@ cases.append(("truncated.glb", good_glb[: len(good_glb) // 2], "truncated"))
 cases.append(("glb_bad_version.glb", good_glb[:4] + struct.pack("<I", 7) + good_glb[8:], "header.version"))
 cases.append(("glb_chunk_not_json.glb", good_glb[:16] + b"XXXX" + good_glb[20:], "not a JSON chunk"))
 cases.append(("glb_chunk_too_long.glb", good_glb[:12] + struct.pack("<I", 0x7fffffff) + good_glb[16:], "chunk 0.length"))
+# Found by the fuzzer: a declared total length below the header size once underflowed a check.
+cases.append(("glb_length_too_small.glb", good_glb[:8] + struct.pack("<I", 8) + good_glb[12:], "smaller than the header"))
 cases.append(("empty.gltf", b"", "JSON"))
 cases.append(("invalid_json.gltf", json.dumps(base()).encode()[:-40], "JSON"))
 cases.append(("top_level_array.gltf", b"[1, 2, 3]", "top level is not an object"))
