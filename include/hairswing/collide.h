@@ -1,0 +1,39 @@
+// Collision geometry for spring chains: closest points between segments and the signed distance
+// of a point or a hair link to the five collider shapes. All positions are world metres.
+#pragma once
+
+#include <glm/glm.hpp>
+
+#include "hairswing/avatar.h"
+
+namespace hairswing {
+
+/// A collider resolved to world space for one step.
+struct WorldCollider {
+  ColliderShape shape = ColliderShape::kSphere;
+  glm::vec3 head{0.0f};    ///< sphere centre / capsule start / plane point
+  glm::vec3 tail{0.0f};    ///< capsule end (== head for spheres)
+  glm::vec3 normal{0, 1, 0};  ///< plane normal, unit
+  float radius = 0.0f;     ///< metres
+};
+
+/// Closest points between segments p0-p1 and q0-q1: parameters u, v in [0,1]. Robust when the
+/// segments are parallel (picks the smallest u among equally close pairs) or degenerate
+/// (zero length -> that parameter is 0).
+void ClosestSegmentParams(const glm::vec3& p0, const glm::vec3& p1, const glm::vec3& q0,
+                          const glm::vec3& q1, float* u, float* v);
+
+/// Contact of a sphere of radius `r` at `p` with a collider: returns the signed separation
+/// C = distance - radii (negative = overlap; for inside shapes, how far inside the allowed
+/// region the sphere is, negative when it pokes out) and writes the unit push direction `n`
+/// that resolves it. `n` is only meaningful when the result is negative.
+float PointContact(const WorldCollider& c, const glm::vec3& p, float r, glm::vec3* n);
+
+/// Contact of a hair link (segment a-b, radius r) with a collider, testing the whole link:
+/// the closest point on the link to the collider's axis (or plane). Writes the link parameter
+/// `u` in [0,1] of the deepest point and the push direction. Plane and inside shapes use the
+/// link point that violates most (endpoints for planes and inside spheres).
+float SegmentContact(const WorldCollider& c, const glm::vec3& a, const glm::vec3& b, float r,
+                     float* u, glm::vec3* n);
+
+}  // namespace hairswing

@@ -1,0 +1,158 @@
+// The spring solver: hair chains that follow their attachment a moment late, swing and settle.
+//
+// Three modes on the same rig, switchable at run time (docs/solver.md has the maths):
+//   arc    (default) rest direction of every segment taken from the ORIGINAL arc of the chain,
+//          held in the attachment frame (usually the head): r_i = o_i + R_H R_i^0 (s a_i).
+//   parent the same integrator, but the rest direction comes from the already bent parent
+//          joint (what VRM/three-vrm/UniVRM do): the "previous" solver that curls into tentacles.
+//   vrm    the VRMC_springBone 1.0 reference (Verlet), numerically matching three-vrm's
+//          VRMSpringBoneJoint; StepVariable() runs it once per caller frame like three-vrm.
+//
+// Fixed steps of h = 1/120 s. A step takes the pose at the step's time (body animation and node
+// constraints already applied) and writes the spring joints' local rotations back into it.
+// Step() never allocates; all buffers are sized in Create().
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "hairswing/collide.h"
+#include "hairswing/rig.h"
+#include "hairswing/status.h"
+
+namespace hairswing {
+
+enum class SolverMode { kArc = 0, kParent = 1, kVrm = 2 };
+const char* SolverModeName(SolverMode m);             ///< "arc", "parent", "vrm"
+bool ParseSolverMode(std::string_view s, SolverMode* out);
+
+struct SpringConfig {
+  SolverMode mode = SolverMode::kArc;
+  /// arc/parent: use the tuned defaults (a little stiffer, at least 60% of critical damping)
+  /// instead of the plain mapping of the VRM parameters. vrm mode ignores this.
+  bool tuned = true;
+  int max_steps_per_call = 12;        ///< drivers run at most this many steps per call (0.1 s)
+  float teleport_distance = 0.5f;     ///< metres the attachment may jump in one step before reset
+  float teleport_angle = 1.5f;        ///< radians the attachment may turn in one step before reset
+  /// Per Rig chain: 1 = test the whole link against colliders, 0 = the link's end point only.
+  /// Empty = end points only everywhere (the VRM behaviour).
+  std::vector<uint8_t> segment_checks;
+};
+
+/// Flags describing what a step did (Jolt's EPhysicsUpdateError style): set bits accumulate.
+enum StepFlag : uint32_t {
+  kStepRefusedNonFinite = 1u << 0,  ///< the input pose had NaN/inf: nothing changed
+  kStepTeleportReset = 1u << 1,     ///< a chain's attachment jumped; it was reset to its rest arc
+  kStepZeroLength = 1u << 2,        ///< a zero-length segment was skipped
+  kStepZeroDt = 1u << 3,            ///< dt <= 0: nothing to do
+  kStepStepsDropped = 1u << 4,      ///< the driver hit max_steps_per_call and skipped time
+  kStepContact = 1u << 5,           ///< at least one contact was resolved
+  kStepRepaired = 1u << 6,          ///< a non-finite intermediate was replaced by the rest arc
+};
+
+struct StepReport {
+  uint32_t flags = 0;
+  int steps_run = 0;
+  int steps_dropped = 0;
+  int teleports = 0;
+  int contacts = 0;
+  void Merge(const StepReport& o) {
+    flags |= o.flags;
+    steps_run += o.steps_run;
+    steps_dropped += o.steps_dropped;
+    teleports += o.teleports;
+    contacts += o.contacts;
+  }
+};
+
+/// Solver coefficients for one segment (docs/solver.md, "From VRM parameters to k, c, g").
+struct SegmentCoefficients {
+  float k;          ///< restoring coefficient, 1/s^2
+  float c;          ///< damping rate, 1/s
+  glm::vec3 g;      ///< gravity, m/s^2 (world)
+};
+
+/// The mapping from a joint's VRM parameters (and its rest length in metres) to k, c, g.
+SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gravity_power,
+                                     const glm::vec3& gravity_dir, float rest_length, bool tuned);
+
+class SpringWorld {
+ public:
+  static constexpr double kStep = 1.0 / 120.0;  ///< seconds per fixed step
+
+  /// Builds the world for `rig` (which must outlive it). Fails on a config that does not fit the
+  /// rig (e.g. segment_checks of the wrong size).
+  static Result<SpringWorld> Create(const Rig& rig, const SpringConfig& config = {});
+
+  const Rig& rig() const { return *rig_; }
+  const SpringConfig& config() const { return config_; }
+  SolverMode mode() const { return config_.mode; }
+  /// Switches the mode, carrying positions and velocities over.
+  void SetMode(SolverMode mode);
+  void SetSegmentChecks(int chain, bool on);
+  /// Animation ownership: owned[node] != 0 means the clip animates this rig node; a spring joint
+  /// on such a node keeps its authored pose and the solver leaves it alone. Empty = none.
+  void SetOwnedNodes(std::span<const uint8_t> owned);
+
+  /// Puts every chain on its rest arc under `pose` (rig.node_count() transforms), at rest.
+  void Reset(std::span<const Transform> pose);
+
+  /// One fixed step of kStep seconds. `pose` holds the local transforms at the step's time; the
+  /// spring joints' rotations are written back. A pose with NaN/inf is refused unchanged.
+  StepReport Step(std::span<Transform> pose);
+
+  /// vrm mode only: one step of `dt` seconds, exactly like three-vrm's update(delta) per frame.
+  StepReport StepVariable(std::span<Transform> pose, float dt);
+
+  /// World position of each joint's segment end (the next joint), per flat joint index.
+  std::span<const glm::vec3> tails() const { return tail_; }
+  /// Velocity of each segment end, m/s.
+  std::span<const glm::vec3> velocities() const { return vel_; }
+  /// World matrices of every rig node after the last step (spring joints included).
+  std::span<const glm::mat4> world() const { return world_; }
+  /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
+  uint64_t StateHash() const;
+  /// Per segment coefficients in use (index = flat joint index; the tail joint's entry unused).
+  std::span<const SegmentCoefficients> coefficients() const { return coef_; }
+
+ private:
+  SpringWorld() = default;
+  StepReport Run(std::span<Transform> pose, float h);
+  void PrepareWorld(std::span<Transform> pose);
+  void ResolveColliders(bool scale_radius);
+  void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
+  bool CheckTeleport(int chain);
+  void ResetChain(int chain, std::span<Transform> pose);
+  void UpdateWorldPath(int joint, std::span<const Transform> pose);
+  void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
+  void SolveChainVrm(int chain, std::span<Transform> pose, float h, StepReport& rep);
+
+  const Rig* rig_ = nullptr;
+  SpringConfig config_;
+  std::vector<uint8_t> owned_;           // per rig node
+
+  // Per joint (flat, parallel to rig.joint_node). Segment j runs from joint j to joint j+1.
+  std::vector<glm::vec3> tail_;          // hot: segment end, world
+  std::vector<glm::vec3> vel_;           // hot: m/s
+  std::vector<glm::vec3> vrm_prev_;      // hot (vrm): previous tail, center space
+  std::vector<glm::vec3> vrm_cur_;       // hot (vrm): current tail, center space
+  std::vector<SegmentCoefficients> coef_;
+  std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
+  std::vector<glm::vec3> arc_attach_;    // rest segment vector in the attachment's local frame
+  std::vector<float> rest_length_;       // metres at rest
+  std::vector<int> path_begin_, path_end_;  // nodes from joint (excl.) to the next joint (incl.)
+  std::vector<int> path_nodes_;
+
+  // Per chain.
+  std::vector<glm::mat4> prev_attach_;   // attachment world at the previous step
+  std::vector<uint8_t> has_prev_attach_;
+
+  // Per step scratch (sized once).
+  std::vector<glm::mat4> world_;
+  std::vector<WorldCollider> colliders_;
+  std::vector<Transform> pose_scratch_;
+};
+
+}  // namespace hairswing

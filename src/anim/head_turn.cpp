@@ -1,0 +1,59 @@
+// The standard head-turn test motion (SPEC M7), as a procedural pose sampler.
+#include <cmath>
+
+#include <glm/gtc/quaternion.hpp>
+
+#include "hairswing/motion.h"
+#include "spring/spring_internal.h"
+
+namespace hairswing {
+
+int HumanoidRigNode(const Avatar& avatar, const Rig& rig, const char* bone) {
+  auto it = avatar.vrm.humanoid.find(bone);
+  if (it == avatar.vrm.humanoid.end() || it->second < 0 ||
+      it->second >= static_cast<int>(rig.node_to_rig.size()))
+    return -1;
+  return rig.node_to_rig[it->second];
+}
+
+HeadTurnMotion::HeadTurnMotion(const Rig& rig, int head, int hips) : rig_(&rig), head_(head), hips_(hips) {
+  HS_ASSERT(head >= 0 && head < static_cast<int>(rig.node_count()));
+  const int hp = rig.parent[head];
+  const glm::quat parent_rest = hp >= 0 ? internal::RotationOf(rig.rest_world[hp]) : glm::quat(1, 0, 0, 0);
+  head_parent_rest_inv_ = glm::inverse(parent_rest);
+  head_world_rest_ = internal::RotationOf(rig.rest_world[head]);
+  hips_parent_inv_ = glm::mat3(1.0f);
+  if (hips_ >= 0 && rig.parent[hips_] >= 0) hips_parent_inv_ = glm::inverse(glm::mat3(rig.rest_world[rig.parent[hips_]]));
+}
+
+void HeadTurnMotion::Angles(double t, double* yaw, double* pitch, double* sway) {
+  constexpr double kPi = 3.14159265358979323846;
+  double w = 0.0;
+  if (t >= 0.0 && t <= kMoveEnd) {
+    const double s = std::sin(kPi * t / 4.0);
+    w = s * s;
+  }
+  *yaw = 50.0 * kPi / 180.0 * w * std::sin(2.0 * kPi * t / 2.0);
+  *pitch = 15.0 * kPi / 180.0 * w * std::sin(2.0 * kPi * t / 1.3);
+  *sway = 0.03 * w * std::sin(2.0 * kPi * t / 2.0);
+}
+
+void HeadTurnMotion::Sample(double t, std::span<Transform> pose) {
+  const Rig& rig = *rig_;
+  std::copy(rig.rest_local.begin(), rig.rest_local.end(), pose.begin());
+  double yaw, pitch, sway;
+  Angles(t, &yaw, &pitch, &sway);
+  // Model frame: up +Y; a VRM 1.0 avatar faces +Z, so its right is -X. Positive yaw turns the
+  // face towards the avatar's left (+X); positive pitch about the right axis lifts the chin.
+  const glm::quat r_up = glm::angleAxis(static_cast<float>(yaw), glm::vec3(0, 1, 0));
+  const glm::quat r_right = glm::angleAxis(static_cast<float>(pitch), glm::vec3(-1, 0, 0));
+  // The hips only translate, so the head's parent keeps its rest world rotation.
+  const glm::quat head_world = r_up * r_right * head_world_rest_;
+  pose[head_].rotation = glm::normalize(head_parent_rest_inv_ * head_world);
+  if (hips_ >= 0) {
+    const glm::vec3 delta_world = glm::vec3(-1, 0, 0) * static_cast<float>(sway);
+    pose[hips_].translation = rig.rest_local[hips_].translation + hips_parent_inv_ * delta_world;
+  }
+}
+
+}  // namespace hairswing

@@ -1,0 +1,109 @@
+// The `arc` and `parent` integrators (SPEC M2, M3; docs/solver.md).
+//
+// Per segment i with joint position o_i, simulated end x_i, velocity v_i:
+//   rest vector  arc:    R_H R_i^0 (s a_i)  = mat3(W_attach) * arc_attach_i  (original arc)
+//                parent: mat3(W_joint at rest rotation under the bent parent) * a_i
+//   f = k (r - x) + g;  u = e^(-c h) (v + h f);  y = x + h u;  x^ = o + L (y - o)/|y - o|
+// then contacts without bounce: v* = (x^ - x)/h is rebuilt before any push-out; each push-out
+// along n removes only the inward part of v*; the projection is repeated; finally the radial
+// velocity along the link is removed.
+#include <algorithm>
+#include <cmath>
+
+#include "hairswing/spring.h"
+#include "spring/spring_internal.h"
+
+namespace hairswing {
+
+namespace {
+constexpr int kContactIterations = 2;
+constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail correction (1/u)
+}  // namespace
+
+void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep) {
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains[chain];
+  const bool arc = config_.mode == SolverMode::kArc;
+  const bool segment = config_.segment_checks[chain] != 0;
+  const glm::mat3 attach = ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f);
+
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const int node = rig.joint_node[j];
+    const int next = rig.joint_node[j + 1];
+    const glm::mat4& joint_world = world_[node];  // rest rotation under the current parent
+    const glm::vec3 o(joint_world[3]);
+
+    if (!owned_.empty() && owned_[node]) {  // animation ownership: the clip wins
+      UpdateWorldPath(j, pose);
+      const glm::vec3 animated(world_[next][3]);
+      vel_[j] = (animated - tail_[j]) / h;
+      tail_[j] = animated;
+      continue;
+    }
+    const glm::vec3 rest_vec =
+        arc ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
+    const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
+    if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
+      rep.flags |= kStepZeroLength;
+      UpdateWorldPath(j, pose);
+      tail_[j] = glm::vec3(world_[next][3]);
+      vel_[j] = glm::vec3(0.0f);
+      continue;
+    }
+    const SegmentCoefficients& cf = coef_[j];
+    const glm::vec3 x = tail_[j];
+    const glm::vec3 f = cf.k * (o + rest_vec - x) + cf.g;
+    const glm::vec3 u = std::exp(-cf.c * h) * (vel_[j] + h * f);
+    const glm::vec3 y = x + h * u;
+    const glm::vec3 rest_dir = rest_vec / std::max(glm::length(rest_vec), 1e-12f);
+    auto project = [&](const glm::vec3& p) {
+      const glm::vec3 d = p - o;
+      const float l = glm::length(d);
+      return o + len * (l > 1e-9f * len ? d / l : rest_dir);
+    };
+    glm::vec3 xh = project(y);
+    glm::vec3 vs = (xh - x) / h;  // rebuilt before any push-out
+
+    const float hit = rig.joint_hit_radius[j] * glm::length(glm::vec3(joint_world[0]));
+    for (int it = 0; it < kContactIterations; ++it) {
+      bool any = false;
+      for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+        const WorldCollider& col = colliders_[rig.chain_colliders[k]];
+        glm::vec3 n;
+        float at = 1.0f;
+        const float sep = segment ? SegmentContact(col, o, xh, hit, &at, &n) : PointContact(col, xh, hit, &n);
+        if (!(sep < 0.0f)) continue;
+        // The link pivots about o: moving its point at parameter `at` by -sep along n takes a
+        // tail move of about -sep/at.
+        xh = project(xh - n * (sep / std::max(at, kMinLever)));
+        vs -= std::min(0.0f, glm::dot(vs, n)) * n;
+        any = true;
+        ++rep.contacts;
+      }
+      if (!any) break;
+      rep.flags |= kStepContact;
+    }
+    const glm::vec3 dir = (xh - o) / len;
+    vs -= glm::dot(vs, dir) * dir;
+    if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) && std::isfinite(vs.x) &&
+          std::isfinite(vs.y) && std::isfinite(vs.z))) {
+      xh = o + rest_dir * len;  // never let a NaN out
+      vs = glm::vec3(0.0f);
+      rep.flags |= kStepRepaired;
+    }
+    tail_[j] = xh;
+    vel_[j] = vs;
+
+    // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
+    // local = R_parent^-1 * q_w, with base the rest local rotation under the current parent.
+    const int parent = rig.parent[node];
+    const glm::quat parent_rot = parent >= 0 ? internal::RotationOf(world_[parent]) : glm::quat(1, 0, 0, 0);
+    const glm::quat base = parent_rot * rig.rest_local[node].rotation;
+    const glm::vec3 axis_world = glm::normalize(base * axis_local_[j]);
+    const glm::quat q_world = internal::FromUnitVectors(axis_world, glm::normalize(xh - o)) * base;
+    pose[node].rotation = glm::normalize(glm::inverse(parent_rot) * q_world);
+    UpdateWorldPath(j, pose);
+  }
+}
+
+}  // namespace hairswing

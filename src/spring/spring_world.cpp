@@ -1,0 +1,290 @@
+// SpringWorld: construction, parameter mapping, reset and the per-step frame (pose check, world
+// matrices, colliders). The per-chain integrators live in arc_solver.cpp and vrm_solver.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "hairswing/spring.h"
+#include "spring/spring_internal.h"
+
+namespace hairswing {
+
+const char* SolverModeName(SolverMode m) {
+  switch (m) {
+    case SolverMode::kArc: return "arc";
+    case SolverMode::kParent: return "parent";
+    case SolverMode::kVrm: return "vrm";
+  }
+  return "?";
+}
+
+bool ParseSolverMode(std::string_view s, SolverMode* out) {
+  if (s == "arc") *out = SolverMode::kArc;
+  else if (s == "parent") *out = SolverMode::kParent;
+  else if (s == "vrm") *out = SolverMode::kVrm;
+  else return false;
+  return true;
+}
+
+SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gravity_power,
+                                     const glm::vec3& gravity_dir, float rest_length, bool tuned) {
+  // VRM content is authored for one Verlet update per 60 Hz frame: each frame the tail moves by
+  // stiffness*dt along the rest axis, gravityPower*dt along gravityDir, and keeps (1-drag) of
+  // its last displacement. A constant per-frame displacement D acts like an acceleration D/dt^2;
+  // for a small angle the rest-axis push is stiffness*dt*(e/L) for a tail displaced by e. So
+  //   k = stiffness / (L * dt_ref),   g = gravityPower / dt_ref * gravityDir,
+  //   c = -ln(1 - drag) / dt_ref      (velocity kept per frame = e^(-c dt_ref) = 1 - drag).
+  constexpr float kRefDt = 1.0f / 60.0f;
+  const float len = std::max(rest_length, 1e-4f);
+  float k = std::max(stiffness, 0.0f) / (len * kRefDt);
+  const float drag = std::clamp(drag_force, 0.0f, 0.999f);
+  float c = -std::log(1.0f - drag) / kRefDt;
+  if (tuned) {
+    // Artist rigs a little stiffer and never less than 60% of critical damping (2 sqrt(k)).
+    k *= 1.25f;
+    c = std::max(c, 1.2f * std::sqrt(k));
+  }
+  // The pull is integrated explicitly: keep h*sqrt(k) <= 1 at h = 1/120 s for stability.
+  constexpr float kMaxK = 120.0f * 120.0f;
+  k = std::min(k, kMaxK);
+  return {k, c, gravity_dir * (std::max(gravity_power, 0.0f) / kRefDt)};
+}
+
+Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& config) {
+  if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains.size())
+    return Status(StatusCode::kInvalidInput, "segment_checks has " + std::to_string(config.segment_checks.size()) +
+                                                 " entries, the rig has " + std::to_string(rig.chains.size()) + " chains");
+  if (config.max_steps_per_call < 1)
+    return Status(StatusCode::kInvalidInput, "max_steps_per_call must be at least 1");
+  SpringWorld w;
+  w.rig_ = &rig;
+  w.config_ = config;
+  if (w.config_.segment_checks.empty()) w.config_.segment_checks.assign(rig.chains.size(), 0);
+  const size_t nj = rig.joint_node.size();
+  w.tail_.assign(nj, glm::vec3(0));
+  w.vel_.assign(nj, glm::vec3(0));
+  w.vrm_prev_.assign(nj, glm::vec3(0));
+  w.vrm_cur_.assign(nj, glm::vec3(0));
+  w.coef_.assign(nj, SegmentCoefficients{0, 0, glm::vec3(0)});
+  w.axis_local_.assign(nj, glm::vec3(0));
+  w.arc_attach_.assign(nj, glm::vec3(0));
+  w.rest_length_.assign(nj, 0.0f);
+  w.path_begin_.assign(nj, 0);
+  w.path_end_.assign(nj, 0);
+  for (const RigChain& ch : rig.chains) {
+    const glm::mat4 attach_rest = ch.attach >= 0 ? rig.rest_world[ch.attach] : glm::mat4(1.0f);
+    const glm::mat3 attach_inv = glm::inverse(glm::mat3(attach_rest));
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      const int node = rig.joint_node[j];
+      const int next = rig.joint_node[j + 1];
+      const glm::vec3 p0(rig.rest_world[node][3]);
+      const glm::vec3 p1(rig.rest_world[next][3]);
+      w.rest_length_[j] = glm::length(p1 - p0);
+      w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world[node]) * glm::vec4(p1, 1.0f));
+      w.arc_attach_[j] = attach_inv * (p1 - p0);
+      w.coef_[j] = MapVrmParameters(rig.joint_stiffness[j], rig.joint_drag[j], rig.joint_gravity_power[j],
+                                    rig.joint_gravity_dir[j], w.rest_length_[j], config.tuned);
+      // Nodes from this joint (exclusive) down to the next joint (inclusive), parents first.
+      w.path_begin_[j] = static_cast<int>(w.path_nodes_.size());
+      std::vector<int> up;
+      for (int n = next; n != -1 && n != node; n = rig.parent[n]) up.push_back(n);
+      if (up.empty() || rig.parent[up.back()] != node)
+        return Status(StatusCode::kInvalidInput, "spring chain " + std::to_string(&ch - rig.chains.data()) +
+                                                     ": joint " + std::to_string(j - ch.joint_begin + 1) +
+                                                     " is not a descendant of the previous joint");
+      w.path_nodes_.insert(w.path_nodes_.end(), up.rbegin(), up.rend());
+      w.path_end_[j] = static_cast<int>(w.path_nodes_.size());
+    }
+  }
+  w.prev_attach_.assign(rig.chains.size(), glm::mat4(1.0f));
+  w.has_prev_attach_.assign(rig.chains.size(), 0);
+  w.world_ = rig.rest_world;
+  w.colliders_.resize(rig.collider_node.size());
+  w.pose_scratch_ = rig.rest_local;
+  w.Reset(rig.rest_local);
+  return w;
+}
+
+void SpringWorld::SetSegmentChecks(int chain, bool on) {
+  HS_ASSERT(chain >= 0 && chain < static_cast<int>(config_.segment_checks.size()));
+  config_.segment_checks[chain] = on ? 1 : 0;
+}
+
+void SpringWorld::SetOwnedNodes(std::span<const uint8_t> owned) {
+  HS_ASSERT(owned.empty() || owned.size() == rig_->node_count());
+  owned_.assign(owned.begin(), owned.end());
+}
+
+void SpringWorld::SetMode(SolverMode mode) {
+  if (mode == config_.mode) return;
+  // Carry state across: the Verlet pair (prev, cur) and (tail, velocity) describe the same
+  // motion with prev = cur - v*h, in center space for vrm mode.
+  const float h = static_cast<float>(kStep);
+  for (const RigChain& ch : rig_->chains) {
+    const glm::mat4 to_center = ch.center >= 0 ? glm::inverse(world_[ch.center]) : glm::mat4(1.0f);
+    const glm::mat4 from_center = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      if (mode == SolverMode::kVrm) {
+        vrm_cur_[j] = glm::vec3(to_center * glm::vec4(tail_[j], 1.0f));
+        vrm_prev_[j] = glm::vec3(to_center * glm::vec4(tail_[j] - vel_[j] * h, 1.0f));
+      } else if (config_.mode == SolverMode::kVrm) {
+        glm::vec3 cur(from_center * glm::vec4(vrm_cur_[j], 1.0f));
+        glm::vec3 prev(from_center * glm::vec4(vrm_prev_[j], 1.0f));
+        tail_[j] = cur;
+        vel_[j] = (cur - prev) / h;
+      }
+    }
+  }
+  config_.mode = mode;
+}
+
+bool internal::PoseIsFinite(std::span<const Transform> pose) {
+  for (const Transform& t : pose) {
+    const glm::vec3& a = t.translation;
+    const glm::quat& q = t.rotation;
+    const glm::vec3& s = t.scale;
+    if (!(std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z) && std::isfinite(q.x) &&
+          std::isfinite(q.y) && std::isfinite(q.z) && std::isfinite(q.w) && std::isfinite(s.x) &&
+          std::isfinite(s.y) && std::isfinite(s.z)))
+      return false;
+  }
+  return true;
+}
+
+void SpringWorld::PrepareWorld(std::span<Transform> pose) {
+  // Spring joints start every step from their rest rotation (unless a clip owns them), so a
+  // caller who feeds the last output pose back in gets the same result as one who resamples.
+  const Rig& rig = *rig_;
+  for (int j = 0; j < static_cast<int>(rig.joint_node.size()); ++j) {
+    const int node = rig.joint_node[j];
+    if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local[node].rotation;
+  }
+  ComputeWorld(rig, pose, world_);
+}
+
+void SpringWorld::ResolveColliders(bool scale_radius) {
+  const Rig& rig = *rig_;
+  for (size_t c = 0; c < colliders_.size(); ++c) {
+    const glm::mat4& m = world_[rig.collider_node[c]];
+    WorldCollider& wc = colliders_[c];
+    wc.shape = rig.collider_shape[c];
+    wc.head = glm::vec3(m * glm::vec4(rig.collider_offset[c], 1.0f));
+    const bool capsule = wc.shape == ColliderShape::kCapsule || wc.shape == ColliderShape::kInsideCapsule;
+    wc.tail = capsule ? wc.head + glm::mat3(m) * (rig.collider_tail[c] - rig.collider_offset[c]) : wc.head;
+    wc.normal = glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * rig.collider_normal[c]);
+    // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
+    wc.radius = rig.collider_radius[c] * (scale_radius ? glm::length(glm::vec3(m[0])) : 1.0f);
+  }
+}
+
+void SpringWorld::UpdateWorldPath(int joint, std::span<const Transform> pose) {
+  const Rig& rig = *rig_;
+  const int node = rig.joint_node[joint];
+  const int parent = rig.parent[node];
+  world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
+  for (int p = path_begin_[joint]; p < path_end_[joint]; ++p) {
+    const int n = path_nodes_[p];
+    world_[n] = world_[rig.parent[n]] * ToMatrix(pose[n]);
+  }
+}
+
+void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains[chain];
+  const glm::mat4 to_center = ch.center >= 0 ? glm::inverse(world_[ch.center]) : glm::mat4(1.0f);
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const int node = rig.joint_node[j];
+    if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local[node].rotation;
+    UpdateWorldPath(j, pose);
+    tail_[j] = glm::vec3(world_[rig.joint_node[j + 1]][3]);
+    vel_[j] = glm::vec3(0.0f);
+    vrm_cur_[j] = vrm_prev_[j] = glm::vec3(to_center * glm::vec4(tail_[j], 1.0f));
+  }
+  prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
+  has_prev_attach_[chain] = 1;
+}
+
+void SpringWorld::Reset(std::span<const Transform> pose) {
+  HS_ASSERT(pose.size() == rig_->node_count());
+  std::copy(pose.begin(), pose.end(), pose_scratch_.begin());
+  PrepareWorld(pose_scratch_);
+  for (int c = 0; c < static_cast<int>(rig_->chains.size()); ++c) ResetChain(c, pose_scratch_);
+}
+
+bool SpringWorld::CheckTeleport(int chain) {
+  const RigChain& ch = rig_->chains[chain];
+  const glm::mat4 a = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
+  if (!has_prev_attach_[chain]) return false;
+  const glm::mat4& b = prev_attach_[chain];
+  const float moved = glm::length(glm::vec3(a[3]) - glm::vec3(b[3]));
+  // Angle between the two orientations: compare each rotated unit axis.
+  float turned = 0.0f;
+  for (int i = 0; i < 3; ++i) {
+    const glm::vec3 x = glm::normalize(glm::vec3(a[i])), y = glm::normalize(glm::vec3(b[i]));
+    turned = std::max(turned, std::acos(std::clamp(glm::dot(x, y), -1.0f, 1.0f)));
+  }
+  return moved > config_.teleport_distance || turned > config_.teleport_angle;
+}
+
+StepReport SpringWorld::Run(std::span<Transform> pose, float h) {
+  StepReport rep;
+  HS_ASSERT(pose.size() == rig_->node_count());
+  if (!internal::PoseIsFinite(pose)) {
+    rep.flags |= kStepRefusedNonFinite;
+    return rep;
+  }
+  if (!(h > 0.0f)) {
+    rep.flags |= kStepZeroDt;
+    return rep;
+  }
+  PrepareWorld(pose);
+  ResolveColliders(config_.mode != SolverMode::kVrm);
+  for (int c = 0; c < static_cast<int>(rig_->chains.size()); ++c) {
+    const RigChain& ch = rig_->chains[c];
+    // A branch hangs from a joint solved earlier in this step: refresh its first joint.
+    UpdateRootWorld(ch, pose);
+    if (CheckTeleport(c)) {
+      ResetChain(c, pose);
+      rep.flags |= kStepTeleportReset;
+      ++rep.teleports;
+      continue;
+    }
+    if (config_.mode == SolverMode::kVrm) SolveChainVrm(c, pose, h, rep);
+    else SolveChainArc(c, pose, h, rep);
+    prev_attach_[c] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
+    has_prev_attach_[c] = 1;
+  }
+  rep.steps_run = 1;
+  return rep;
+}
+
+void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose) {
+  const int node = rig_->joint_node[ch.joint_begin];
+  const int parent = rig_->parent[node];
+  world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
+}
+
+StepReport SpringWorld::Step(std::span<Transform> pose) { return Run(pose, static_cast<float>(kStep)); }
+
+StepReport SpringWorld::StepVariable(std::span<Transform> pose, float dt) {
+  HS_ASSERT(config_.mode == SolverMode::kVrm);
+  return Run(pose, dt);
+}
+
+uint64_t SpringWorld::StateHash() const {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= p[i];
+      h *= 1099511628211ull;
+    }
+  };
+  mix(tail_.data(), tail_.size() * sizeof(glm::vec3));
+  mix(vel_.data(), vel_.size() * sizeof(glm::vec3));
+  mix(vrm_cur_.data(), vrm_cur_.size() * sizeof(glm::vec3));
+  mix(vrm_prev_.data(), vrm_prev_.size() * sizeof(glm::vec3));
+  return h;
+}
+
+}  // namespace hairswing

@@ -1,0 +1,87 @@
+// `vrm` mode: the VRMC_springBone 1.0 reference update, step for step as three-vrm 3.5.5's
+// VRMSpringBoneJoint.update(delta) computes it (docs/solver.md, "vrm mode and three-vrm"):
+//   next = cur + (cur - prev)(1 - drag)               (in center space, then to world)
+//        + worldBoneAxis * stiffness * dt + gravityDir * gravityPower * dt
+//   next = pos + L * normalize(next - pos);  collide: push out by -dist, renormalise
+//   prev = cur; cur = next; rotation = rest * fromUnitVectors(boneAxis, localDir(next))
+// Drag is applied per call, not per second, so three-vrm itself changes with frame rate; under
+// our fixed 120 Hz steps this mode is frame-rate independent.
+#include <cmath>
+
+#include "hairswing/spring.h"
+#include "spring/spring_internal.h"
+
+namespace hairswing {
+
+void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, StepReport& rep) {
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains[chain];
+  const glm::mat4 center_to_world = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
+  const glm::mat4 world_to_center = ch.center >= 0 ? glm::inverse(center_to_world) : glm::mat4(1.0f);
+
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const int node = rig.joint_node[j];
+    const int next_node = rig.joint_node[j + 1];
+    const int parent = rig.parent[node];
+    const glm::mat4 parent_world = parent >= 0 ? world_[parent] : glm::mat4(1.0f);
+    const glm::mat4& bone_world = world_[node];
+
+    if (!owned_.empty() && owned_[node]) {
+      UpdateWorldPath(j, pose);
+      const glm::vec3 animated(world_[next_node][3]);
+      vel_[j] = (animated - tail_[j]) / dt;
+      tail_[j] = animated;
+      vrm_prev_[j] = vrm_cur_[j] = glm::vec3(world_to_center * glm::vec4(animated, 1.0f));
+      continue;
+    }
+    const float bone_length = glm::length(glm::mat3(bone_world) * axis_local_[j]);
+    if (!(bone_length > 1e-7f)) {
+      rep.flags |= kStepZeroLength;
+      UpdateWorldPath(j, pose);
+      continue;
+    }
+    const glm::mat4 initial_local = ToMatrix(rig.rest_local[node]);
+    const glm::vec3 bone_axis = glm::normalize(axis_local_[j]);
+    // three.js transformDirection normalises after each matrix.
+    const glm::vec3 axis_in_parent = glm::normalize(glm::mat3(initial_local) * bone_axis);
+    const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * axis_in_parent);
+
+    const float drag = rig.joint_drag[j];
+    const glm::vec3 cur = vrm_cur_[j];
+    glm::vec3 next = cur + (cur - vrm_prev_[j]) * (1.0f - drag);
+    next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));
+    next += world_axis * (rig.joint_stiffness[j] * dt);
+    next += rig.joint_gravity_dir[j] * (rig.joint_gravity_power[j] * dt);
+    const glm::vec3 pos(bone_world[3]);
+    next = glm::normalize(next - pos) * bone_length + pos;
+
+    const float hit = rig.joint_hit_radius[j];
+    for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+      glm::vec3 n;
+      const float dist = PointContact(colliders_[rig.chain_colliders[k]], next, hit, &n);
+      if (dist < 0.0f) {
+        next += n * (-dist);
+        const glm::vec3 d = next - pos;
+        next = d * (bone_length / glm::length(d)) + pos;
+        ++rep.contacts;
+        rep.flags |= kStepContact;
+      }
+    }
+    if (!(std::isfinite(next.x) && std::isfinite(next.y) && std::isfinite(next.z))) {
+      next = pos + glm::normalize(world_axis) * bone_length;  // never let a NaN out
+      rep.flags |= kStepRepaired;
+    }
+    const glm::vec3 prev_world = tail_[j];
+    vrm_prev_[j] = cur;
+    vrm_cur_[j] = glm::vec3(world_to_center * glm::vec4(next, 1.0f));
+    tail_[j] = next;
+    vel_[j] = (next - prev_world) / dt;
+
+    const glm::mat4 initial_world_inv = glm::inverse(parent_world * initial_local);
+    const glm::vec3 to = glm::normalize(glm::vec3(initial_world_inv * glm::vec4(next, 1.0f)));
+    pose[node].rotation = rig.rest_local[node].rotation * internal::FromUnitVectors(bone_axis, to);
+    UpdateWorldPath(j, pose);
+  }
+}
+
+}  // namespace hairswing

@@ -1,0 +1,304 @@
+// Spring solver: tentacle regression, fixed roots, settling, frame-rate identity, contact without
+// bounce, whole-link contact, robustness. Expected values are physical facts or hand-computed.
+#include <cmath>
+
+#include "hairswing/io.h"
+#include "hairswing/motion.h"
+#include "hairswing/spring.h"
+#include "synthetic.h"
+#include "test_util.h"
+
+namespace hairswing {
+namespace {
+
+struct Sim {
+  Rig rig;
+  std::unique_ptr<SpringWorld> world;
+  std::unique_ptr<HeadTurnMotion> motion;
+  std::unique_ptr<ClipDriver> driver;
+};
+
+std::unique_ptr<Sim> MakeSim(const Avatar& av, SolverMode mode, SpringConfig cfg = {}) {
+  auto sim = std::make_unique<Sim>();
+  auto rig = BuildRig(av);
+  EXPECT_TRUE(rig.ok()) << rig.status().message();
+  sim->rig = std::move(rig).value();
+  cfg.mode = mode;
+  auto w = SpringWorld::Create(sim->rig, cfg);
+  EXPECT_TRUE(w.ok()) << w.status().message();
+  sim->world = std::make_unique<SpringWorld>(std::move(w).value());
+  sim->motion = std::make_unique<HeadTurnMotion>(sim->rig, HumanoidRigNode(av, sim->rig, "head"),
+                                                 HumanoidRigNode(av, sim->rig, "hips"));
+  sim->driver = std::make_unique<ClipDriver>(*sim->world, *sim->motion);
+  sim->driver->Reset();
+  return sim;
+}
+
+// Angle (radians) between each segment's current direction and its rest-arc direction, both in
+// the chain's attachment frame, computed here from the rig's rest matrices.
+std::vector<float> ShapeDeviation(const Sim& s, int chain) {
+  const Rig& rig = s.rig;
+  const RigChain& ch = rig.chains[chain];
+  auto world = s.world->world();
+  glm::mat3 a_now = ch.attach >= 0 ? glm::mat3(world[ch.attach]) : glm::mat3(1);
+  glm::mat3 a_rest = ch.attach >= 0 ? glm::mat3(rig.rest_world[ch.attach]) : glm::mat3(1);
+  std::vector<float> out;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    glm::vec3 rest = glm::inverse(a_rest) * (glm::vec3(rig.rest_world[rig.joint_node[j + 1]][3]) -
+                                             glm::vec3(rig.rest_world[rig.joint_node[j]][3]));
+    glm::vec3 now = glm::inverse(a_now) * (s.world->tails()[j] - glm::vec3(world[rig.joint_node[j]][3]));
+    out.push_back(std::acos(std::clamp(glm::dot(glm::normalize(rest), glm::normalize(now)), -1.0f, 1.0f)));
+  }
+  return out;
+}
+
+// Max deviation per segment over the head-turn's moving part, sampled at 30 Hz.
+std::vector<float> MaxDeviationDuringTurn(const Avatar& av, SolverMode mode, int chain) {
+  auto s = MakeSim(av, mode);
+  std::vector<float> worst;
+  for (int f = 1; f <= 4 * 30; ++f) {
+    s->driver->Advance(1.0 / 30.0);
+    auto d = ShapeDeviation(*s, chain);
+    if (worst.empty()) worst.assign(d.size(), 0.0f);
+    for (size_t i = 0; i < d.size(); ++i) worst[i] = std::max(worst[i], d[i]);
+  }
+  return worst;
+}
+
+TEST(Spring, VrmParameterMapping) {
+  // stiffness 1, L = 0.1 m: k = 1 / (0.1 * 1/60) = 600 /s^2; drag 0.4: c = -ln(0.6) * 60.
+  SegmentCoefficients plain = MapVrmParameters(1.0f, 0.4f, 0.5f, {0, -1, 0}, 0.1f, false);
+  EXPECT_NEAR(plain.k, 600.0f, 1e-2f);
+  EXPECT_NEAR(plain.c, -std::log(0.6f) * 60.0f, 1e-3f);
+  EXPECT_NEAR(plain.g.y, -30.0f, 1e-4f);
+  SegmentCoefficients tuned = MapVrmParameters(1.0f, 0.4f, 0.5f, {0, -1, 0}, 0.1f, true);
+  EXPECT_NEAR(tuned.k, 750.0f, 1e-2f);
+  EXPECT_GE(tuned.c, 1.2f * std::sqrt(tuned.k) - 1e-3f);
+  // Stability clamp: a 1 mm segment does not get k above (1/h)^2.
+  EXPECT_LE(MapVrmParameters(4.0f, 0.4f, 0, {0, -1, 0}, 0.001f, true).k, 14400.0f);
+}
+
+TEST(Spring, TentacleRegressionOnSixJointChain) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  auto parent = MaxDeviationDuringTurn(av, SolverMode::kParent, 0);
+  auto arc = MaxDeviationDuringTurn(av, SolverMode::kArc, 0);
+  ASSERT_EQ(parent.size(), 5u);
+  for (size_t i = 0; i < parent.size(); ++i)
+    std::printf("segment %zu: parent %.2f deg, arc %.2f deg\n", i, glm::degrees(parent[i]), glm::degrees(arc[i]));
+  // parent: the deviation accumulates towards the tip (each segment's rest direction is the
+  // bent parent's); arc: every segment returns to the same original arc.
+  // Measured (this chain, head-turn, 30 Hz samples over 0-4 s): parent 12 -> 69 degrees from
+  // root to tip segment (ratio 5.7), arc 12 -> 23 degrees (ratio 1.9).
+  EXPECT_GT(parent.back(), 4.0f * parent.front());
+  for (size_t i = 1; i < parent.size(); ++i) EXPECT_GT(parent[i], parent[i - 1]);
+  EXPECT_LT(arc.back(), 2.5f * arc.front());
+  EXPECT_LT(arc.back(), 0.5f * parent.back());
+  EXPECT_NEAR(arc.front(), parent.front(), glm::radians(0.5f));  // same root segment behaviour
+}
+
+TEST(Spring, TentacleRegressionOnGodette) {
+  HS_LOAD_SHARED_OR_SKIP(loaded, "avatars/godette.vrm");
+  // Godette's chains are one bone + _End + virtual tail: two segments. Take the longest-reaching
+  // front hair chain and compare the tip segment's worst deviation.
+  const Avatar& av = loaded.avatar;
+  float parent_tip = 0, arc_tip = 0, parent_root = 0, arc_root = 0;
+  for (int c = 0; c < 4; ++c) {
+    auto p = MaxDeviationDuringTurn(av, SolverMode::kParent, c);
+    auto a = MaxDeviationDuringTurn(av, SolverMode::kArc, c);
+    parent_tip = std::max(parent_tip, p.back());
+    arc_tip = std::max(arc_tip, a.back());
+    parent_root = std::max(parent_root, p.front());
+    arc_root = std::max(arc_root, a.front());
+  }
+  std::printf("godette front hair: parent root %.2f tip %.2f deg; arc root %.2f tip %.2f deg\n",
+              glm::degrees(parent_root), glm::degrees(parent_tip), glm::degrees(arc_root), glm::degrees(arc_tip));
+  EXPECT_GT(parent_tip, 1.2f * parent_root);
+  EXPECT_LT(arc_tip, 0.8f * parent_tip);
+}
+
+TEST(Spring, RootsStayOnAttachmentAndArcSettles) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{4, {0.08f, 0.0f, 0.0f}, {0.01f, -0.05f, 0}}});
+  auto s = MakeSim(av, SolverMode::kArc);
+  std::vector<Transform> body(s->rig.node_count());
+  std::vector<glm::mat4> body_world(s->rig.node_count());
+  std::vector<glm::vec3> prev_tips;
+  float root_err = 0, settle = 0;
+  for (int f = 1; f <= 12 * 30; ++f) {
+    s->driver->Advance(1.0 / 30.0);
+    // Independent root check: the body pose at this time, composed here.
+    s->motion->Sample(s->driver->time(), body);
+    ComputeWorld(s->rig, body, body_world);
+    for (const RigChain& ch : s->rig.chains) {
+      int root = s->rig.joint_node[ch.joint_begin];
+      root_err = std::max(root_err, glm::length(glm::vec3(s->world->world()[root][3]) - glm::vec3(body_world[root][3])));
+    }
+    std::vector<glm::vec3> tips;
+    for (const RigChain& ch : s->rig.chains) tips.push_back(s->world->tails()[ch.joint_end - 2]);
+    if (f > 10 * 30 && !prev_tips.empty())
+      for (size_t i = 0; i < tips.size(); ++i) settle = std::max(settle, glm::length(tips[i] - prev_tips[i]));
+    prev_tips = tips;
+  }
+  EXPECT_LE(root_err, 1e-6f);
+  EXPECT_LT(settle * 1000.0f, 0.001f) << "tip motion between 30 Hz samples in the last 2 s: " << settle * 1000 << " mm";
+}
+
+TEST(Spring, FrameRateIdentityByHash) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{3, {0.1f, 0, 0}, {0, -0.05f, 0}, 2.0f, 0.2f, 0.3f}});
+  test::AddCollider(av, 2, ColliderShape::kSphere, {0, 0.05f, 0}, 0.09f);
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm}) {
+    SCOPED_TRACE(SolverModeName(mode));
+    std::vector<std::vector<uint64_t>> hashes;
+    for (int fps : {30, 60, 120}) {
+      auto s = MakeSim(av, mode);
+      std::vector<uint64_t> h;
+      for (int f = 1; f <= 6 * fps; ++f) {
+        s->driver->Advance(1.0 / fps);
+        if (f % (fps / 10) == 0) h.push_back(s->world->StateHash());  // every 0.1 s
+      }
+      hashes.push_back(h);
+    }
+    EXPECT_EQ(hashes[0], hashes[1]);
+    EXPECT_EQ(hashes[0], hashes[2]);
+    EXPECT_EQ(hashes[0].size(), 60u);
+  }
+}
+
+// Moves the spine sideways at 0.2 m/s (head and hair follow; a capsule on the hips stays).
+class SlideSampler : public PoseSampler {
+ public:
+  explicit SlideSampler(const Rig& rig) : rig_(rig) {}
+  void Sample(double t, std::span<Transform> pose) override {
+    std::copy(rig_.rest_local.begin(), rig_.rest_local.end(), pose.begin());
+    pose[1].translation.x = static_cast<float>(0.2 * t);
+  }
+  const Rig& rig_;
+};
+
+TEST(Contact, RestingStrandStaysOnCapsuleWithoutBounceAndSlides) {
+  // One 20 cm link hanging from the head; its rest end lies 3 cm inside a capsule along X
+  // (axis 5 cm in front of the end, radius 6 cm + hit radius 2 cm).
+  test::ChainSpec cs;
+  cs.joints = 2;
+  cs.root_offset = {0, -0.1f, -0.15f};
+  cs.segment = {0, -0.2f, 0};
+  for (bool segment_checks : {false, true}) {
+    SCOPED_TRACE(segment_checks ? "segment checks" : "end point checks");
+    Avatar av = test::MakeHairAvatar({cs});
+    test::AddCollider(av, 0, ColliderShape::kCapsule, {-0.5f, 0.3f, -0.10f}, 0.06f, {0.5f, 0.3f, -0.10f});
+    auto rig = BuildRig(av);
+    SpringConfig cfg;
+    cfg.segment_checks = {static_cast<uint8_t>(segment_checks)};
+    auto world = SpringWorld::Create(*rig, cfg);
+    ASSERT_TRUE(world.ok());
+    SlideSampler slide(*rig);
+    ClipDriver driver(*world, slide);
+    driver.Reset();
+    // The same strand with no collider: contact must not slow the sliding along the capsule.
+    Avatar free_av = test::MakeHairAvatar({cs});
+    auto free_rig = BuildRig(free_av);
+    auto free_world = SpringWorld::Create(*free_rig);
+    SlideSampler free_slide(*free_rig);
+    ClipDriver free_driver(*free_world, free_slide);
+    free_driver.Reset();
+    int contact_steps = 0;
+    for (int step = 1; step <= 120; ++step) {
+      StepReport rep = driver.Advance(SpringWorld::kStep);
+      free_driver.Advance(SpringWorld::kStep);
+      const float free_vx = free_world->velocities()[0].x;
+      const glm::vec3 tip = world->tails()[0];
+      const glm::vec3 v = world->velocities()[0];
+      // The contact point: the end for end-point checks, the closest link point otherwise. Its
+      // velocity along the contact normal is u * v_end (the root only moves along the axis).
+      const glm::vec3 root(world->world()[rig->joint_node[0]][3]);
+      float u = 1.0f, t = 0.0f;
+      if (segment_checks) ClosestSegmentParams(root, tip, {-0.5f, 1.3f, -0.10f}, {0.5f, 1.3f, -0.10f}, &u, &t);
+      const glm::vec3 p = root + u * (tip - root);
+      const glm::vec3 axis_point(p.x, 1.3f, -0.10f);
+      const glm::vec3 n = glm::normalize(p - axis_point);
+      const float gap = glm::length(p - axis_point) - 0.08f;
+      if (rep.contacts > 0) ++contact_steps;
+      EXPECT_LE(std::fabs(gap), 1e-4f) << "step " << step << ": contact is " << gap * 1000 << " mm from the surface";
+      // A bounce would be the 3 cm push-out turned into velocity: ~3.6 m/s. Allow 0.1 mm/s noise.
+      EXPECT_LE(u * glm::dot(v, n), 1e-4f) << "step " << step << ": outward velocity " << u * glm::dot(v, n);
+      EXPECT_NEAR(v.x, free_vx, 0.01f) << "step " << step << ": sliding slowed by the contact";
+      if (step > 60) EXPECT_NEAR(v.x, 0.2f, 0.01f) << "step " << step << ": not sliding with the head";
+    }
+    EXPECT_EQ(contact_steps, 120);
+  }
+}
+
+TEST(Contact, SegmentChecksCatchALinkThroughACapsuleThatEndPointsMiss) {
+  // A vertical 20 cm link from y 1.5 to 1.3 at z -0.15; a capsule along X at y 1.4, z -0.11,
+  // radius 4 cm (+2 cm hit radius): the link's middle is 4 cm from the axis (2 cm overlap), both
+  // ends are sqrt(0.1^2 + 0.04^2) = 10.8 cm away (outside).
+  test::ChainSpec cs;
+  cs.joints = 2;
+  cs.root_offset = {0, -0.1f, -0.15f};
+  cs.segment = {0, -0.2f, 0};
+  Avatar av = test::MakeHairAvatar({cs});
+  test::AddCollider(av, 0, ColliderShape::kCapsule, {-0.5f, 0.4f, -0.11f}, 0.04f, {0.5f, 0.4f, -0.11f});
+  auto rig = BuildRig(av);
+  for (bool segment_checks : {false, true}) {
+    SpringConfig cfg;
+    cfg.segment_checks = {static_cast<uint8_t>(segment_checks)};
+    auto world = SpringWorld::Create(*rig, cfg);
+    std::vector<Transform> pose = rig->rest_local;
+    int contacts = 0;
+    for (int i = 0; i < 60; ++i) {
+      pose = rig->rest_local;
+      contacts += world->Step(pose).contacts;
+    }
+    const glm::vec3 root(world->world()[rig->joint_node[0]][3]);
+    const glm::vec3 tip = world->tails()[0];
+    float u, v;
+    ClosestSegmentParams(root, tip, {-0.5f, 1.4f, -0.11f}, {0.5f, 1.4f, -0.11f}, &u, &v);
+    const float dist = glm::length(root + u * (tip - root) - glm::vec3(-0.5f + v, 1.4f, -0.11f));
+    if (segment_checks) {
+      EXPECT_GT(contacts, 0);
+      EXPECT_GE(dist, 0.06f - 1e-4f) << "link still through the capsule";
+    } else {
+      EXPECT_EQ(contacts, 0);
+      EXPECT_LT(dist, 0.045f) << "end-point checks moved the link";
+    }
+  }
+}
+
+TEST(ClosestPoints, ParallelAndDegenerateSegments) {
+  float u, v;
+  // Crossing at right angles: (0.5, 0.25).
+  ClosestSegmentParams({0, 0, 0}, {2, 0, 0}, {1, -1, 1}, {1, 3, 1}, &u, &v);
+  EXPECT_NEAR(u, 0.5f, 1e-6f);
+  EXPECT_NEAR(v, 0.25f, 1e-6f);
+  // Parallel, overlapping: any pair at distance 1 is right; check the distance.
+  ClosestSegmentParams({0, 0, 0}, {1, 0, 0}, {0.5f, 1, 0}, {1.5f, 1, 0}, &u, &v);
+  glm::vec3 p(u, 0, 0), q(0.5f + v, 1, 0);
+  EXPECT_NEAR(glm::length(p - q), 1.0f, 1e-6f);
+  // Degenerate first segment (a point).
+  ClosestSegmentParams({1, 1, 0}, {1, 1, 0}, {0, 0, 0}, {2, 0, 0}, &u, &v);
+  EXPECT_EQ(u, 0.0f);
+  EXPECT_NEAR(v, 0.5f, 1e-6f);
+  // Both degenerate.
+  ClosestSegmentParams({1, 1, 0}, {1, 1, 0}, {0, 0, 0}, {0, 0, 0}, &u, &v);
+  EXPECT_EQ(u, 0.0f);
+  EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Contact, ShapesPushTheRightWay) {
+  glm::vec3 n;
+  WorldCollider sphere{ColliderShape::kSphere, {0, 0, 0}, {0, 0, 0}, {0, 1, 0}, 1.0f};
+  EXPECT_NEAR(PointContact(sphere, {0, 0.5f, 0}, 0.1f, &n), -0.6f, 1e-6f);
+  EXPECT_NEAR(n.y, 1.0f, 1e-6f);
+  WorldCollider inside{ColliderShape::kInsideSphere, {0, 0, 0}, {0, 0, 0}, {0, 1, 0}, 1.0f};
+  EXPECT_NEAR(PointContact(inside, {0, 1.0f, 0}, 0.1f, &n), -0.1f, 1e-6f);
+  EXPECT_NEAR(n.y, -1.0f, 1e-6f);  // back towards the centre
+  WorldCollider plane{ColliderShape::kPlane, {0, 1, 0}, {0, 1, 0}, {0, 1, 0}, 0.0f};
+  EXPECT_NEAR(PointContact(plane, {3, 0.95f, 2}, 0.1f, &n), -0.15f, 1e-6f);
+  WorldCollider capsule{ColliderShape::kCapsule, {0, 0, 0}, {0, 2, 0}, {0, 1, 0}, 0.5f};
+  EXPECT_NEAR(PointContact(capsule, {0.3f, 1.0f, 0}, 0.0f, &n), -0.2f, 1e-6f);
+  EXPECT_NEAR(n.x, 1.0f, 1e-6f);
+  WorldCollider icap{ColliderShape::kInsideCapsule, {0, 0, 0}, {0, 2, 0}, {0, 1, 0}, 0.5f};
+  EXPECT_NEAR(PointContact(icap, {0.3f, 1.0f, 0}, 0.0f, &n), 0.2f, 1e-6f);  // inside: fine
+}
+
+}  // namespace
+}  // namespace hairswing
