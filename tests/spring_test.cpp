@@ -218,8 +218,10 @@ TEST(Contact, RestingStrandStaysOnCapsuleWithoutBounceAndSlides) {
       const float gap = glm::length(p - axis_point) - 0.08f;
       if (rep.contacts > 0) ++contact_steps;
       EXPECT_LE(std::fabs(gap), 1e-4f) << "step " << step << ": contact is " << gap * 1000 << " mm from the surface";
-      // A bounce would be the 3 cm push-out turned into velocity: ~3.6 m/s. Allow 0.1 mm/s noise.
-      EXPECT_LE(u * glm::dot(v, n), 1e-4f) << "step " << step << ": outward velocity " << u * glm::dot(v, n);
+      // A bounce is the 3 cm push-out turned into velocity: 0.03 m / h = 3.6 m/s. What remains
+      // (measured up to 0.4 mm/s) is the rigid link's own kinematics: a link tilted 8 degrees
+      // from the contact plane, swinging sideways, moves slightly along the normal.
+      EXPECT_LE(u * glm::dot(v, n), 1e-3f) << "step " << step << ": outward velocity " << u * glm::dot(v, n);
       EXPECT_NEAR(v.x, free_vx, 0.01f) << "step " << step << ": sliding slowed by the contact";
       if (step > 60) EXPECT_NEAR(v.x, 0.2f, 0.01f) << "step " << step << ": not sliding with the head";
     }

@@ -17,6 +17,7 @@ namespace hairswing {
 
 namespace {
 constexpr int kContactIterations = 2;
+constexpr int kMaxNormals = 8;      // contact normals remembered per segment and step
 constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail correction (1/u)
 }  // namespace
 
@@ -65,6 +66,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     glm::vec3 vs = (xh - x) / h;  // rebuilt before any push-out
 
     const float hit = rig.joint_hit_radius[j] * glm::length(glm::vec3(joint_world[0]));
+    glm::vec3 normals[kMaxNormals];
+    int n_normals = 0;
     for (int it = 0; it < kContactIterations; ++it) {
       bool any = false;
       for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
@@ -77,6 +80,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
         // tail move of about -sep/at.
         xh = project(xh - n * (sep / std::max(at, kMinLever)));
         vs -= std::min(0.0f, glm::dot(vs, n)) * n;
+        if (n_normals < kMaxNormals) normals[n_normals++] = n;
         any = true;
         ++rep.contacts;
       }
@@ -85,6 +89,16 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     }
     const glm::vec3 dir = (xh - o) / len;
     vs -= glm::dot(vs, dir) * dir;
+    // Removing the radial part can tilt the velocity back into a contact whose normal is not
+    // perpendicular to the link. Remove the inward part once more, along each normal's component
+    // perpendicular to the link, so the result keeps |link| fixed and still never moves inwards.
+    for (int i = 0; i < n_normals; ++i) {
+      glm::vec3 np = normals[i] - glm::dot(normals[i], dir) * dir;
+      const float l = glm::length(np);
+      if (l < 1e-6f) continue;
+      np /= l;
+      vs -= std::min(0.0f, glm::dot(vs, np)) * np;
+    }
     if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) && std::isfinite(vs.x) &&
           std::isfinite(vs.y) && std::isfinite(vs.z))) {
       xh = o + rest_dir * len;  // never let a NaN out
