@@ -112,7 +112,8 @@ TEST(Spring, TentacleRegressionOnGodette) {
   }
   std::printf("godette front hair: parent root %.2f tip %.2f deg; arc root %.2f tip %.2f deg\n",
               glm::degrees(parent_root), glm::degrees(parent_tip), glm::degrees(arc_root), glm::degrees(arc_tip));
-  EXPECT_GT(parent_tip, 1.2f * parent_root);
+  // Measured: parent root 10.3, tip 28.1 degrees; arc root 10.3, tip 20.3 degrees.
+  EXPECT_GT(parent_tip, 2.0f * parent_root);
   EXPECT_LT(arc_tip, 0.8f * parent_tip);
 }
 

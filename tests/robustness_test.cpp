@@ -1,0 +1,240 @@
+// Solver robustness: allocation-free steps, NaN input, teleports, degenerate segments, dt edge
+// cases, animation ownership, mode switching and the frame-driven path.
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+
+#include "hairswing/motion.h"
+#include "hairswing/spring.h"
+#include "synthetic.h"
+#include "test_util.h"
+
+// Counting allocator for this test binary: every operator new bumps the counter.
+static std::atomic<long> g_allocations{0};
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace hairswing {
+namespace {
+
+Avatar TwoChainsWithColliders() {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{4, {0.08f, 0, 0}, {0.01f, -0.05f, 0}}});
+  test::AddCollider(av, 2, ColliderShape::kSphere, {0, 0.05f, 0}, 0.09f);
+  test::AddCollider(av, 1, ColliderShape::kCapsule, {-0.15f, 0.1f, 0}, 0.08f, {0.15f, 0.1f, 0});
+  test::AddCollider(av, 0, ColliderShape::kPlane, {0, -0.5f, 0}, 0.0f);
+  av.vrm.colliders.back().normal = {0, 1, 0};
+  return av;
+}
+
+TEST(SolverRobustness, StepNeverAllocates) {
+  Avatar av = TwoChainsWithColliders();
+  auto rig = BuildRig(av);
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm}) {
+    SpringConfig cfg;
+    cfg.mode = mode;
+    cfg.segment_checks = {1, 0};
+    auto world = SpringWorld::Create(*rig, cfg);
+    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+    ClipDriver driver(*world, motion);
+    driver.Reset();
+    std::vector<Transform> pose = rig->rest_local;
+    long before = g_allocations.load();
+    for (int f = 0; f < 120; ++f) driver.Advance(1.0 / 60.0);      // clip-driven, 2 steps per call
+    for (int s = 0; s < 60; ++s) world->Step(pose);                // direct steps
+    if (mode == SolverMode::kVrm) world->StepVariable(pose, 1.0f / 60.0f);
+    long after = g_allocations.load();
+    EXPECT_EQ(after - before, 0) << SolverModeName(mode) << ": the step allocated";
+  }
+  // The counter works: a vector allocation is seen.
+  long before = g_allocations.load();
+  std::vector<int>* v = new std::vector<int>(10);
+  delete v;
+  EXPECT_GE(g_allocations.load() - before, 1);
+}
+
+TEST(SolverRobustness, NonFinitePoseIsRefusedAndStateKept) {
+  Avatar av = TwoChainsWithColliders();
+  auto rig = BuildRig(av);
+  auto world = SpringWorld::Create(*rig);
+  std::vector<Transform> pose = rig->rest_local;
+  pose[2].rotation = glm::angleAxis(0.3f, glm::vec3(0, 1, 0));
+  for (int i = 0; i < 10; ++i) world->Step(pose);
+  const uint64_t hash = world->StateHash();
+  std::vector<Transform> bad = pose;
+  bad[1].translation.y = std::nanf("");
+  StepReport rep = world->Step(bad);
+  EXPECT_TRUE(rep.flags & kStepRefusedNonFinite);
+  EXPECT_EQ(world->StateHash(), hash);
+  bad = pose;
+  bad[0].rotation.w = INFINITY;
+  EXPECT_TRUE(world->Step(bad).flags & kStepRefusedNonFinite);
+  EXPECT_EQ(world->StateHash(), hash);
+  EXPECT_EQ(world->Step(pose).flags & kStepRefusedNonFinite, 0u);
+}
+
+TEST(SolverRobustness, TeleportResetsTheChainToItsRestArc) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  auto rig = BuildRig(av);
+  SpringConfig cfg;
+  cfg.teleport_distance = 0.5f;
+  auto world = SpringWorld::Create(*rig, cfg);
+  std::vector<Transform> pose = rig->rest_local;
+  pose[0].translation.x = 0.3f;  // 0.3 m jump: below the threshold, the hair swings
+  EXPECT_EQ(world->Step(pose).teleports, 0);
+  pose[0].translation.x = 5.3f;  // 5 m jump: reset
+  StepReport rep = world->Step(pose);
+  EXPECT_EQ(rep.teleports, 1);
+  EXPECT_TRUE(rep.flags & kStepTeleportReset);
+  // After the reset every tail sits on the rest arc moved by (5.3, 0, 0), at rest.
+  for (int j = 0; j + 1 < rig->chains[0].joint_end; ++j) {
+    glm::vec3 expect = glm::vec3(rig->rest_world[rig->joint_node[j + 1]][3]) + glm::vec3(5.3f, 0, 0);
+    EXPECT_LT(glm::length(world->tails()[j] - expect), 1e-5f);
+    EXPECT_EQ(world->velocities()[j], glm::vec3(0));
+  }
+  // A large turn of the attachment in one step also counts.
+  pose[2].rotation = glm::angleAxis(glm::radians(170.0f), glm::vec3(0, 1, 0));
+  EXPECT_EQ(world->Step(pose).teleports, 1);
+}
+
+TEST(SolverRobustness, ZeroLengthSegmentsZeroRadiiAndDtEdges) {
+  test::ChainSpec cs;
+  cs.hit_radius = 0.0f;
+  Avatar av = test::MakeHairAvatar({cs});
+  av.nodes[av.vrm.springs[0].joints[3].node].translation = glm::vec3(0);  // a zero-length segment
+  test::AddCollider(av, 2, ColliderShape::kSphere, {0, 0, 0}, 0.0f);     // zero-radius collider
+  auto rig = BuildRig(av);
+  auto world = SpringWorld::Create(*rig);
+  ASSERT_TRUE(world.ok());
+  HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+  ClipDriver driver(*world, motion);
+  driver.Reset();
+  StepReport all;
+  for (int f = 0; f < 240; ++f) all.Merge(driver.Advance(1.0 / 60.0));
+  EXPECT_TRUE(all.flags & kStepZeroLength);
+  for (const auto& t : world->tails()) EXPECT_TRUE(std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z));
+  for (const auto& p : driver.pose())
+    EXPECT_TRUE(std::isfinite(p.rotation.x) && std::isfinite(p.rotation.w));
+  // dt = 0 and negative: nothing happens, reported.
+  const uint64_t hash = world->StateHash();
+  EXPECT_TRUE(driver.Advance(0.0).flags & kStepZeroDt);
+  EXPECT_TRUE(driver.Advance(-1.0).flags & kStepZeroDt);
+  EXPECT_EQ(world->StateHash(), hash);
+  // Huge dt: capped at max_steps_per_call, the rest reported as dropped, clock kept.
+  const double t0 = driver.time();
+  StepReport big = driver.Advance(1000.0);
+  EXPECT_EQ(big.steps_run, world->config().max_steps_per_call);
+  EXPECT_EQ(big.steps_dropped, 120000 - world->config().max_steps_per_call);
+  EXPECT_TRUE(big.flags & kStepStepsDropped);
+  EXPECT_NEAR(driver.time() - t0, 1000.0, 1e-6);
+}
+
+TEST(SolverRobustness, AnimationOwnershipLeavesAnimatedJointsAlone) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  auto rig = BuildRig(av);
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kVrm}) {
+    SpringConfig cfg;
+    cfg.mode = mode;
+    auto world = SpringWorld::Create(*rig, cfg);
+    const int owned_joint = rig->joint_node[1];
+    std::vector<uint8_t> owned(rig->node_count(), 0);
+    owned[owned_joint] = 1;
+    world->SetOwnedNodes(owned);
+    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+    std::vector<Transform> pose(rig->node_count());
+    const glm::quat authored = glm::angleAxis(0.7f, glm::vec3(1, 0, 0));
+    int moved_free_joint = 0;
+    for (int s = 1; s <= 240; ++s) {
+      motion.Sample(s * SpringWorld::kStep, pose);
+      pose[owned_joint].rotation = authored;  // the clip's track on a hair joint
+      world->Step(pose);
+      EXPECT_EQ(pose[owned_joint].rotation, authored) << "the solver overwrote an animated joint";
+      if (pose[rig->joint_node[2]].rotation != rig->rest_local[rig->joint_node[2]].rotation) ++moved_free_joint;
+    }
+    EXPECT_GT(moved_free_joint, 100) << "joints below still swing";
+  }
+}
+
+TEST(SolverRobustness, SwitchingModesKeepsTheStrandInPlace) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  auto rig = BuildRig(av);
+  auto world = SpringWorld::Create(*rig);
+  HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+  ClipDriver driver(*world, motion);
+  driver.Reset();
+  for (int f = 0; f < 60; ++f) driver.Advance(1.0 / 60.0);
+  std::vector<glm::vec3> before(world->tails().begin(), world->tails().end());
+  world->SetMode(SolverMode::kVrm);
+  world->SetMode(SolverMode::kParent);
+  for (size_t j = 0; j < before.size(); ++j) EXPECT_LT(glm::length(world->tails()[j] - before[j]), 1e-5f);
+  StepReport rep = driver.Advance(1.0 / 60.0);
+  EXPECT_EQ(rep.steps_run, 2);
+  for (size_t j = 0; j + 1 < before.size(); ++j) EXPECT_LT(glm::length(world->tails()[j] - before[j]), 0.05f);
+}
+
+TEST(FrameDriver, InterpolatesBetweenFramesAndFollowsTheClip) {
+  // Driving with whole frames of the head-turn at 30 fps must stay close to the clip-driven
+  // result (the interpolated attachment differs only between frames).
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  auto rig = BuildRig(av);
+  auto clip_world = SpringWorld::Create(*rig);
+  auto frame_world = SpringWorld::Create(*rig);
+  HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+  ClipDriver clip(*clip_world, motion);
+  clip.Reset();
+  FrameDriver frames(*frame_world);
+  std::vector<Transform> pose(rig->node_count());
+  motion.Sample(0.0, pose);
+  frames.Reset(pose);
+  float worst = 0;
+  for (int f = 1; f <= 12 * 30; ++f) {
+    clip.Advance(1.0 / 30.0);
+    motion.Sample(f / 30.0, pose);
+    StepReport rep = frames.Advance(pose, 1.0 / 30.0);
+    EXPECT_EQ(rep.steps_run, 4);
+    for (size_t j = 0; j < clip_world->tails().size(); ++j)
+      worst = std::max(worst, glm::length(clip_world->tails()[j] - frame_world->tails()[j]));
+  }
+  EXPECT_LT(worst, 0.01f) << "frame-driven drifted " << worst * 1000 << " mm from clip-driven";
+  EXPECT_GT(worst, 0.0f);  // they are different methods: not bitwise equal
+  // Interpolate: halfway between two transforms.
+  Transform a{{0, 0, 0}, glm::quat(1, 0, 0, 0), {1, 1, 1}};
+  Transform b{{2, 0, 0}, glm::angleAxis(glm::radians(90.0f), glm::vec3(0, 1, 0)), {3, 3, 3}};
+  Transform m = Interpolate(a, b, 0.5f);
+  EXPECT_NEAR(m.translation.x, 1.0f, 1e-6f);
+  EXPECT_NEAR(m.scale.y, 2.0f, 1e-6f);
+  EXPECT_NEAR(glm::degrees(glm::angle(m.rotation)), 45.0f, 1e-3f);
+}
+
+TEST(HeadTurn, MatchesTheSpecDefinition) {
+  double yaw, pitch, sway;
+  HeadTurnMotion::Angles(0.5, &yaw, &pitch, &sway);
+  // w(0.5) = sin^2(pi/8) = 0.1464466; yaw = 50 deg * w * sin(pi/2) = 7.3223 deg.
+  EXPECT_NEAR(glm::degrees(yaw), 7.32233, 1e-4);
+  EXPECT_NEAR(glm::degrees(pitch), 15.0 * 0.1464466 * std::sin(2 * M_PI * 0.5 / 1.3), 1e-4);
+  EXPECT_NEAR(sway, 0.03 * 0.1464466, 1e-7);
+  HeadTurnMotion::Angles(6.0, &yaw, &pitch, &sway);
+  EXPECT_EQ(yaw, 0.0);
+  EXPECT_EQ(sway, 0.0);
+  // Positive yaw turns the face (+Z) towards the avatar's left (+X); positive pitch lifts it.
+  Avatar av = test::MakeHairAvatar({});
+  auto rig = BuildRig(av);
+  HeadTurnMotion motion(*rig, 2, 0);
+  std::vector<Transform> pose(rig->node_count());
+  std::vector<glm::mat4> world(rig->node_count());
+  motion.Sample(0.5, pose);  // yaw > 0, pitch > 0, sway > 0
+  ComputeWorld(*rig, pose, world);
+  glm::vec3 face = glm::mat3(world[2]) * glm::vec3(0, 0, 1);
+  EXPECT_GT(face.x, 0.1f);
+  EXPECT_GT(face.y, 0.01f);
+  EXPECT_LT(world[0][3].x, 0.0f);  // hips moved to the avatar's right (-X)
+  EXPECT_NEAR(world[0][3].x, -0.03 * 0.1464466, 1e-6);
+}
+
+}  // namespace
+}  // namespace hairswing
