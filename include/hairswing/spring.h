@@ -36,6 +36,11 @@ struct SpringConfig {
   int max_steps_per_call = 12;        ///< drivers run at most this many steps per call (0.1 s)
   float teleport_distance = 0.5f;     ///< metres the attachment may jump in one step before reset
   float teleport_angle = 1.5f;        ///< radians the attachment may turn in one step before reset
+  /// vrm mode: reproduce three-vrm 3.5.5 exactly, including its bone length taken from the
+  /// child's world position as it was at the start of the frame (stale once the parent joint
+  /// has moved in the same update, so moving chains stretch). Off (default) = the spec's true
+  /// world-space bone length. docs/solver.md lists every known three-vrm difference.
+  bool vrm_three_compat = false;
   /// Per Rig chain: 1 = test the whole link against colliders, 0 = the link's end point only.
   /// Empty = end points only everywhere (the VRM behaviour).
   std::vector<uint8_t> segment_checks;
@@ -138,6 +143,8 @@ class SpringWorld {
   std::vector<glm::vec3> vel_;           // hot: m/s
   std::vector<glm::vec3> vrm_prev_;      // hot (vrm): previous tail, center space
   std::vector<glm::vec3> vrm_cur_;       // hot (vrm): current tail, center space
+  std::vector<glm::quat> solved_rot_;    // vrm compat: last solved local rotation per joint
+  std::vector<glm::vec3> stale_child_;   // vrm compat: child position at the start of the frame
   std::vector<SegmentCoefficients> coef_;
   std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
   std::vector<glm::vec3> arc_attach_;    // rest segment vector in the attachment's local frame

@@ -65,6 +65,9 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.vel_.assign(nj, glm::vec3(0));
   w.vrm_prev_.assign(nj, glm::vec3(0));
   w.vrm_cur_.assign(nj, glm::vec3(0));
+  w.stale_child_.assign(nj, glm::vec3(0));
+  w.solved_rot_.resize(nj);
+  for (size_t j = 0; j < nj; ++j) w.solved_rot_[j] = rig.rest_local[rig.joint_node[j]].rotation;
   w.coef_.assign(nj, SegmentCoefficients{0, 0, glm::vec3(0)});
   w.axis_local_.assign(nj, glm::vec3(0));
   w.arc_attach_.assign(nj, glm::vec3(0));
@@ -199,6 +202,7 @@ void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
     tail_[j] = glm::vec3(world_[rig.joint_node[j + 1]][3]);
     vel_[j] = glm::vec3(0.0f);
     vrm_cur_[j] = vrm_prev_[j] = glm::vec3(to_center * glm::vec4(tail_[j], 1.0f));
+    solved_rot_[j] = pose[node].rotation;
   }
   prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   has_prev_attach_[chain] = 1;
@@ -236,6 +240,15 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h) {
   if (!(h > 0.0f)) {
     rep.flags |= kStepZeroDt;
     return rep;
+  }
+  if (config_.mode == SolverMode::kVrm && config_.vrm_three_compat) {
+    // three-vrm measures a bone from the child's world matrix as of the start of the frame:
+    // the current body pose with last frame's solved spring rotations.
+    std::copy(pose.begin(), pose.end(), pose_scratch_.begin());
+    for (size_t j = 0; j < solved_rot_.size(); ++j) pose_scratch_[rig_->joint_node[j]].rotation = solved_rot_[j];
+    ComputeWorld(*rig_, pose_scratch_, world_);
+    for (size_t j = 0; j + 1 < rig_->joint_node.size(); ++j)
+      stale_child_[j] = glm::vec3(world_[rig_->joint_node[j + 1]][3]);
   }
   PrepareWorld(pose);
   ResolveColliders(config_.mode != SolverMode::kVrm);

@@ -34,7 +34,11 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
       vrm_prev_[j] = vrm_cur_[j] = glm::vec3(world_to_center * glm::vec4(animated, 1.0f));
       continue;
     }
-    const float bone_length = glm::length(glm::mat3(bone_world) * axis_local_[j]);
+    // A virtual tail (synthetic node) is computed from the bone's current matrix in three-vrm
+    // too; a real child is read as it was at the start of the frame in compat mode.
+    const bool stale = config_.vrm_three_compat && rig.source_node[next_node] >= 0;
+    const float bone_length = stale ? glm::length(glm::vec3(bone_world[3]) - stale_child_[j])
+                                    : glm::length(glm::mat3(bone_world) * axis_local_[j]);
     if (!(bone_length > 1e-7f)) {
       rep.flags |= kStepZeroLength;
       UpdateWorldPath(j, pose);
@@ -80,6 +84,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const glm::mat4 initial_world_inv = glm::inverse(parent_world * initial_local);
     const glm::vec3 to = glm::normalize(glm::vec3(initial_world_inv * glm::vec4(next, 1.0f)));
     pose[node].rotation = rig.rest_local[node].rotation * internal::FromUnitVectors(bone_axis, to);
+    solved_rot_[j] = pose[node].rotation;
     UpdateWorldPath(j, pose);
   }
 }
