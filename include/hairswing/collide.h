@@ -29,6 +29,23 @@ void ClosestSegmentParams(const glm::vec3& p0, const glm::vec3& p1, const glm::v
 /// that resolves it. `n` is only meaningful when the result is negative.
 float PointContact(const WorldCollider& c, const glm::vec3& p, float r, glm::vec3* n);
 
+/// PointContact for the hot loop: returns +1 early (no contact, `n` untouched) when the sphere is
+/// clearly clear of an outside sphere or capsule; otherwise exactly PointContact. Inline so the
+/// common no-contact case costs a few multiplies.
+inline float PointContactFast(const WorldCollider& c, const glm::vec3& p, float r, glm::vec3* n) {
+  if (c.shape == ColliderShape::kSphere || c.shape == ColliderShape::kCapsule) {
+    const glm::vec3 d = c.tail - c.head;
+    const float len2 = glm::dot(d, d);
+    float t = len2 > 1e-12f ? glm::dot(p - c.head, d) / len2 : 0.0f;
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    const glm::vec3 q = c.head + t * d;
+    const float reach = r + c.radius;
+    const glm::vec3 e = p - q;
+    if (glm::dot(e, e) >= reach * reach) return 1.0f;
+  }
+  return PointContact(c, p, r, n);
+}
+
 /// Contact of a hair link (segment a-b, radius r) with a collider, testing the whole link:
 /// the closest point on the link to the collider's axis (or plane). Writes the link parameter
 /// `u` in [0,1] of the deepest point and the push direction. Plane and inside shapes use the

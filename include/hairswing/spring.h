@@ -160,6 +160,9 @@ class SpringWorld {
   std::vector<glm::mat4> world_;
   std::vector<WorldCollider> colliders_;
   std::vector<Transform> pose_scratch_;
+  std::vector<int> near_colliders_;      // broad phase: colliders that can reach the chain
+  std::vector<float> chain_reach_;       // rest length of each chain, metres (unscaled)
+  std::vector<int> world_nodes_;         // nodes whose world matrix a step needs, parents first
 };
 
 }  // namespace hairswing

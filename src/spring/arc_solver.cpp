@@ -28,6 +28,23 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   const bool segment = config_.segment_checks[chain] != 0;
   const glm::mat3 attach = ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f);
 
+  // Broad phase: only colliders that can reach a sphere around the chain root this step (reach
+  // = rest length of the chain times its current scale, plus the largest hit radius).
+  const glm::mat4& root_world = world_[rig.joint_node[ch.joint_begin]];
+  const glm::vec3 root(root_world[3]);
+  const float scale = glm::length(glm::vec3(root_world[0]));
+  float max_hit = 0.0f;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) max_hit = std::max(max_hit, rig.joint_hit_radius[j]);
+  const float reach = (chain_reach_[chain] + max_hit) * std::max(scale, 1e-6f) * 1.01f + 1e-4f;
+  int near_end = ch.collider_begin;
+  for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+    const int ci = rig.chain_colliders[k];
+    glm::vec3 n;
+    const ColliderShape sh = colliders_[ci].shape;
+    const bool always = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
+    if (always || PointContactFast(colliders_[ci], root, reach, &n) < 0.0f) near_colliders_[near_end++] = ci;
+  }
+
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const int node = rig.joint_node[j];
     const int next = rig.joint_node[j + 1];
@@ -70,11 +87,13 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     int n_normals = 0;
     for (int it = 0; it < kContactIterations; ++it) {
       bool any = false;
-      for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-        const WorldCollider& col = colliders_[rig.chain_colliders[k]];
+      for (int k = ch.collider_begin; k < near_end; ++k) {
+        const WorldCollider& col = colliders_[near_colliders_[k]];
         glm::vec3 n;
         float at = 1.0f;
-        const float sep = segment ? SegmentContact(col, o, xh, hit, &at, &n) : PointContact(col, xh, hit, &n);
+        // Cheap reject for a whole link: a sphere around its middle that holds the link.
+        if (segment && PointContactFast(col, 0.5f * (o + xh), 0.5f * len + hit, &n) > 0.0f) continue;
+        const float sep = segment ? SegmentContact(col, o, xh, hit, &at, &n) : PointContactFast(col, xh, hit, &n);
         if (!(sep < 0.0f)) continue;
         // The link pivots about o: moving its point at parameter `at` by -sep along n takes a
         // tail move of about -sep/at.

@@ -99,6 +99,10 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.path_end_[j] = static_cast<int>(w.path_nodes_.size());
     }
   }
+  w.chain_reach_.assign(rig.chains.size(), 0.0f);
+  for (size_t c = 0; c < rig.chains.size(); ++c)
+    for (int j = rig.chains[c].joint_begin; j + 1 < rig.chains[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
+  w.near_colliders_.resize(rig.chain_colliders.size());
   w.prev_attach_.assign(rig.chains.size(), glm::mat4(1.0f));
   w.has_prev_attach_.assign(rig.chains.size(), 0);
   w.world_ = rig.rest_world;

@@ -62,7 +62,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const float hit = rig.joint_hit_radius[j];
     for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
       glm::vec3 n;
-      const float dist = PointContact(colliders_[rig.chain_colliders[k]], next, hit, &n);
+      const float dist = PointContactFast(colliders_[rig.chain_colliders[k]], next, hit, &n);
       if (dist < 0.0f) {
         next += n * (-dist);
         const glm::vec3 d = next - pos;

@@ -1,0 +1,132 @@
+// Solver cost: one 60 fps frame (two fixed 1/120 s steps, head-turn motion) per iteration.
+// Reports ns per joint-step (swinging joints x steps). Run: scripts/bench --benchmark_filter=Spring
+#include <filesystem>
+#include <memory>
+
+#include <benchmark/benchmark.h>
+
+#include "hairswing/io.h"
+#include "hairswing/motion.h"
+#include "hairswing/spring.h"
+
+namespace {
+
+using namespace hairswing;
+
+// 12 chains x 8 swinging joints (+ tip) around a head, 16 capsules on the body.
+Avatar SyntheticRig() {
+  Avatar av;
+  auto add = [&](const std::string& name, int parent, glm::vec3 t) {
+    Node n;
+    n.name = name;
+    n.parent = parent;
+    n.translation = t;
+    av.nodes.push_back(n);
+    int id = static_cast<int>(av.nodes.size()) - 1;
+    if (parent >= 0) av.nodes[parent].children.push_back(id);
+    return id;
+  };
+  int hips = add("hips", -1, {0, 1.0f, 0});
+  int spine = add("spine", hips, {0, 0.25f, 0});
+  int chest = add("chest", spine, {0, 0.2f, 0});
+  int head = add("head", chest, {0, 0.25f, 0});
+  av.scene_roots = {hips};
+  av.vrm.version = VrmVersion::kV1;
+  av.vrm.humanoid = {{"hips", hips}, {"spine", spine}, {"chest", chest}, {"head", head}};
+  for (int c = 0; c < 16; ++c) {
+    Collider col;
+    col.node = c < 4 ? head : (c < 10 ? chest : spine);
+    col.shape = ColliderShape::kCapsule;
+    float a = c * 0.4f;
+    col.offset = {0.12f * std::cos(a), -0.05f * (c % 3), 0.12f * std::sin(a)};
+    col.tail = col.offset + glm::vec3(0.05f, -0.1f, 0.0f);
+    col.radius = 0.06f;
+    av.vrm.colliders.push_back(col);
+  }
+  ColliderGroup g{"body", {}};
+  for (int c = 0; c < 16; ++c) g.colliders.push_back(c);
+  av.vrm.collider_groups.push_back(g);
+  for (int s = 0; s < 12; ++s) {
+    Spring sp;
+    float a = s * 6.2831853f / 12.0f;
+    int parent = head;
+    for (int j = 0; j < 9; ++j) {
+      glm::vec3 t = j == 0 ? glm::vec3(0.1f * std::cos(a), 0.08f, 0.1f * std::sin(a)) : glm::vec3(0.01f * std::cos(a), -0.05f, 0.01f * std::sin(a));
+      int n = add("hair" + std::to_string(s) + "_" + std::to_string(j), parent, t);
+      SpringJoint jt;
+      jt.node = n;
+      jt.hit_radius = 0.015f;
+      jt.stiffness = 1.0f;
+      jt.drag_force = 0.4f;
+      jt.gravity_power = 0.2f;
+      sp.joints.push_back(jt);
+      parent = n;
+    }
+    sp.collider_groups = {0};
+    av.vrm.springs.push_back(sp);
+  }
+  return av;
+}
+
+struct Fixture {
+  Avatar avatar;
+  Rig rig;
+  std::unique_ptr<SpringWorld> world;
+  std::unique_ptr<HeadTurnMotion> motion;
+  std::unique_ptr<ClipDriver> driver;
+  int swinging = 0;
+};
+
+std::unique_ptr<Fixture> Make(Avatar av, SolverMode mode, bool segment_checks) {
+  auto f = std::make_unique<Fixture>();
+  f->avatar = std::move(av);
+  f->rig = std::move(BuildRig(f->avatar)).value();
+  SpringConfig cfg;
+  cfg.mode = mode;
+  cfg.segment_checks.assign(f->rig.chains.size(), segment_checks ? 1 : 0);
+  f->world = std::make_unique<SpringWorld>(std::move(SpringWorld::Create(f->rig, cfg)).value());
+  f->motion = std::make_unique<HeadTurnMotion>(f->rig, HumanoidRigNode(f->avatar, f->rig, "head"),
+                                               HumanoidRigNode(f->avatar, f->rig, "hips"));
+  f->driver = std::make_unique<ClipDriver>(*f->world, *f->motion);
+  f->driver->Reset();
+  for (const auto& ch : f->rig.chains) f->swinging += ch.joint_end - ch.joint_begin - 1;
+  return f;
+}
+
+void Run(benchmark::State& state, Fixture& f) {
+  long steps = 0;
+  for (auto _ : state) {
+    if (f.driver->time() > 3.9) f.driver->Reset();  // stay in the moving part of the head turn
+    steps += f.driver->Advance(1.0 / 60.0).steps_run;
+    benchmark::DoNotOptimize(f.world->tails().data());
+  }
+  state.counters["ns_per_joint_step"] = benchmark::Counter(
+      static_cast<double>(steps) * f.swinging, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_joint_step"] = benchmark::Counter(
+      static_cast<double>(steps) * f.swinging, benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
+      benchmark::Counter::OneK::kIs1000);
+  state.counters["joints"] = f.swinging;
+}
+
+void BM_Synthetic12x8(benchmark::State& state) {
+  auto f = Make(SyntheticRig(), static_cast<SolverMode>(state.range(0)), state.range(0) != 2);
+  Run(state, *f);
+  state.SetLabel(std::string(SolverModeName(static_cast<SolverMode>(state.range(0)))) +
+                 (state.range(0) != 2 ? ", 16 capsules, segment checks" : ", 16 capsules, end points (VRM)"));
+}
+
+void BM_Godette(benchmark::State& state) {
+  std::string path = std::string(HS_SHARED_DATA) + "/avatars/godette.vrm";
+  if (!std::filesystem::exists(path)) {
+    state.SkipWithError("../shared/data/avatars/godette.vrm missing");
+    return;
+  }
+  auto f = Make(std::move(LoadAvatar(path)).value().avatar, static_cast<SolverMode>(state.range(0)), false);
+  Run(state, *f);
+  state.SetLabel(SolverModeName(static_cast<SolverMode>(state.range(0))));
+}
+
+BENCHMARK(BM_Synthetic12x8)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Godette)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
