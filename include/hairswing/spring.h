@@ -115,7 +115,9 @@ class SpringWorld {
   std::span<const glm::vec3> tails() const { return tail_; }
   /// Velocity of each segment end, m/s.
   std::span<const glm::vec3> velocities() const { return vel_; }
-  /// World matrices of every rig node after the last step (spring joints included).
+  /// World matrices after the last step of the nodes the solver works with: spring joints, the
+  /// nodes between them, and every ancestor of a chain, a collider or a center node. Other nodes
+  /// are not updated; build them from the output pose with ComputeWorld when needed.
   std::span<const glm::mat4> world() const { return world_; }
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
@@ -146,6 +148,7 @@ class SpringWorld {
   std::vector<glm::quat> solved_rot_;    // vrm compat: last solved local rotation per joint
   std::vector<glm::vec3> stale_child_;   // vrm compat: child position at the start of the frame
   std::vector<SegmentCoefficients> coef_;
+  std::vector<float> damp_;              // e^(-c h) for the fixed step h
   std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
   std::vector<glm::vec3> arc_attach_;    // rest segment vector in the attachment's local frame
   std::vector<float> rest_length_;       // metres at rest
@@ -155,6 +158,7 @@ class SpringWorld {
   // Per chain.
   std::vector<glm::mat4> prev_attach_;   // attachment world at the previous step
   std::vector<uint8_t> has_prev_attach_;
+  std::vector<glm::vec3> prev_root_;     // chain root position at the previous step
 
   // Per step scratch (sized once).
   std::vector<glm::mat4> world_;

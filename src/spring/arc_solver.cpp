@@ -28,22 +28,41 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   const bool segment = config_.segment_checks[chain] != 0;
   const glm::mat3 attach = ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f);
 
-  // Broad phase: only colliders that can reach a sphere around the chain root this step (reach
-  // = rest length of the chain times its current scale, plus the largest hit radius).
+  // Broad phase: only colliders that can touch a sphere holding the chain this step. The sphere
+  // bounds the root and last step's ends, grown by how far any end can travel in one step
+  // (|v| h is an upper bound after damping; the pull adds at most h^2 |f|, covered by the
+  // margin) and by the largest hit radius; it is never larger than the chain's full reach.
   const glm::mat4& root_world = world_[rig.joint_node[ch.joint_begin]];
   const glm::vec3 root(root_world[3]);
-  const float scale = glm::length(glm::vec3(root_world[0]));
-  float max_hit = 0.0f;
-  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) max_hit = std::max(max_hit, rig.joint_hit_radius[j]);
-  const float reach = (chain_reach_[chain] + max_hit) * std::max(scale, 1e-6f) * 1.01f + 1e-4f;
+  const float scale = std::max(glm::length(glm::vec3(root_world[0])), 1e-6f);
+  glm::vec3 lo = root, hi = root;
+  float max_hit = 0.0f, max_speed = 0.0f;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    lo = glm::min(lo, tail_[j]);
+    hi = glm::max(hi, tail_[j]);
+    max_hit = std::max(max_hit, rig.joint_hit_radius[j]);
+    max_speed = std::max(max_speed, glm::dot(vel_[j], vel_[j]));
+  }
+  const float full_reach = (chain_reach_[chain] + max_hit) * scale * 1.01f + 1e-4f;
+  const glm::vec3 centre = 0.5f * (lo + hi);
+  // Ends follow the root: its move this step can carry them as far again.
+  const float root_move = glm::length(root - prev_root_[chain]);
+  const float grown = 0.5f * glm::length(hi - lo) + max_hit * scale + std::sqrt(max_speed) * h * 2.0f +
+                      2.0f * root_move + 0.02f * scale;
+  const bool use_box = glm::length(centre - root) + grown < full_reach;
+  const glm::vec3 bound_c = use_box ? centre : root;
+  const float bound_r = use_box ? grown : full_reach;
   int near_end = ch.collider_begin;
   for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
     const int ci = rig.chain_colliders[k];
     glm::vec3 n;
     const ColliderShape sh = colliders_[ci].shape;
     const bool always = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
-    if (always || PointContactFast(colliders_[ci], root, reach, &n) < 0.0f) near_colliders_[near_end++] = ci;
+    if (always || PointContactFast(colliders_[ci], bound_c, bound_r, &n) < 0.0f) near_colliders_[near_end++] = ci;
   }
+  // The rotation of the previous joint's world frame, when it is this joint's parent.
+  int cached_node = -1;
+  glm::quat cached_rot(1, 0, 0, 0);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const int node = rig.joint_node[j];
@@ -71,7 +90,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const SegmentCoefficients& cf = coef_[j];
     const glm::vec3 x = tail_[j];
     const glm::vec3 f = cf.k * (o + rest_vec - x) + cf.g;
-    const glm::vec3 u = std::exp(-cf.c * h) * (vel_[j] + h * f);
+    const float damp = h == static_cast<float>(kStep) ? damp_[j] : std::exp(-cf.c * h);
+    const glm::vec3 u = damp * (vel_[j] + h * f);
     const glm::vec3 y = x + h * u;
     const glm::vec3 rest_dir = rest_vec / std::max(glm::length(rest_vec), 1e-12f);
     auto project = [&](const glm::vec3& p) {
@@ -130,12 +150,16 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
     // local = R_parent^-1 * q_w, with base the rest local rotation under the current parent.
     const int parent = rig.parent[node];
-    const glm::quat parent_rot = parent >= 0 ? internal::RotationOf(world_[parent]) : glm::quat(1, 0, 0, 0);
+    const glm::quat parent_rot = parent == cached_node ? cached_rot
+                                 : parent >= 0        ? internal::RotationOf(world_[parent])
+                                                      : glm::quat(1, 0, 0, 0);
     const glm::quat base = parent_rot * rig.rest_local[node].rotation;
     const glm::vec3 axis_world = glm::normalize(base * axis_local_[j]);
     const glm::quat q_world = internal::FromUnitVectors(axis_world, glm::normalize(xh - o)) * base;
     pose[node].rotation = glm::normalize(glm::inverse(parent_rot) * q_world);
     UpdateWorldPath(j, pose);
+    cached_node = node;
+    cached_rot = glm::normalize(q_world);
   }
 }
 

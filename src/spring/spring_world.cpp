@@ -104,7 +104,23 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     for (int j = rig.chains[c].joint_begin; j + 1 < rig.chains[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
   w.near_colliders_.resize(rig.chain_colliders.size());
   w.prev_attach_.assign(rig.chains.size(), glm::mat4(1.0f));
+  w.damp_.resize(nj);
+  for (size_t j = 0; j < nj; ++j) w.damp_[j] = std::exp(-w.coef_[j].c * static_cast<float>(kStep));
+  // Nodes a step needs before solving: every ancestor (inclusive) of a chain's attachment, a
+  // collider node or a center node. Rig order is parents first, so a sorted list is too.
+  std::vector<uint8_t> need(rig.node_count(), 0);
+  auto mark = [&](int n) {
+    for (; n >= 0 && !need[n]; n = rig.parent[n]) need[n] = 1;
+  };
+  for (const RigChain& ch : rig.chains) {
+    mark(ch.attach);
+    mark(ch.center);
+  }
+  for (int n : rig.collider_node) mark(n);
+  for (int n = 0; n < static_cast<int>(rig.node_count()); ++n)
+    if (need[n]) w.world_nodes_.push_back(n);
   w.has_prev_attach_.assign(rig.chains.size(), 0);
+  w.prev_root_.assign(rig.chains.size(), glm::vec3(0));
   w.world_ = rig.rest_world;
   w.colliders_.resize(rig.collider_node.size());
   w.pose_scratch_ = rig.rest_local;
@@ -166,7 +182,10 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
     const int node = rig.joint_node[j];
     if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local[node].rotation;
   }
-  ComputeWorld(rig, pose, world_);
+  for (int n : world_nodes_) {
+    const int p = rig.parent[n];
+    world_[n] = p >= 0 ? world_[p] * ToMatrix(pose[n]) : ToMatrix(pose[n]);
+  }
 }
 
 void SpringWorld::ResolveColliders(bool scale_radius) {
@@ -178,7 +197,9 @@ void SpringWorld::ResolveColliders(bool scale_radius) {
     wc.head = glm::vec3(m * glm::vec4(rig.collider_offset[c], 1.0f));
     const bool capsule = wc.shape == ColliderShape::kCapsule || wc.shape == ColliderShape::kInsideCapsule;
     wc.tail = capsule ? wc.head + glm::mat3(m) * (rig.collider_tail[c] - rig.collider_offset[c]) : wc.head;
-    wc.normal = glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * rig.collider_normal[c]);
+    wc.normal = wc.shape == ColliderShape::kPlane
+                    ? glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * rig.collider_normal[c])
+                    : glm::vec3(0, 1, 0);
     // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
     wc.radius = rig.collider_radius[c] * (scale_radius ? glm::length(glm::vec3(m[0])) : 1.0f);
   }
@@ -210,6 +231,7 @@ void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
   }
   prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   has_prev_attach_[chain] = 1;
+  prev_root_[chain] = glm::vec3(world_[rig.joint_node[ch.joint_begin]][3]);
 }
 
 void SpringWorld::Reset(std::span<const Transform> pose) {
@@ -270,6 +292,7 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h) {
     else SolveChainArc(c, pose, h, rep);
     prev_attach_[c] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
     has_prev_attach_[c] = 1;
+    prev_root_[c] = glm::vec3(world_[rig_->joint_node[ch.joint_begin]][3]);
   }
   rep.steps_run = 1;
   return rep;
