@@ -238,3 +238,36 @@ TEST(HeadTurn, MatchesTheSpecDefinition) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// vrm mode follows the spec's true bone length; the three-vrm compat switch reproduces its stale
+// child length, which lets moving chains stretch. Both facts are checked here.
+TEST(VrmMode, SpecLengthIsExactAndCompatQuirkStretches) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  auto rig = BuildRig(av);
+  for (bool compat : {false, true}) {
+    SpringConfig cfg;
+    cfg.mode = SolverMode::kVrm;
+    cfg.vrm_three_compat = compat;
+    auto world = SpringWorld::Create(*rig, cfg);
+    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+    std::vector<Transform> pose(rig->node_count());
+    float worst = 0;
+    for (int f = 1; f <= 240; ++f) {
+      motion.Sample(f / 60.0, pose);
+      world->StepVariable(pose, 1.0f / 60.0f);
+      for (int j = 1; j + 1 < rig->chains[0].joint_end; ++j) {
+        const float rest = glm::length(glm::vec3(rig->rest_world[rig->joint_node[j + 1]][3]) -
+                                       glm::vec3(rig->rest_world[rig->joint_node[j]][3]));
+        worst = std::max(worst, std::fabs(glm::length(world->tails()[j] - world->tails()[j - 1]) - rest));
+      }
+    }
+    if (compat) EXPECT_GT(worst, 1e-4f) << "the quirk should show on a moving chain";
+    else EXPECT_LT(worst, 1e-5f) << "spec mode must keep bone lengths";
+  }
+}
+
+}  // namespace
+}  // namespace hairswing
