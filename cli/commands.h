@@ -12,5 +12,7 @@ constexpr int kExitBadInput = 2;  ///< unreadable or invalid input, bad argument
 
 void AddInspect(CLI::App& app, int& exit_code);
 void AddConvert(CLI::App& app, int& exit_code);
+void AddMakeDemoAvatar(CLI::App& app, int& exit_code);
+void AddRender(CLI::App& app, int& exit_code);
 
 }  // namespace hairswing::cli

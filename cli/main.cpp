@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   int exit_code = hairswing::cli::kExitOk;
   hairswing::cli::AddInspect(app, exit_code);
   hairswing::cli::AddConvert(app, exit_code);
+  hairswing::cli::AddMakeDemoAvatar(app, exit_code);
+  hairswing::cli::AddRender(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

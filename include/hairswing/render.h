@@ -1,0 +1,35 @@
+// A small software rasteriser for looking at avatars: orthographic front/side/back views of the
+// posed meshes with flat shading and a depth buffer, written as PNG. For inspection and reports,
+// not for production rendering.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hairswing/avatar.h"
+#include "hairswing/rig.h"
+#include "hairswing/status.h"
+
+namespace hairswing {
+
+struct RenderOptions {
+  enum class View { kFront, kSide, kBack } view = View::kFront;  ///< front looks along -Z at the avatar
+  int width = 512;                 ///< pixels
+  int height = 768;                ///< pixels
+  glm::vec3 centre{0, 0.9f, 0};    ///< world point at the image centre, metres
+  float metres_per_pixel = 0.0025f;
+  std::vector<uint8_t> hidden_meshes;  ///< per Avatar mesh: 1 = do not draw
+  /// Optional points drawn on top (e.g. joints), world metres, with an RGB colour each.
+  std::vector<glm::vec3> markers;
+  std::vector<glm::u8vec3> marker_colors;
+};
+
+/// Renders the avatar at `world` (rig.node_count() matrices) into RGB pixels.
+std::vector<uint8_t> RenderAvatar(const Avatar& avatar, const Rig& rig, std::span<const glm::mat4> world,
+                                  const RenderOptions& options);
+
+/// Writes RGB pixels as a PNG file.
+Status WritePng(const std::string& path, int width, int height, std::span<const uint8_t> rgb);
+
+}  // namespace hairswing
