@@ -14,5 +14,7 @@ void AddInspect(CLI::App& app, int& exit_code);
 void AddConvert(CLI::App& app, int& exit_code);
 void AddMakeDemoAvatar(CLI::App& app, int& exit_code);
 void AddRender(CLI::App& app, int& exit_code);
+void AddMeasure(CLI::App& app, int& exit_code);
+void AddDemo(CLI::App& app, int& exit_code);
 
 }  // namespace hairswing::cli

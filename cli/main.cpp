@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   hairswing::cli::AddConvert(app, exit_code);
   hairswing::cli::AddMakeDemoAvatar(app, exit_code);
   hairswing::cli::AddRender(app, exit_code);
+  hairswing::cli::AddMeasure(app, exit_code);
+  hairswing::cli::AddDemo(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -146,23 +146,40 @@ float Length(const std::vector<glm::vec3>& pts) {
   return l;
 }
 
-// Skin weights along a chain at segment `seg`, fraction t: the segment's own joint, blended with
-// the previous joint over the first half so the bend at each joint is smooth. A band of `pin`
-// metres at the root stays on the attachment (weight 1).
-void ChainWeights(const std::vector<int>& joints, int attach, int seg, float t, float s, float pin,
-                  int* j0, float* w0, int* j1, float* w1) {
-  if (s < pin) {
-    *j0 = attach; *w0 = 1; *j1 = -1; *w1 = 0;
+// Skin weights along a chain at arc length s. Influences are hat functions: joint j peaks at the
+// middle of its own segment and blends linearly into its neighbours' peaks, so weights are
+// continuous everywhere (a jump in weight across a row tears the mesh when a joint bends). Below
+// `pin` metres the hair stays on the attachment (weight 1), then blends into the first joint.
+void ChainWeights(const std::vector<int>& joints, const std::vector<glm::vec3>& pts, int attach, float s,
+                  float pin, int* j0, float* w0, int* j1, float* w1) {
+  *j1 = -1;
+  *w1 = 0;
+  if (s <= pin) {
+    *j0 = attach;
+    *w0 = 1;
     return;
   }
-  *j0 = joints[seg];
-  if (seg == 0 || t >= 0.5f) {
-    *w0 = 1; *j1 = -1; *w1 = 0;
-    return;
+  float prev_peak = pin, acc = 0;
+  int prev = attach;
+  const int swinging = static_cast<int>(pts.size()) - 1;  // the last joint is only a tail
+  for (int j = 0; j < swinging; ++j) {
+    const float len = glm::length(pts[j + 1] - pts[j]);
+    const float peak = acc + 0.5f * len;
+    if (s <= peak) {
+      const float t = std::clamp((s - prev_peak) / std::max(peak - prev_peak, 1e-6f), 0.0f, 1.0f);
+      *j0 = joints[j];
+      *w0 = t;
+      *j1 = prev;
+      *w1 = 1 - t;
+      if (*w0 <= 0) { *j0 = prev; *w0 = 1; *j1 = -1; *w1 = 0; }
+      return;
+    }
+    prev_peak = peak;
+    prev = joints[j];
+    acc += len;
   }
-  *w0 = 0.5f + t;
-  *j1 = joints[seg - 1];
-  *w1 = 0.5f - t;
+  *j0 = joints[swinging - 1];
+  *w0 = 1;
 }
 
 // A tapered tube around a chain: `rings` x `sides` vertices.
@@ -180,10 +197,12 @@ void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int at
     const glm::vec3 centre = pts[seg] + (pts[seg + 1] - pts[seg]) * t;
     const glm::vec3 axis = glm::normalize(pts[seg + 1] - pts[seg]);
     const glm::vec3 u = glm::normalize(glm::cross(axis, glm::vec3(1, 0, 0))), v = glm::cross(axis, u);
-    const float rad = r0 + (r1 - r0) * s / total;
+    // Gathered at the tie (r0 / 2), full (r0) a little below it, tapering to r1 at the tip.
+    const float grow = std::clamp(s / 0.08f, 0.0f, 1.0f);
+    const float rad = (0.5f + 0.5f * grow * grow * (3 - 2 * grow)) * (r0 + (r1 - r0) * s / total);
     int j0, j1;
     float w0, w1;
-    ChainWeights(joints, attach, seg, t, s, 0.02f, &j0, &w0, &j1, &w1);
+    ChainWeights(joints, pts, attach, s, 0.01f, &j0, &w0, &j1, &w1);
     for (int k = 0; k < sides; ++k) {
       const float a = 2 * kPi * k / sides;
       const glm::vec3 n = std::cos(a) * u + std::sin(a) * v;
@@ -216,7 +235,7 @@ void ChainSheet(const Builder& b, Prim& m, const std::vector<int>& joints, int a
     const float w = width * (1.0f - 0.5f * s / total);  // tapers towards the tip
     int j0, j1;
     float w0, w1;
-    ChainWeights(joints, attach, seg, t, s, 0.015f, &j0, &w0, &j1, &w1);
+    ChainWeights(joints, pts, attach, s, 0.015f, &j0, &w0, &j1, &w1);
     for (int c = 0; c < cols; ++c) {
       const float x = (static_cast<float>(c) / (cols - 1) - 0.5f) * w;
       // A slight curl across the sheet so layers read as volume.
@@ -342,16 +361,18 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
       const float sign = (k % 2 == 0) ? 1.0f : -1.0f;
       const int ring = k / 2;
       const bool front = ring == 5;
-      const float a = sign * (front ? 2.05f : 0.22f + ring * 0.36f);  // angle from -Z around +Y
+      const float a = sign * (front ? 2.05f : 0.2f + ring * 0.25f);  // angle from -Z around +Y
       const glm::vec3 dir(std::sin(a), 0, -std::cos(a));
       const glm::vec3 root = head_centre + dir * 0.09f + glm::vec3(0, front ? 0.03f : 0.07f, 0) - b.W(head);
       std::vector<int> c;
       int parent = b.Node("Hair_" + std::to_string(k) + "_0", head, root);
       c.push_back(parent);
       for (int j = 1; j < 6; ++j) {
+        // Back and side strands fall behind the shoulders (clear of the shoulder spheres and arm
+        // capsules at rest); the two front strands come forward over the shoulders onto the chest.
         glm::vec3 step;
         if (front) step = j == 1 ? dir * 0.05f + glm::vec3(0, -0.06f, 0.01f) : glm::vec3(0.01f * sign, -0.095f, 0.035f);
-        else step = j == 1 ? dir * 0.06f + glm::vec3(0, -0.05f, 0) : glm::vec3(0, -0.085f, 0) + dir * 0.012f;
+        else step = j == 1 ? dir * 0.06f + glm::vec3(0, -0.05f, 0) : glm::vec3(dir.x * 0.006f, -0.085f, -0.025f);
         parent = b.Node("Hair_" + std::to_string(k) + "_" + std::to_string(j), parent, step);
         c.push_back(parent);
       }
@@ -390,7 +411,7 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
 
   Prim hair;
   if (variant == DemoVariant::kPonytail) {
-    ChainTube(b, hair, chains[0], head, 0.035f, 0.012f, 50, 32);  // 1,600 vertices
+    ChainTube(b, hair, chains[0], head, 0.032f, 0.010f, 50, 32);  // 1,600 vertices
     AddMesh(b, "Ponytail", hair, m_hair);
     Prim bangs;
     for (size_t k = 1; k < chains.size(); ++k) {
@@ -433,7 +454,8 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
                   "\"avatarPermission\":\"everyone\",\"commercialUsage\":\"corporation\",\"allowRedistribution\":true,"
                   "\"modification\":\"allowModificationRedistribution\",\"creditNotation\":\"unnecessary\"}";
   vrm.collider_groups.push_back({"body", {}});
-  AddCollider(b.av, head, ColliderShape::kSphere, head_centre - b.W(head), 0.10f);
+  // Head sphere a little inside the scalp, so hair roots (11 cm from the centre) start clear of it.
+  AddCollider(b.av, head, ColliderShape::kSphere, head_centre - b.W(head), 0.09f);
   AddCollider(b.av, neck, ColliderShape::kCapsule, {0, 0, 0}, 0.045f, {0, 0.08f, 0});
   // Artists' chest capsule: a little inside the shirt (the fitter issue grows it).
   AddCollider(b.av, chest, ColliderShape::kCapsule, {-0.05f, 0.02f, 0}, 0.10f, {0.05f, 0.02f, 0});
@@ -444,8 +466,8 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
   }
   for (size_t k = 0; k < chains.size(); ++k) {
     const bool bang = chain_names[k].rfind("bang", 0) == 0;
-    vrm.springs.push_back(MakeSpring(chain_names[k], chains[k], bang ? 2.0f : 1.0f, 0.4f, bang ? 0.0f : 0.1f,
-                                     bang ? 0.01f : 0.02f));
+    // No gravity: the modelled shape is the rest shape (as most VRM hair rigs are authored).
+    vrm.springs.push_back(MakeSpring(chain_names[k], chains[k], bang ? 2.0f : 1.0f, 0.4f, 0.0f, bang ? 0.01f : 0.02f));
   }
   b.av.asset_json = "{\"version\":\"2.0\",\"generator\":\"hairswing make-demo-avatar\"}";
   b.av.source_format = "vrm";

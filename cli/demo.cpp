@@ -1,0 +1,67 @@
+// hairswing demo: the main job. Makes both demo avatars, measures the head-turn with every solver
+// and frame rate (and godette from ../shared/data when present), prints the comparison and
+// writes one HTML report.
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.h"
+#include "hairswing/demo.h"
+#include "hairswing/io.h"
+#include "report.h"
+
+namespace hairswing::cli {
+
+void AddDemo(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "demo",
+      "The main job: write the built-in demo avatars (ponytail, layered), measure the standard "
+      "head-turn on them with the arc, parent and vrm solvers at 30/60/120 fps (also on "
+      "../shared/data/avatars/godette.vrm when present), print the comparison and write an HTML "
+      "report with plots.");
+  struct Opts { std::string out = "out", shared = HS_SHARED_DATA; };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--out", o->out, "output folder")->capture_default_str();
+  cmd->add_option("--shared-data", o->shared, "folder holding avatars/godette.vrm")->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(o->out, ec);
+    std::vector<std::string> files;
+    for (DemoVariant v : {DemoVariant::kPonytail, DemoVariant::kLayered}) {
+      const std::string path = o->out + "/demo-" + DemoVariantName(v) + ".vrm";
+      Status st = SaveAvatar(MakeDemoAvatar(v), path, {true});
+      if (!st.ok()) {
+        std::fprintf(stderr, "error: %s\n", st.message().c_str());
+        exit_code = kExitFailure;
+        return;
+      }
+      std::printf("wrote %s\n", path.c_str());
+      files.push_back(path);
+    }
+    const std::string godette = o->shared + "/avatars/godette.vrm";
+    if (fs::exists(godette)) files.push_back(godette);
+    else std::printf("note: %s not found; measuring the demo avatars only\n", godette.c_str());
+    std::vector<MeasureReport> reports;
+    for (const auto& f : files) {
+      std::printf("\n");
+      MeasureReport rep;
+      const std::string stem = fs::path(f).stem().string();
+      int rc = RunMeasure(f, "arc,parent,vrm", "30,60,120", "", o->out + "/measure-" + stem + ".json", "", false, &rep);
+      if (rc != kExitOk) {
+        exit_code = rc;
+        return;
+      }
+      reports.push_back(std::move(rep));
+    }
+    const std::string report = o->out + "/report.html";
+    Status st = WriteHtmlReport(reports, report);
+    if (!st.ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      exit_code = kExitFailure;
+      return;
+    }
+    std::printf("\nreport: %s\n", fs::absolute(report).string().c_str());
+  });
+}
+
+}  // namespace hairswing::cli

@@ -1,0 +1,165 @@
+// HTML report: summary tables and four plots per avatar (stretch over time, tip trajectories,
+// shape error per chain, update-time histogram), drawn by uPlot. The page embeds the library,
+// its CSS and the data, so it opens offline from a file.
+#include "report.h"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report_assets.h"
+
+namespace hairswing::cli {
+
+namespace {
+
+const char* kPageScript = R"JS(
+const colors = {arc: '#1f77b4', parent: '#d62728', vrm: '#2ca02c'};
+function plotDiv(parent, title) {
+  const box = document.createElement('div');
+  box.className = 'plot';
+  const h = document.createElement('h3');
+  h.textContent = title;
+  box.appendChild(h);
+  parent.appendChild(box);
+  return box;
+}
+function runsAt(rep, fps) { return rep.results.filter(r => r.fps === fps); }
+for (const [i, rep] of DATA.entries()) {
+  const sec = document.getElementById('avatar-' + i);
+  const fps = Math.max(...rep.results.map(r => r.fps));
+  const runs = runsAt(rep, fps);
+  const width = Math.min(900, window.innerWidth - 60);
+  // 1. p99 stretch over time
+  {
+    const t = runs[0].sample_times;
+    const data = [t, ...runs.map(r => r.stretch_p99_series_pct)];
+    new uPlot({width, height: 260, title: '',
+      scales: {x: {time: false}}, axes: [{label: 'time (s)'}, {label: 'p99 edge stretch (%)'}],
+      series: [{label: 't'}, ...runs.map(r => ({label: r.solver, stroke: colors[r.solver], width: 2}))]},
+      data, plotDiv(sec, 'Hair mesh stretch over time (p99 of edge length / rest, ' + fps + ' fps)'));
+  }
+  // 2. tip trajectories: lateral (x) offset of every chain's tip from its start, chain 0 in bold
+  {
+    const t = runs[0].sample_times;
+    const series = [{label: 't'}];
+    const data = [t];
+    for (const r of runs) {
+      const path = r.tip_paths[0];
+      data.push(path.map(p => 1000 * (p[0] - path[0][0])));
+      series.push({label: r.solver + ' x', stroke: colors[r.solver], width: 2});
+      data.push(path.map(p => 1000 * (p[1] - path[0][1])));
+      series.push({label: r.solver + ' y', stroke: colors[r.solver], width: 1, dash: [6, 4]});
+    }
+    new uPlot({width, height: 260, scales: {x: {time: false}},
+      axes: [{label: 'time (s)'}, {label: 'tip offset from rest (mm)'}], series}, data,
+      plotDiv(sec, 'Tip trajectory of chain "' + rep.chain_names[0] + '" (x solid, y dashed)'));
+  }
+  // 3. shape error per chain (bars)
+  {
+    const n = rep.chain_names.length;
+    const x = [...Array(n).keys()];
+    const bars = uPlot.paths.bars({size: [0.25, 40]});
+    const data = [x, ...runs.map(r => r.shape_error_per_chain_deg)];
+    new uPlot({width, height: 260, scales: {x: {time: false, range: [-0.5, n - 0.5]}},
+      axes: [{label: 'chain', values: (u, v) => v.map(i => rep.chain_names[i] ?? '')}, {label: 'mean deviation from rest arc (deg)'}],
+      series: [{label: 'chain'}, ...runs.map((r, k) => ({label: r.solver, fill: colors[r.solver] + 'aa', stroke: colors[r.solver],
+        paths: bars, points: {show: false}}))]}, data, plotDiv(sec, 'Shape error per chain, 0-4 s (' + fps + ' fps)'));
+  }
+  // 4. update-time histogram
+  {
+    const all = rep.results.filter(r => r.fps === 60).length ? rep.results.filter(r => r.fps === 60) : runs;
+    const maxMs = Math.max(...all.flatMap(r => r.frame_ms));
+    const bins = 30, w = maxMs / bins || 1e-3;
+    const x = [...Array(bins).keys()].map(b => (b + 0.5) * w * 1000);
+    const data = [x, ...all.map(r => { const h = new Array(bins).fill(0);
+      for (const v of r.frame_ms) h[Math.min(bins - 1, Math.floor(v / w))]++; return h; })];
+    new uPlot({width, height: 260, scales: {x: {time: false}},
+      axes: [{label: 'solver time per frame (us)'}, {label: 'frames'}],
+      series: [{label: 'us'}, ...all.map(r => ({label: r.solver + ' ' + r.fps + ' fps', stroke: colors[r.solver], width: 2,
+        paths: uPlot.paths.stepped({align: 1})}))]}, data,
+      plotDiv(sec, 'Update time histogram (' + all[0].fps + ' fps)'));
+  }
+}
+document.body.dataset.plotsDrawn = String(document.querySelectorAll('.uplot canvas').length);
+)JS";
+
+std::string Esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string Num(const nlohmann::json& v, int prec) {
+  if (v.is_null()) return "&ndash;";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", prec, v.get<double>());
+  return b;
+}
+
+}  // namespace
+
+Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path) {
+  nlohmann::json data = nlohmann::json::array();
+  for (const auto& r : reports) data.push_back(nlohmann::json::parse(MeasureReportJson(r, true)));
+  std::string html;
+  html += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hairswing measurement report</title>\n<style>";
+  html += kUplotCss;
+  html += R"CSS(
+body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}
+table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
+th{background:#f3f3f3} td:first-child{text-align:left}
+.plot{margin:10px 0 24px} .plot h3{font-size:14px;margin:4px 0}
+.note{color:#555;font-size:13px}
+)CSS";
+  html += "</style></head><body>\n<h1>hairswing measurement report</h1>\n";
+  html += "<p class=\"note\">Standard head-turn: 12 s (4 s of head yaw 50&deg; and pitch 15&deg; with 3 cm hip sway, then 8 s "
+          "still). Simulation at 120 Hz, mesh sampled at 30 Hz. <b>arc</b> = hairswing (rest direction from the original arc), "
+          "<b>parent</b> = the usual solver (rest direction from the bent parent), <b>vrm</b> = VRMC_springBone 1.0 reference.</p>\n";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const nlohmann::json& d = data[i];
+    html += "<section id=\"avatar-" + std::to_string(i) + "\"><h2>" + Esc(d["avatar"].get<std::string>()) + "</h2>\n";
+    html += "<p class=\"note\">" + std::to_string(d["chains"].get<int>()) + " chains, " +
+            std::to_string(d["hair_vertices"].get<int>()) + " hair vertices, " + std::to_string(d["hair_edges"].get<int>()) +
+            " hair edges, " + std::to_string(d["front_strand_vertices"].get<int>()) +
+            " front-strand vertices. Frame-rate identity (30/60/120 fps): <b>" +
+            (d["fps_identical"].get<bool>() ? "identical" : "different") +
+            "</b>. Occlusion after collider fitting: not run yet (the fitter fills this slot).</p>\n";
+    html += "<table><tr><th>solver</th><th>fps</th><th>p99 stretch %</th><th>worst edge %</th><th>root drift mm</th>"
+            "<th>settle mm</th><th>shape error &deg;</th><th>hidden by shirt (&gt;1 mm)</th><th>max depth mm</th>"
+            "<th>penetration samples</th><th>update p50 ms</th><th>update p95 ms</th></tr>\n";
+    for (const auto& r : d["results"]) {
+      html += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" + std::to_string(r["fps"].get<int>()) + "</td><td>" +
+              Num(r["stretch_p99_pct"], 2) + "</td><td>" + Num(r["stretch_worst_pct"], 2) + "</td><td>" +
+              Num(r["root_drift_mm"], 6) + "</td><td>" + Num(r["settle_mm"], 6) + "</td><td>" + Num(r["shape_error_deg"], 2) +
+              "</td><td>" + (r["occlusion_hidden"].is_null() ? "&ndash;" : std::to_string(r["occlusion_hidden"].get<int>())) +
+              "</td><td>" + Num(r["occlusion_max_depth_mm"], 1) + "</td><td>" +
+              std::to_string(r["penetration_samples"].get<int>()) + "</td><td>" + Num(r["update_p50_ms"], 4) + "</td><td>" +
+              Num(r["update_p95_ms"], 4) + "</td></tr>\n";
+    }
+    html += "</table></section>\n";
+  }
+  html += "<script>";
+  html += kUplotJs;
+  html += "</script>\n<script>const DATA = ";
+  std::string json = data.dump();
+  // Keep "</script>" out of the inline JSON.
+  for (size_t p = 0; (p = json.find("</", p)) != std::string::npos; p += 3) json.replace(p, 2, "<\\/");
+  html += json;
+  html += ";\n";
+  html += kPageScript;
+  html += "</script>\n</body></html>\n";
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return Status(StatusCode::kIoError, path + ": cannot write");
+  f << html;
+  if (!f) return Status(StatusCode::kIoError, path + ": write failed");
+  return Status::Ok();
+}
+
+}  // namespace hairswing::cli

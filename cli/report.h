@@ -1,0 +1,18 @@
+// The self-contained HTML measurement report (uPlot from npm is embedded at build time).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hairswing/measure.h"
+
+namespace hairswing::cli {
+
+/// Writes one page covering every report given (e.g. several avatars for `hairswing demo`).
+Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path);
+
+void PrintMeasureTable(const MeasureReport& rep);
+int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
+               const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out);
+
+}  // namespace hairswing::cli

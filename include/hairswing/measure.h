@@ -1,0 +1,111 @@
+// The honest part (SPEC M7): what the hair does to the mesh under a standard motion, per solver
+// and frame rate. Simulation at 120 Hz, mesh sampled at 30 Hz.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hairswing/avatar.h"
+#include "hairswing/rig.h"
+#include "hairswing/spring.h"
+#include "hairswing/status.h"
+
+namespace hairswing {
+
+// ---- metric building blocks (unit-tested on hand-made cases) -------------------------------
+
+/// Linear-interpolated quantile (q in [0,1]) of `values` (copied and sorted); 0 if empty.
+double Quantile(std::vector<double> values, double q);
+
+/// Unique undirected edges (a < b) of a triangle list.
+std::vector<std::pair<uint32_t, uint32_t>> TriangleEdges(std::span<const uint32_t> indices);
+
+/// Stretch summary from per-edge maxima m_e of |z_a - z_b| / rest: 100 (Q99 - 1) and 100 (max - 1).
+struct StretchSummary {
+  double p99_pct = 0;
+  double worst_pct = 0;
+  int worst_edge = -1;
+};
+StretchSummary SummariseStretch(std::span<const double> max_ratio_per_edge);
+
+/// Ray caster over a triangle mesh (Embree): how far behind the surface a point is, seen from a
+/// view direction. Build once, update the vertices per sample.
+class OcclusionCaster {
+ public:
+  OcclusionCaster();
+  ~OcclusionCaster();
+  OcclusionCaster(const OcclusionCaster&) = delete;
+  OcclusionCaster& operator=(const OcclusionCaster&) = delete;
+  /// Sets the triangles (indices fixed after the first call, positions may change each call).
+  void SetMesh(std::span<const glm::vec3> positions, std::span<const uint32_t> indices);
+  /// Distance from `p` along `towards_viewer` to the first surface hit, or -1 if none.
+  float DepthBehind(const glm::vec3& p, const glm::vec3& towards_viewer) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- the measurement -------------------------------------------------------------------------
+
+struct MeasureOptions {
+  std::vector<SolverMode> solvers{SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm};
+  std::vector<int> fps{30, 60, 120};   ///< caller frame rates; each must divide 120 and be >= 30... any of 30,60,120
+  double duration = 12.0;              ///< seconds (the head-turn is 12 s)
+  int sample_hz = 30;                  ///< mesh sampling rate
+  float occlusion_threshold = 0.001f;  ///< metres behind the shirt that count as hidden
+  float penetration_threshold = 0.001f;///< metres of link-in-capsule overlap that count
+  int shirt_mesh = -1;                 ///< Avatar mesh index of the clothing layer, -1 = none
+  bool tuned = true;                   ///< SpringConfig::tuned for arc/parent
+  std::vector<uint8_t> segment_checks; ///< per rig chain, empty = none
+  /// Called with the fraction done (0..1) now and then.
+  std::function<void(double)> progress;
+};
+
+struct RunResult {
+  SolverMode solver = SolverMode::kArc;
+  int fps = 120;
+  double stretch_p99_pct = 0;
+  double stretch_worst_pct = 0;
+  double root_drift_mm = 0;
+  double settle_mm = 0;                 ///< max tip motion between samples in the last 2 s
+  double shape_error_deg = 0;           ///< mean over chains of the mean segment deviation, 0-4 s
+  std::optional<int> occlusion_hidden;  ///< max over samples of front-strand vertices hidden
+  std::optional<double> occlusion_max_depth_mm;
+  int penetration_samples = 0;
+  double update_p50_ms = 0;
+  double update_p95_ms = 0;
+  // Series for plots.
+  std::vector<double> sample_times;              ///< seconds
+  std::vector<double> stretch_p99_series_pct;    ///< p99 of the edge ratio at each sample
+  std::vector<std::vector<glm::vec3>> tip_paths; ///< per chain, the tip at each sample
+  std::vector<double> shape_error_per_chain_deg;
+  std::vector<double> frame_ms;                  ///< solver time of every caller frame
+  std::vector<uint64_t> hashes;                  ///< state hash at each 30 Hz sample
+  StepReport steps;
+};
+
+struct MeasureReport {
+  std::string avatar;
+  int chains = 0;
+  int hair_vertices = 0;
+  int hair_edges = 0;
+  int front_strand_vertices = 0;  ///< hair vertices in front of the shirt at rest (0 = no shirt)
+  bool fps_identical = true;      ///< every solver: same hashes at common times across fps
+  std::vector<std::string> chain_names;
+  std::vector<RunResult> results;
+};
+
+/// Runs the standard head-turn on `avatar` for every solver x fps. Fails if the avatar has no
+/// humanoid head or no spring chains.
+Result<MeasureReport> Measure(const Avatar& avatar, const MeasureOptions& options);
+
+/// The report as JSON text (keys as documented in docs/measure.md).
+std::string MeasureReportJson(const MeasureReport& report, bool include_series);
+
+}  // namespace hairswing

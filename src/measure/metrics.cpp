@@ -1,0 +1,112 @@
+// Metric building blocks: quantiles, mesh edges, stretch summary and the Embree ray caster.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <embree3/rtcore.h>
+
+#include "hairswing/measure.h"
+
+namespace hairswing {
+
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  // Linear interpolation between order statistics i and i+1 (selection, not a full sort).
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const size_t i = static_cast<size_t>(std::floor(pos));
+  const double f = pos - static_cast<double>(i);
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(i), v.end());
+  const double lo = v[i];
+  if (i + 1 >= v.size() || f == 0.0) return lo;
+  const double hi = *std::min_element(v.begin() + static_cast<long>(i) + 1, v.end());
+  return lo * (1.0 - f) + hi * f;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> TriangleEdges(std::span<const uint32_t> idx) {
+  std::vector<std::pair<uint32_t, uint32_t>> e;
+  e.reserve(idx.size());
+  for (size_t t = 0; t + 2 < idx.size(); t += 3)
+    for (int k = 0; k < 3; ++k) {
+      uint32_t a = idx[t + k], b = idx[t + (k + 1) % 3];
+      if (a == b) continue;
+      if (a > b) std::swap(a, b);
+      e.emplace_back(a, b);
+    }
+  std::sort(e.begin(), e.end());
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  return e;
+}
+
+StretchSummary SummariseStretch(std::span<const double> m) {
+  StretchSummary s;
+  if (m.empty()) return s;
+  s.p99_pct = 100.0 * (Quantile(std::vector<double>(m.begin(), m.end()), 0.99) - 1.0);
+  const auto it = std::max_element(m.begin(), m.end());
+  s.worst_pct = 100.0 * (*it - 1.0);
+  s.worst_edge = static_cast<int>(it - m.begin());
+  return s;
+}
+
+struct OcclusionCaster::Impl {
+  RTCDevice device = nullptr;
+  RTCScene scene = nullptr;
+  RTCGeometry geom = nullptr;
+  size_t vertices = 0;
+  float* vbuf = nullptr;
+  bool empty = true;
+};
+
+OcclusionCaster::OcclusionCaster() : impl_(std::make_unique<Impl>()) {
+  impl_->device = rtcNewDevice("threads=1");
+  impl_->scene = rtcNewScene(impl_->device);
+}
+
+OcclusionCaster::~OcclusionCaster() {
+  if (impl_->geom) rtcReleaseGeometry(impl_->geom);
+  rtcReleaseScene(impl_->scene);
+  rtcReleaseDevice(impl_->device);
+}
+
+void OcclusionCaster::SetMesh(std::span<const glm::vec3> pos, std::span<const uint32_t> idx) {
+  Impl& m = *impl_;
+  if (!m.geom || m.vertices != pos.size()) {
+    if (m.geom) {
+      rtcDetachGeometry(m.scene, 0);
+      rtcReleaseGeometry(m.geom);
+    }
+    m.geom = rtcNewGeometry(m.device, RTC_GEOMETRY_TYPE_TRIANGLE);
+    // Embree reads 16 bytes past the last vertex: allocate one spare.
+    m.vbuf = static_cast<float*>(rtcSetNewGeometryBuffer(m.geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                                         3 * sizeof(float), pos.size() + 1));
+    auto* ibuf = static_cast<uint32_t*>(rtcSetNewGeometryBuffer(m.geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                                                3 * sizeof(uint32_t), idx.size() / 3));
+    std::copy(idx.begin(), idx.begin() + (idx.size() / 3) * 3, ibuf);
+    m.vertices = pos.size();
+    std::copy(&pos[0].x, &pos[0].x + 3 * pos.size(), m.vbuf);
+    rtcCommitGeometry(m.geom);
+    rtcAttachGeometryByID(m.scene, m.geom, 0);
+  } else {
+    std::copy(&pos[0].x, &pos[0].x + 3 * pos.size(), m.vbuf);
+    rtcUpdateGeometryBuffer(m.geom, RTC_BUFFER_TYPE_VERTEX, 0);
+    rtcCommitGeometry(m.geom);
+  }
+  rtcCommitScene(m.scene);
+  m.empty = idx.size() < 3;
+}
+
+float OcclusionCaster::DepthBehind(const glm::vec3& p, const glm::vec3& dir) const {
+  if (impl_->empty) return -1.0f;
+  RTCIntersectContext ctx;
+  rtcInitIntersectContext(&ctx);
+  RTCRayHit rh{};
+  rh.ray.org_x = p.x; rh.ray.org_y = p.y; rh.ray.org_z = p.z;
+  rh.ray.dir_x = dir.x; rh.ray.dir_y = dir.y; rh.ray.dir_z = dir.z;
+  rh.ray.tnear = 0.0f;
+  rh.ray.tfar = std::numeric_limits<float>::infinity();
+  rh.ray.mask = 0xFFFFFFFFu;
+  rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+  rtcIntersect1(impl_->scene, &ctx, &rh);
+  return rh.hit.geomID == RTC_INVALID_GEOMETRY_ID ? -1.0f : rh.ray.tfar * glm::length(dir);
+}
+
+}  // namespace hairswing
