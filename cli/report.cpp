@@ -55,16 +55,18 @@ for (const [i, rep] of DATA.entries()) {
       axes: [{label: 'time (s)'}, {label: 'tip offset from rest (mm)'}], series}, data,
       plotDiv(sec, 'Tip trajectory of chain "' + rep.chain_names[0] + '" (x solid, y dashed)'));
   }
-  // 3. shape error per chain (bars)
+  // 3. shape error per chain: nested bars (parent widest, arc narrowest) so all stay visible
   {
     const n = rep.chain_names.length;
     const x = [...Array(n).keys()];
-    const bars = uPlot.paths.bars({size: [0.25, 40]});
-    const data = [x, ...runs.map(r => r.shape_error_per_chain_deg)];
-    new uPlot({width, height: 260, scales: {x: {time: false, range: [-0.5, n - 0.5]}},
-      axes: [{label: 'chain', values: (u, v) => v.map(i => rep.chain_names[i] ?? '')}, {label: 'mean deviation from rest arc (deg)'}],
-      series: [{label: 'chain'}, ...runs.map((r, k) => ({label: r.solver, fill: colors[r.solver] + 'aa', stroke: colors[r.solver],
-        paths: bars, points: {show: false}}))]}, data, plotDiv(sec, 'Shape error per chain, 0-4 s (' + fps + ' fps)'));
+    const order = ['parent', 'vrm', 'arc'].map(s => runs.find(r => r.solver === s)).filter(Boolean);
+    const widths = {parent: 0.75, vrm: 0.5, arc: 0.28};
+    const data = [x, ...order.map(r => r.shape_error_per_chain_deg)];
+    new uPlot({width, height: 260, scales: {x: {time: false, range: [-0.5, n - 0.5]}, y: {range: (u, lo, hi) => [0, hi * 1.1]}},
+      axes: [{label: 'chain', values: (u, v) => v.map(i => rep.chain_names[i] ?? '')}, {label: 'deviation (deg)'}],
+      series: [{label: 'chain'}, ...order.map(r => ({label: r.solver, fill: colors[r.solver] + 'bb', stroke: colors[r.solver],
+        paths: uPlot.paths.bars({size: [widths[r.solver], 60]}), points: {show: false}}))]}, data,
+      plotDiv(sec, 'Shape error per chain: mean deviation from the rest arc, 0-4 s (' + fps + ' fps)'));
   }
   // 4. update-time histogram
   {

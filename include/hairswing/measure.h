@@ -21,6 +21,8 @@ namespace hairswing {
 
 /// Linear-interpolated quantile (q in [0,1]) of `values` (copied and sorted); 0 if empty.
 double Quantile(std::vector<double> values, double q);
+/// The same, reordering `values` in place (no copy; for hot loops).
+double QuantileInPlace(std::span<double> values, double q);
 
 /// Unique undirected edges (a < b) of a triangle list.
 std::vector<std::pair<uint32_t, uint32_t>> TriangleEdges(std::span<const uint32_t> indices);
@@ -32,6 +34,15 @@ struct StretchSummary {
   int worst_edge = -1;
 };
 StretchSummary SummariseStretch(std::span<const double> max_ratio_per_edge);
+
+/// How deep a link a-b reaches into a capsule h0-h1 of `radius` (metres, > 0 = penetration).
+float LinkPenetration(const glm::vec3& a, const glm::vec3& b, const glm::vec3& h0, const glm::vec3& h1, float radius);
+
+/// Largest distance between consecutive points of a path (metres).
+double MaxStepMotion(std::span<const glm::vec3> path);
+
+/// Angle between two vectors in degrees (0 when either is zero).
+double AngleDeg(const glm::vec3& a, const glm::vec3& b);
 
 /// Ray caster over a triangle mesh (Embree): how far behind the surface a point is, seen from a
 /// view direction. Build once, update the vertices per sample.

@@ -32,9 +32,8 @@ void ShapeDeviation(const Rig& rig, const SpringWorld& w, int chain, double* sum
     const glm::vec3 rest = inv_rest * (glm::vec3(rig.rest_world[rig.joint_node[j + 1]][3]) -
                                        glm::vec3(rig.rest_world[rig.joint_node[j]][3]));
     const glm::vec3 now = inv_now * (w.tails()[j] - glm::vec3(world[rig.joint_node[j]][3]));
-    const float lr = glm::length(rest), ln = glm::length(now);
-    if (lr < 1e-9f || ln < 1e-9f) continue;
-    *sum += glm::degrees(std::acos(std::clamp(glm::dot(rest / lr, now / ln), -1.0f, 1.0f)));
+    if (glm::length(rest) < 1e-9f || glm::length(now) < 1e-9f) continue;
+    *sum += AngleDeg(rest, now);
     ++*count;
   }
 }
@@ -129,6 +128,8 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   int run_index = 0;
   std::vector<double> max_ratio(n_edges), ratio_now(n_edges);
   std::vector<Transform> body_pose(rig.node_count());
+  std::vector<double> sample_ratios;
+  sample_ratios.reserve(n_edges);
   for (SolverMode mode : opt.solvers) {
     for (int fps : opt.fps) {
       RunResult r;
@@ -151,7 +152,6 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
       std::vector<int> shape_n(rig.chains.size(), 0);
       int hidden_max = 0;
       double depth_max = 0.0;
-      std::vector<glm::vec3> prev_tips;
       const int frames = static_cast<int>(std::lround(opt.duration * fps));
       const int stride = fps / opt.sample_hz;
       for (int f = 0; f <= frames; ++f) {
@@ -164,8 +164,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
         const double t = static_cast<double>(f) / fps;
         ComputeWorld(rig, driver.pose(), world);
         // Stretch.
-        std::vector<double> sample_ratios;
-        sample_ratios.reserve(n_edges);
+        sample_ratios.clear();
         for (size_t h = 0; h < hair.size(); ++h) {
           PosePrimitive(rig, *hair[h].inst, *hair[h].prim, world, palette, posed[h]);
           for (size_t e = 0; e < hair[h].edges.size(); ++e) {
@@ -177,17 +176,15 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
           }
         }
         r.sample_times.push_back(t);
-        r.stretch_p99_series_pct.push_back(100.0 * (Quantile(std::move(sample_ratios), 0.99) - 1.0));
+        r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios, 0.99) - 1.0));
         // Roots against the body pose computed independently of the solver.
         body_motion.Sample(t, body_pose);
         ComputeWorld(rig, body_pose, body_world);
-        std::vector<glm::vec3> tips;
         for (size_t c = 0; c < rig.chains.size(); ++c) {
           const RigChain& ch = rig.chains[c];
           const int root = rig.joint_node[ch.joint_begin];
           r.root_drift_mm = std::max(r.root_drift_mm, 1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world[root][3])));
           const glm::vec3 tip = sw.tails()[ch.joint_end - 2];
-          tips.push_back(tip);
           r.tip_paths[c].push_back(tip);
           if (t <= HeadTurnMotion::kMoveEnd + 1e-9) ShapeDeviation(rig, sw, static_cast<int>(c), &shape_sum[c], &shape_n[c]);
           // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored).
@@ -201,16 +198,10 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
               const glm::vec3 h0(m * glm::vec4(rig.collider_offset[ci], 1));
               const glm::vec3 h1 = shape == ColliderShape::kCapsule ? glm::vec3(m * glm::vec4(rig.collider_tail[ci], 1)) : h0;
               const float radius = rig.collider_radius[ci] * glm::length(glm::vec3(m[0]));
-              float u, v;
-              ClosestSegmentParams(a, b, h0, h1, &u, &v);
-              if (glm::length(a + u * (b - a) - (h0 + v * (h1 - h0))) < radius - opt.penetration_threshold)
-                ++r.penetration_samples;
+              if (LinkPenetration(a, b, h0, h1, radius) > opt.penetration_threshold) ++r.penetration_samples;
             }
           }
         }
-        if (t > opt.duration - 2.0 + 1e-9 && !prev_tips.empty())
-          for (size_t c = 0; c < tips.size(); ++c) r.settle_mm = std::max(r.settle_mm, 1000.0 * glm::length(tips[c] - prev_tips[c]));
-        prev_tips = tips;
         // Clothing occlusion from the front.
         if (shirt_inst) {
           pose_shirt(world);
@@ -229,6 +220,12 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
         r.hashes.push_back(sw.StateHash());
         if (opt.progress) opt.progress((run_index + static_cast<double>(f) / frames) / runs);
       }
+      // Settle: tip motion between consecutive samples within the last 2 s.
+      size_t first_late = 0;
+      while (first_late < r.sample_times.size() && r.sample_times[first_late] < opt.duration - 2.0 - 1e-9) ++first_late;
+      for (const auto& path : r.tip_paths)
+        if (first_late < path.size())
+          r.settle_mm = std::max(r.settle_mm, 1000.0 * MaxStepMotion(std::span(path).subspan(first_late)));
       const StretchSummary s = SummariseStretch(max_ratio);
       r.stretch_p99_pct = s.p99_pct;
       r.stretch_worst_pct = s.worst_pct;
@@ -292,10 +289,11 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
     if (include_series) {
       o["sample_times"] = r.sample_times;
       o["stretch_p99_series_pct"] = r.stretch_p99_series_pct;
+      // The tip path of the first chain only (the report plots it); metres.
       Json tips = Json::array();
-      for (const auto& path : r.tip_paths) {
+      if (!r.tip_paths.empty()) {
         Json p = Json::array();
-        for (const auto& v : path) p.push_back({v.x, v.y, v.z});
+        for (const auto& v : r.tip_paths[0]) p.push_back({v.x, v.y, v.z});
         tips.push_back(p);
       }
       o["tip_paths"] = tips;

@@ -5,11 +5,12 @@
 
 #include <embree3/rtcore.h>
 
+#include "hairswing/collide.h"
 #include "hairswing/measure.h"
 
 namespace hairswing {
 
-double Quantile(std::vector<double> v, double q) {
+double QuantileInPlace(std::span<double> v, double q) {
   if (v.empty()) return 0.0;
   // Linear interpolation between order statistics i and i+1 (selection, not a full sort).
   const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
@@ -21,6 +22,8 @@ double Quantile(std::vector<double> v, double q) {
   const double hi = *std::min_element(v.begin() + static_cast<long>(i) + 1, v.end());
   return lo * (1.0 - f) + hi * f;
 }
+
+double Quantile(std::vector<double> v, double q) { return QuantileInPlace(v, q); }
 
 std::vector<std::pair<uint32_t, uint32_t>> TriangleEdges(std::span<const uint32_t> idx) {
   std::vector<std::pair<uint32_t, uint32_t>> e;
@@ -45,6 +48,24 @@ StretchSummary SummariseStretch(std::span<const double> m) {
   s.worst_pct = 100.0 * (*it - 1.0);
   s.worst_edge = static_cast<int>(it - m.begin());
   return s;
+}
+
+float LinkPenetration(const glm::vec3& a, const glm::vec3& b, const glm::vec3& h0, const glm::vec3& h1, float radius) {
+  float u, v;
+  ClosestSegmentParams(a, b, h0, h1, &u, &v);
+  return radius - glm::length(a + u * (b - a) - (h0 + v * (h1 - h0)));
+}
+
+double MaxStepMotion(std::span<const glm::vec3> path) {
+  double m = 0;
+  for (size_t i = 1; i < path.size(); ++i) m = std::max(m, static_cast<double>(glm::length(path[i] - path[i - 1])));
+  return m;
+}
+
+double AngleDeg(const glm::vec3& a, const glm::vec3& b) {
+  const float la = glm::length(a), lb = glm::length(b);
+  if (la < 1e-12f || lb < 1e-12f) return 0.0;
+  return glm::degrees(std::acos(std::clamp(glm::dot(a / la, b / lb), -1.0f, 1.0f)));
 }
 
 struct OcclusionCaster::Impl {

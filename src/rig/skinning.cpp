@@ -29,10 +29,12 @@ void SkinningJob::Run() const {
     const glm::vec4 w = weights[v];
     const glm::u16vec4 j = joints[v];
     float sum = w.x + w.y + w.z + w.w;
-    glm::vec4 p(positions[v], 1.0f);
-    glm::vec3 acc(0.0f);
-    for (int k = 0; k < 4; ++k)
-      if (w[k] != 0.0f) acc += w[k] * glm::vec3(palette[j[k]] * p);
+    // Blend the matrices, then transform once (same result as blending transformed points).
+    glm::mat4 m = palette[j.x] * w.x;
+    for (int k = 1; k < 4; ++k)
+      if (w[k] != 0.0f) m += palette[j[k]] * w[k];
+    const glm::vec3 acc = glm::vec3(m[0]) * positions[v].x + glm::vec3(m[1]) * positions[v].y +
+                          glm::vec3(m[2]) * positions[v].z + glm::vec3(m[3]);
     out[v] = (sum > 0.0f && sum != 1.0f) ? acc / sum : (sum > 0.0f ? acc : positions[v]);
   }
 }

@@ -1,0 +1,211 @@
+// Measurement metrics on hand-made cases with known answers, the demo avatars, and the M7
+// acceptance on both demo variants.
+#include <cmath>
+#include <set>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "hairswing/demo.h"
+#include "hairswing/io.h"
+#include "hairswing/measure.h"
+#include "synthetic.h"
+#include "test_util.h"
+
+namespace hairswing {
+namespace {
+
+TEST(Metrics, QuantileInterpolatesBetweenOrderStatistics) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);  // unsorted on purpose
+  EXPECT_DOUBLE_EQ(Quantile(v, 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(Quantile(v, 1.0), 100.0);
+  EXPECT_NEAR(Quantile(v, 0.99), 99.01, 1e-9);  // position 0.99 * 99 = 98.01 between 99 and 100
+  EXPECT_DOUBLE_EQ(Quantile(v, 0.5), 50.5);
+  EXPECT_DOUBLE_EQ(Quantile({}, 0.5), 0.0);
+}
+
+TEST(Metrics, AnEdgeStretchedByTenPercentReadsTenPercent) {
+  // A unit square of two triangles, stretched by exactly 10% along x.
+  std::vector<glm::vec3> rest = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  std::vector<uint32_t> idx = {0, 1, 2, 0, 2, 3};
+  auto edges = TriangleEdges(idx);
+  ASSERT_EQ(edges.size(), 5u);  // 4 sides + 1 diagonal, each once
+  std::vector<double> m;
+  for (const auto& [a, b] : edges) {
+    glm::vec3 pa = rest[a] * glm::vec3(1.1f, 1, 1), pb = rest[b] * glm::vec3(1.1f, 1, 1);
+    m.push_back(glm::length(pa - pb) / glm::length(rest[a] - rest[b]));
+  }
+  StretchSummary s = SummariseStretch(m);
+  EXPECT_NEAR(s.worst_pct, 10.0, 1e-4);
+  // Ratios sorted: 1, 1, sqrt(2.21)/sqrt(2) = 1.05119, 1.1, 1.1 -> Q99 = 1.1.
+  EXPECT_NEAR(s.p99_pct, 10.0, 1e-4);
+  std::vector<double> one = {1.0, 1.0, 1.0};
+  EXPECT_NEAR(SummariseStretch(one).p99_pct, 0.0, 1e-12);
+}
+
+TEST(Metrics, AVertexTwoMillimetresBehindAShirtPlaneIsOccluded) {
+  // Shirt: a 1 m square of triangles in the plane z = 0, seen from the front (+Z).
+  std::vector<glm::vec3> shirt = {{-0.5f, -0.5f, 0}, {0.5f, -0.5f, 0}, {0.5f, 0.5f, 0}, {-0.5f, 0.5f, 0}};
+  std::vector<uint32_t> idx = {0, 1, 2, 0, 2, 3};
+  OcclusionCaster caster;
+  caster.SetMesh(shirt, idx);
+  EXPECT_NEAR(caster.DepthBehind({0.1f, 0.2f, -0.002f}, {0, 0, 1}), 0.002f, 1e-6f);
+  EXPECT_LT(caster.DepthBehind({0.1f, 0.2f, 0.001f}, {0, 0, 1}), 0.0f);   // in front: visible
+  EXPECT_LT(caster.DepthBehind({0.9f, 0.2f, -0.002f}, {0, 0, 1}), 0.0f);  // beside the shirt
+  // Moving the shirt (new positions, same triangles) is picked up.
+  for (auto& p : shirt) p.z = -0.01f;
+  caster.SetMesh(shirt, idx);
+  EXPECT_LT(caster.DepthBehind({0.1f, 0.2f, -0.002f}, {0, 0, 1}), 0.0f);
+}
+
+TEST(Metrics, PenetrationSettleAndAngles) {
+  // A link through the middle of a capsule of radius 0.1 whose axis it crosses at distance 0.03.
+  EXPECT_NEAR(LinkPenetration({-1, 0.03f, 0}, {1, 0.03f, 0}, {0, 0, -1}, {0, 0, 1}, 0.1f), 0.07f, 1e-6f);
+  EXPECT_LT(LinkPenetration({-1, 0.3f, 0}, {1, 0.3f, 0}, {0, 0, -1}, {0, 0, 1}, 0.1f), 0.0f);
+  std::vector<glm::vec3> path = {{0, 0, 0}, {0.001f, 0, 0}, {0.001f, 0.003f, 0}, {0.001f, 0.003f, 0}};
+  EXPECT_NEAR(MaxStepMotion(path), 0.003, 1e-7);
+  EXPECT_NEAR(AngleDeg({1, 0, 0}, {0, 2, 0}), 90.0, 1e-4);
+  EXPECT_NEAR(AngleDeg({1, 0, 0}, {1, 1, 0}), 45.0, 1e-4);
+  EXPECT_EQ(AngleDeg({0, 0, 0}, {1, 0, 0}), 0.0);
+}
+
+TEST(Measure, HandMadeAvatarRootsFixedSettledAndFrameRateIdentical) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  // A skinned hair strip on the chain so the mesh metrics have edges.
+  Skin skin;
+  for (int n = 0; n < static_cast<int>(av.nodes.size()); ++n) {
+    skin.joints.push_back(n);
+    glm::vec3 w(0);
+    for (int p = n; p >= 0; p = av.nodes[p].parent) w += av.nodes[p].translation;
+    skin.inverse_bind.push_back(glm::translate(glm::mat4(1), -w));
+  }
+  av.skins.push_back(skin);
+  Primitive strip;
+  glm::vec3 pos = av.nodes[0].translation + av.nodes[1].translation + av.nodes[2].translation;
+  int joint = av.vrm.springs[0].joints[0].node;
+  pos += av.nodes[joint].translation;
+  for (size_t j = 0; j + 1 < av.vrm.springs[0].joints.size(); ++j) {
+    const int node = av.vrm.springs[0].joints[j].node;
+    const glm::vec3 seg = av.nodes[av.vrm.springs[0].joints[j + 1].node].translation;
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 2; ++c) {
+        strip.positions.push_back(pos + seg * (r / 4.0f) + glm::vec3(c * 0.02f - 0.01f, 0, 0));
+        strip.joints.push_back({static_cast<uint16_t>(node), 0, 0, 0});
+        strip.weights.push_back({1, 0, 0, 0});
+      }
+    pos += seg;
+  }
+  const uint32_t rows = static_cast<uint32_t>(strip.positions.size() / 2);
+  for (uint32_t r = 0; r + 1 < rows; ++r) strip.indices.insert(strip.indices.end(), {2 * r, 2 * r + 2, 2 * r + 1, 2 * r + 1, 2 * r + 2, 2 * r + 3});
+  Mesh mesh;
+  mesh.primitives.push_back(strip);
+  av.meshes.push_back(mesh);
+  Node mn;
+  mn.name = "hair mesh";
+  mn.mesh = 0;
+  mn.skin = 0;
+  av.nodes.push_back(mn);
+  av.scene_roots.push_back(static_cast<int>(av.nodes.size()) - 1);
+
+  MeasureOptions opt;
+  auto rep = Measure(av, opt);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->hair_vertices, static_cast<int>(strip.positions.size()));
+  EXPECT_TRUE(rep->fps_identical);
+  ASSERT_EQ(rep->results.size(), 9u);
+  for (const RunResult& r : rep->results) {
+    EXPECT_LE(r.root_drift_mm, 1e-3) << SolverModeName(r.solver);
+    EXPECT_LT(r.settle_mm, 0.001) << SolverModeName(r.solver);
+    EXPECT_GT(r.stretch_worst_pct, 0.0);  // rigid segments, but the strip bends at the joints
+    EXPECT_FALSE(r.occlusion_hidden.has_value());  // no shirt: null, not 0
+    EXPECT_GT(r.update_p95_ms, 0.0);
+    EXPECT_EQ(r.sample_times.size(), 361u);  // 12 s at 30 Hz, t = 0 included
+  }
+  std::string json = MeasureReportJson(rep.value(), false);
+  EXPECT_NE(json.find("\"fps_identical\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"occlusion_hidden\": null"), std::string::npos);
+  // No humanoid head: a clear error.
+  av.vrm.humanoid.erase("head");
+  EXPECT_FALSE(Measure(av, opt).ok());
+}
+
+TEST(DemoAvatar, DeterministicAndComplete) {
+  for (DemoVariant v : {DemoVariant::kPonytail, DemoVariant::kLayered}) {
+    SCOPED_TRACE(DemoVariantName(v));
+    auto a = EncodeGlb(MakeDemoAvatar(v), true);
+    auto b = EncodeGlb(MakeDemoAvatar(v), true);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a.value(), b.value());
+    auto loaded = LoadAvatarFromMemory(a->data(), a->size(), "demo.vrm", ".");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const Avatar& av = loaded->avatar;
+    EXPECT_TRUE(CheckAvatar(av).empty()) << CheckAvatar(av)[0];
+    EXPECT_EQ(av.vrm.version, VrmVersion::kV1);
+    for (const char* bone : {"hips", "spine", "chest", "neck", "head", "leftUpperArm", "rightLowerLeg"})
+      EXPECT_TRUE(av.vrm.humanoid.count(bone)) << bone;
+    std::map<std::string, size_t> verts;
+    for (const auto& m : av.meshes) verts[m.name] = m.primitives[0].positions.size();
+    EXPECT_TRUE(verts.count("Shirt"));
+    EXPECT_TRUE(verts.count("Body"));
+    EXPECT_TRUE(verts.count("Head"));
+    for (const auto& n : av.nodes)
+      if (n.mesh >= 0) EXPECT_GE(n.skin, 0) << "every demo mesh is skinned";
+    std::set<int> skinned(av.skins[0].joints.begin(), av.skins[0].joints.end());
+    if (v == DemoVariant::kPonytail) {
+      EXPECT_GE(verts["Ponytail"], 1500u);
+      ASSERT_EQ(av.vrm.springs.size(), 8u);
+      EXPECT_EQ(av.vrm.springs[0].joints.size(), 6u);
+      for (size_t s = 1; s < 8; ++s) {
+        EXPECT_EQ(av.vrm.springs[s].joints.size(), 2u);
+        EXPECT_FALSE(skinned.count(av.vrm.springs[s].joints.back().node)) << "bang end nodes are not skinned bones";
+      }
+    } else {
+      EXPECT_EQ(verts["HairLayers"], 12900u);
+      EXPECT_EQ(av.vrm.springs.size(), 12u);
+      std::set<std::string> shapes;
+      for (const auto& c : av.vrm.colliders) shapes.insert(ColliderShapeName(c.shape));
+      EXPECT_TRUE(shapes.count("sphere") && shapes.count("capsule"));
+      std::set<std::string> on;
+      for (const auto& c : av.vrm.colliders) on.insert(av.nodes[c.node].name);
+      for (const char* n : {"Head", "Neck", "Chest", "LeftShoulder", "RightShoulder", "LeftUpperArm", "RightUpperArm"})
+        EXPECT_TRUE(on.count(n)) << n;
+      // Long enough to reach the shoulders and chest: the lowest hair joint is below shoulder height.
+      auto rig = BuildRig(av);
+      float lowest = 1e9f;
+      for (int j : rig->joint_node) lowest = std::min(lowest, rig->rest_world[j][3].y);
+      EXPECT_LT(lowest, rig->rest_world[rig->node_to_rig[av.vrm.humanoid.at("leftShoulder")]][3].y - 0.1f);
+    }
+  }
+}
+
+// SPEC M7 acceptance on both demo variants: arc beats parent on p99 stretch and shape error,
+// vrm is measured beside them, arc settles, occlusion against the shirt is reported.
+TEST(DemoAvatar, ArcBeatsParentAndSettles) {
+  for (DemoVariant v : {DemoVariant::kPonytail, DemoVariant::kLayered}) {
+    SCOPED_TRACE(DemoVariantName(v));
+    Avatar av = MakeDemoAvatar(v);
+    MeasureOptions opt;
+    opt.fps = {120};
+    for (size_t m = 0; m < av.meshes.size(); ++m)
+      if (av.meshes[m].name == "Shirt") opt.shirt_mesh = static_cast<int>(m);
+    auto rep = Measure(av, opt);
+    ASSERT_TRUE(rep.ok()) << rep.status().message();
+    const RunResult& arc = rep->results[0];
+    const RunResult& parent = rep->results[1];
+    const RunResult& vrm = rep->results[2];
+    ASSERT_EQ(arc.solver, SolverMode::kArc);
+    ASSERT_EQ(parent.solver, SolverMode::kParent);
+    ASSERT_EQ(vrm.solver, SolverMode::kVrm);
+    std::printf("%s: p99 stretch arc %.2f%% parent %.2f%% vrm %.2f%%; shape arc %.2f parent %.2f vrm %.2f deg\n",
+                DemoVariantName(v), arc.stretch_p99_pct, parent.stretch_p99_pct, vrm.stretch_p99_pct,
+                arc.shape_error_deg, parent.shape_error_deg, vrm.shape_error_deg);
+    EXPECT_LT(arc.stretch_p99_pct, parent.stretch_p99_pct);
+    EXPECT_LT(arc.shape_error_deg, parent.shape_error_deg);
+    EXPECT_LT(arc.settle_mm, 0.001);
+    EXPECT_TRUE(arc.occlusion_hidden.has_value());
+    if (v == DemoVariant::kLayered) EXPECT_GT(rep->front_strand_vertices, 0);
+  }
+}
+
+}  // namespace
+}  // namespace hairswing

@@ -1,0 +1,44 @@
+// Opens a hairswing HTML report in headless Chromium (Debian's /usr/bin/chromium through
+// playwright-core; no browser is downloaded), fails on any console error or page error, checks
+// that every plot drew (canvases exist and carry plotted pixels) and saves a screenshot.
+//   node check_report.mjs REPORT.html SCREENSHOT.png [MIN_PLOTS]
+import { chromium } from 'playwright-core';
+import path from 'node:path';
+
+const [report, shot, minPlotsArg] = process.argv.slice(2);
+const minPlots = Number(minPlotsArg || 4);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync', '--disable-quic'],
+});
+const errors = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => errors.push('page error: ' + e.message));
+  page.on('requestfailed', (r) => errors.push('request failed: ' + r.url()));
+  await page.goto('file://' + path.resolve(report));
+  await page.waitForFunction(() => document.body.dataset.plotsDrawn !== undefined, null, { timeout: 20000 });
+  const info = await page.evaluate(() => {
+    const canvases = [...document.querySelectorAll('.uplot canvas')];
+    // A plot "drew" when its canvas has a good number of non-white pixels (axes, grid, lines).
+    const inked = canvases.map((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200)) n++;
+      return n;
+    });
+    return { count: canvases.length, inked, tables: document.querySelectorAll('table').length };
+  });
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log(JSON.stringify(info));
+  if (info.count < minPlots) errors.push(`only ${info.count} plots, expected at least ${minPlots}`);
+  info.inked.forEach((n, i) => { if (n < 500) errors.push(`plot ${i} looks empty (${n} inked pixels)`); });
+} finally {
+  await browser.close();
+}
+if (errors.length) {
+  console.error(errors.join('\n'));
+  process.exit(1);
+}
