@@ -150,6 +150,9 @@ class SpringWorld {
   std::vector<SegmentCoefficients> coef_;
   std::vector<float> damp_;              // e^(-c h) for the fixed step h
   std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
+  std::vector<glm::vec3> axis_unit_;     // the same, normalised
+  std::vector<float> axis_len_;          // its length (local units)
+  std::vector<uint8_t> chain_fast_;      // chain qualifies for composed frames (see arc_solver.cpp)
   std::vector<glm::vec3> arc_attach_;    // rest segment vector in the attachment's local frame
   std::vector<float> rest_length_;       // metres at rest
   std::vector<int> path_begin_, path_end_;  // nodes from joint (excl.) to the next joint (incl.)

@@ -63,6 +63,10 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   // The rotation of the previous joint's world frame, when it is this joint's parent.
   int cached_node = -1;
   glm::quat cached_rot(1, 0, 0, 0);
+  // Fast frames: when every joint's world matrix is a similarity (rotation, uniform scale,
+  // translation) and each joint is the direct parent of the next, world matrices are composed
+  // from (position, quaternion, scale) instead of multiplying 4x4 matrices.
+  const bool fast = chain_fast_[chain] && internal::IsSimilarity(root_world);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const int node = rig.joint_node[j];
@@ -79,7 +83,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     }
     const glm::vec3 rest_vec =
         arc ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
-    const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
+    const float joint_scale = glm::length(glm::vec3(joint_world[0]));
+    const float len = fast ? joint_scale * axis_len_[j] : glm::length(glm::mat3(joint_world) * axis_local_[j]);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
       rep.flags |= kStepZeroLength;
       UpdateWorldPath(j, pose);
@@ -93,16 +98,16 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const float damp = h == static_cast<float>(kStep) ? damp_[j] : std::exp(-cf.c * h);
     const glm::vec3 u = damp * (vel_[j] + h * f);
     const glm::vec3 y = x + h * u;
-    const glm::vec3 rest_dir = rest_vec / std::max(glm::length(rest_vec), 1e-12f);
+    auto rest_dir = [&] { return rest_vec / std::max(glm::length(rest_vec), 1e-12f); };
     auto project = [&](const glm::vec3& p) {
       const glm::vec3 d = p - o;
       const float l = glm::length(d);
-      return o + len * (l > 1e-9f * len ? d / l : rest_dir);
+      return o + len * (l > 1e-9f * len ? d / l : rest_dir());
     };
     glm::vec3 xh = project(y);
     glm::vec3 vs = (xh - x) / h;  // rebuilt before any push-out
 
-    const float hit = rig.joint_hit_radius[j] * glm::length(glm::vec3(joint_world[0]));
+    const float hit = rig.joint_hit_radius[j] * joint_scale;
     glm::vec3 normals[kMaxNormals];
     int n_normals = 0;
     for (int it = 0; it < kContactIterations; ++it) {
@@ -140,7 +145,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     }
     if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) && std::isfinite(vs.x) &&
           std::isfinite(vs.y) && std::isfinite(vs.z))) {
-      xh = o + rest_dir * len;  // never let a NaN out
+      xh = o + rest_dir() * len;  // never let a NaN out
       vs = glm::vec3(0.0f);
       rep.flags |= kStepRepaired;
     }
@@ -154,12 +159,20 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
                                  : parent >= 0        ? internal::RotationOf(world_[parent])
                                                       : glm::quat(1, 0, 0, 0);
     const glm::quat base = parent_rot * rig.rest_local[node].rotation;
-    const glm::vec3 axis_world = glm::normalize(base * axis_local_[j]);
-    const glm::quat q_world = internal::FromUnitVectors(axis_world, glm::normalize(xh - o)) * base;
+    const glm::vec3 axis_world = base * axis_unit_[j];
+    const glm::quat q_world = glm::normalize(internal::FromUnitVectors(axis_world, (xh - o) / len) * base);
     pose[node].rotation = glm::normalize(glm::inverse(parent_rot) * q_world);
-    UpdateWorldPath(j, pose);
+    if (fast) {
+      // world(node) = T(o) R(q_world) s; the next joint hangs off it at its pose translation.
+      world_[node] = internal::Compose(o, q_world, joint_scale);
+      const Transform& tn = pose[next];
+      world_[next] = internal::Compose(o + q_world * (joint_scale * tn.translation), q_world * tn.rotation,
+                                       joint_scale * tn.scale.x);
+    } else {
+      UpdateWorldPath(j, pose);
+    }
     cached_node = node;
-    cached_rot = glm::normalize(q_world);
+    cached_rot = q_world;
   }
 }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the solver files.
 #pragma once
 
+#include <cmath>
 #include <span>
 
 #include <glm/glm.hpp>
@@ -33,6 +34,21 @@ inline glm::quat FromUnitVectors(const glm::vec3& from, const glm::vec3& to) {
     q = glm::quat(r, c.x, c.y, c.z);
   }
   return glm::normalize(q);
+}
+
+/// True when the matrix is rotation x uniform scale (+ translation), within float tolerance.
+inline bool IsSimilarity(const glm::mat4& m) {
+  const glm::vec3 a(m[0]), b(m[1]), c(m[2]);
+  const float la = glm::dot(a, a), lb = glm::dot(b, b), lc = glm::dot(c, c);
+  const float tol = 1e-5f * la;
+  return std::fabs(la - lb) <= tol && std::fabs(la - lc) <= tol && std::fabs(glm::dot(a, b)) <= tol &&
+         std::fabs(glm::dot(a, c)) <= tol && std::fabs(glm::dot(b, c)) <= tol;
+}
+
+/// T(position) * R(rotation) * uniform scale, as a matrix.
+inline glm::mat4 Compose(const glm::vec3& position, const glm::quat& rotation, float scale) {
+  const glm::mat3 r = glm::mat3_cast(rotation) * scale;
+  return glm::mat4(glm::vec4(r[0], 0.0f), glm::vec4(r[1], 0.0f), glm::vec4(r[2], 0.0f), glm::vec4(position, 1.0f));
 }
 
 }  // namespace hairswing::internal

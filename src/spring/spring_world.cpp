@@ -99,6 +99,21 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.path_end_[j] = static_cast<int>(w.path_nodes_.size());
     }
   }
+  w.axis_unit_.assign(nj, glm::vec3(0, 1, 0));
+  w.axis_len_.assign(nj, 0.0f);
+  for (size_t j = 0; j < nj; ++j) {
+    w.axis_len_[j] = glm::length(w.axis_local_[j]);
+    if (w.axis_len_[j] > 0) w.axis_unit_[j] = w.axis_local_[j] / w.axis_len_[j];
+  }
+  // Composed frames need direct parent-child joints with uniform scales in the rest pose (the
+  // step also checks the current root matrix).
+  w.chain_fast_.assign(rig.chains.size(), 1);
+  for (size_t c = 0; c < rig.chains.size(); ++c)
+    for (int j = rig.chains[c].joint_begin; j < rig.chains[c].joint_end; ++j) {
+      const glm::vec3 sc = rig.rest_local[rig.joint_node[j]].scale;
+      if (sc.x != sc.y || sc.x != sc.z) w.chain_fast_[c] = 0;
+      if (j + 1 < rig.chains[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1) w.chain_fast_[c] = 0;
+    }
   w.chain_reach_.assign(rig.chains.size(), 0.0f);
   for (size_t c = 0; c < rig.chains.size(); ++c)
     for (int j = rig.chains[c].joint_begin; j + 1 < rig.chains[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
