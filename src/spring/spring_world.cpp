@@ -258,17 +258,22 @@ void SpringWorld::Reset(std::span<const Transform> pose) {
 
 bool SpringWorld::CheckTeleport(int chain) {
   const RigChain& ch = rig_->chains[chain];
-  const glm::mat4 a = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   if (!has_prev_attach_[chain]) return false;
+  const glm::mat4 a = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   const glm::mat4& b = prev_attach_[chain];
-  const float moved = glm::length(glm::vec3(a[3]) - glm::vec3(b[3]));
-  // Angle between the two orientations: compare each rotated unit axis.
-  float turned = 0.0f;
+  const glm::vec3 d = glm::vec3(a[3]) - glm::vec3(b[3]);
+  if (glm::dot(d, d) > config_.teleport_distance * config_.teleport_distance) return true;
+  // Turned more than teleport_angle: some rotated axis moved by more than the angle, i.e.
+  // cos(axis_now, axis_before) < cos(angle). Compared without square roots or acos.
+  const float c = std::cos(std::min(config_.teleport_angle, 3.14159265f));
   for (int i = 0; i < 3; ++i) {
-    const glm::vec3 x = glm::normalize(glm::vec3(a[i])), y = glm::normalize(glm::vec3(b[i]));
-    turned = std::max(turned, std::acos(std::clamp(glm::dot(x, y), -1.0f, 1.0f)));
+    const glm::vec3 x(a[i]), y(b[i]);
+    const float dot = glm::dot(x, y), xx = glm::dot(x, x), yy = glm::dot(y, y);
+    // dot / sqrt(xx yy) < c, written without the square root (mind the signs).
+    if (c >= 0.0f ? (dot < 0.0f || dot * dot < c * c * xx * yy) : (dot < 0.0f && dot * dot > c * c * xx * yy))
+      return true;
   }
-  return moved > config_.teleport_distance || turned > config_.teleport_angle;
+  return false;
 }
 
 StepReport SpringWorld::Run(std::span<Transform> pose, float h) {

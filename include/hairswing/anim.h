@@ -1,0 +1,85 @@
+// Animation clips on a Rig and VRMC_node_constraint evaluation (SPEC M6).
+//
+// A Clip holds per-node translation/rotation/scale tracks with step, linear or cubic-spline
+// keys. ClipSampler turns a clip into a PoseSampler for the solver drivers: rest pose, then the
+// clip, then node constraints, all at the same instant (body animation -> constraints -> hair).
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hairswing/avatar.h"
+#include "hairswing/motion.h"
+#include "hairswing/rig.h"
+#include "hairswing/status.h"
+
+namespace hairswing {
+
+struct Track {
+  int node = -1;  ///< rig node
+  AnimationChannel::Path path = AnimationChannel::Path::kRotation;
+  AnimationChannel::Interp interpolation = AnimationChannel::Interp::kLinear;
+  std::vector<float> times;   ///< seconds, non-decreasing
+  std::vector<float> values;  ///< x,y,z (T/S) or x,y,z,w (R); cubic: in-tangent, value, out-tangent per key
+};
+
+class Clip {
+ public:
+  /// Converts Avatar::animations[index] (node targets mapped to rig nodes; morph weights dropped).
+  static Result<Clip> FromAvatar(const Avatar& avatar, const Rig& rig, int index);
+
+  std::string name;
+  double duration = 0.0;  ///< seconds (the last key time)
+  std::vector<Track> tracks;
+
+  /// Overwrites the animated channels of `pose` with the clip's values at time t (clamped to
+  /// [0, duration]). Other channels are left as they are.
+  void Apply(double t, std::span<Transform> pose) const;
+  /// Per rig node: 1 when some track animates it (for the solver's animation ownership).
+  std::vector<uint8_t> AnimatedNodes(size_t node_count) const;
+};
+
+/// Samples one track at time t into `out` (3 or 4 floats). Linear rotations use shortest-path
+/// slerp; cubic splines use glTF's Hermite form and are normalised for rotations.
+void SampleTrack(const Track& track, double t, float* out);
+
+/// A VRMC_node_constraint on rig nodes, with its rest rotations captured at build time.
+struct RigConstraint {
+  NodeConstraint::Kind kind = NodeConstraint::Kind::kRotation;
+  int node = -1;             ///< destination rig node
+  int source = -1;           ///< source rig node
+  float weight = 1.0f;
+  glm::vec3 axis{1, 0, 0};   ///< aim axis or roll axis, in the destination's local frame
+  glm::quat dst_rest{1, 0, 0, 0};
+  glm::quat src_rest{1, 0, 0, 0};
+};
+
+/// Constraints in evaluation order (every source before the destinations that read it). Fails
+/// on a dependency cycle, naming a node on it.
+Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& avatar, const Rig& rig);
+
+/// Applies the constraints to `pose` (local transforms), in order; `world` is scratch of
+/// rig.node_count() matrices (aim constraints need world positions). Allocation-free.
+void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> constraints, std::span<Transform> pose,
+                      std::span<glm::mat4> world);
+
+/// Rest pose -> clip at time t (looping or clamped) -> node constraints.
+class ClipSampler : public PoseSampler {
+ public:
+  enum class Playback { kLoop, kOnce };
+  ClipSampler(const Rig& rig, const Clip& clip, std::vector<RigConstraint> constraints, Playback playback);
+  void Sample(double t, std::span<Transform> pose) override;
+  /// Restart the action: time `t` of the caller's clock becomes the clip's time 0.
+  void Restart(double t) { start_ = t; }
+
+ private:
+  const Rig* rig_;
+  const Clip* clip_;
+  std::vector<RigConstraint> constraints_;
+  Playback playback_;
+  double start_ = 0.0;
+  std::vector<glm::mat4> world_;
+};
+
+}  // namespace hairswing
