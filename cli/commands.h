@@ -16,5 +16,7 @@ void AddMakeDemoAvatar(CLI::App& app, int& exit_code);
 void AddRender(CLI::App& app, int& exit_code);
 void AddMeasure(CLI::App& app, int& exit_code);
 void AddDemo(CLI::App& app, int& exit_code);
+void AddValidateClips(CLI::App& app, int& exit_code);
+void AddRetarget(CLI::App& app, int& exit_code);
 
 }  // namespace hairswing::cli

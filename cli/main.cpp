@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   hairswing::cli::AddRender(app, exit_code);
   hairswing::cli::AddMeasure(app, exit_code);
   hairswing::cli::AddDemo(app, exit_code);
+  hairswing::cli::AddRetarget(app, exit_code);
+  hairswing::cli::AddValidateClips(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,282 @@
+// hairswing retarget / validate-clips: world-space retargeting of clip files onto avatars, and a
+// batch check of every clip x avatar (missing joints, invalid numbers, tracks on hair joints,
+// foot height range), in parallel, with optional pose snapshots (PNG).
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+#include <tbb/parallel_for.h>
+
+#include "commands.h"
+#include "hairswing/anim.h"
+#include "hairswing/io.h"
+#include "hairswing/render.h"
+#include "hairswing/retarget.h"
+
+namespace hairswing::cli {
+namespace {
+
+struct ClipFile {
+  std::string path;
+  Avatar avatar;
+  HumanoidMap map;
+  Rig rig;
+  std::vector<Clip> clips;
+};
+
+struct Target {
+  std::string path;
+  Avatar avatar;
+  HumanoidMap map;
+};
+
+bool LoadClipFile(const std::string& path, ClipFile* out) {
+  auto loaded = LoadAvatar(path);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
+    return false;
+  }
+  out->path = path;
+  out->avatar = std::move(loaded->avatar);
+  out->map = MatchHumanoid(out->avatar);
+  auto rig = BuildRig(out->avatar);
+  if (!rig.ok()) {
+    std::fprintf(stderr, "error: %s: %s\n", path.c_str(), rig.status().message().c_str());
+    return false;
+  }
+  out->rig = std::move(rig).value();
+  for (size_t a = 0; a < out->avatar.animations.size(); ++a) {
+    auto c = Clip::FromAvatar(out->avatar, out->rig, static_cast<int>(a));
+    if (c.ok()) out->clips.push_back(std::move(c).value());
+  }
+  if (out->clips.empty()) {
+    std::fprintf(stderr, "error: %s: no animations\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+struct RunResult {
+  std::string avatar, clip;
+  std::vector<std::string> missing;
+  int invalid = 0;
+  int hair_tracks = 0;
+  float foot_min = 0, foot_max = 0;
+  bool ok = false;
+  std::string error;
+};
+
+// Retargets one clip onto one avatar (or, when the clip's tracks already name the avatar's own
+// nodes, uses it as is) and checks it.
+RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const Clip& clip, const Retargeter* rt,
+                   const std::string& snapshot_dir) {
+  RunResult r;
+  r.avatar = std::filesystem::path(t.path).filename().string();
+  r.clip = clip.name;
+  for (const auto& b : t.map.missing_required) r.missing.push_back(b);
+  for (const auto& b : cf.map.missing_required) r.missing.push_back("source:" + b);
+  if (!rt || !r.missing.empty()) {
+    r.ok = false;
+    if (!rt && r.missing.empty()) r.error = "no retargeter";
+    return r;
+  }
+  const Clip out = rt->Retarget(clip);
+  std::vector<uint8_t> spring(trig.node_count(), 0);
+  for (int n : trig.joint_node) spring[n] = 1;
+  for (const Track& tr : out.tracks) {
+    if (spring[tr.node]) ++r.hair_tracks;
+    for (float v : tr.values)
+      if (!std::isfinite(v)) ++r.invalid;
+  }
+  // Foot height range over the clip (world y of both feet), sampled at 30 Hz.
+  const int lf = t.map.bones.count("leftFoot") ? trig.node_to_rig[t.map.bones.at("leftFoot")] : -1;
+  const int rf = t.map.bones.count("rightFoot") ? trig.node_to_rig[t.map.bones.at("rightFoot")] : -1;
+  std::vector<Transform> pose(trig.node_count());
+  std::vector<glm::mat4> world(trig.node_count());
+  r.foot_min = 1e9f;
+  r.foot_max = -1e9f;
+  const int n = std::max(1, static_cast<int>(out.duration * 30));
+  for (int k = 0; k <= n; ++k) {
+    std::copy(trig.rest_local.begin(), trig.rest_local.end(), pose.begin());
+    out.Apply(out.duration * k / n, pose);
+    ComputeWorld(trig, pose, world);
+    for (int f : {lf, rf})
+      if (f >= 0) {
+        const float y = world[f][3].y;
+        if (!std::isfinite(y)) ++r.invalid;
+        r.foot_min = std::min(r.foot_min, y);
+        r.foot_max = std::max(r.foot_max, y);
+      }
+  }
+  static const std::vector<std::string> kSnapshots = {"Idle_Loop", "Walk_Loop", "Jump_Loop", "Roll", "Dance_Loop",
+                                                      "Crouch_Fwd_Loop", "Sitting_Idle_Loop"};
+  if (!snapshot_dir.empty() && std::find(kSnapshots.begin(), kSnapshots.end(), clip.name) != kSnapshots.end()) {
+    std::copy(trig.rest_local.begin(), trig.rest_local.end(), pose.begin());
+    out.Apply(out.duration * 0.4, pose);
+    ComputeWorld(trig, pose, world);
+    glm::vec3 lo(1e9f), hi(-1e9f);
+    for (size_t i = 0; i < trig.node_count(); ++i) {
+      lo = glm::min(lo, glm::vec3(trig.rest_world[i][3]));
+      hi = glm::max(hi, glm::vec3(trig.rest_world[i][3]));
+    }
+    const std::string stem = std::filesystem::path(t.path).stem().string();
+    for (auto view : {RenderOptions::View::kFront, RenderOptions::View::kSide}) {
+      RenderOptions ro;
+      ro.width = 320;
+      ro.height = 480;
+      ro.view = view;
+      ro.centre = 0.5f * (lo + hi);
+      ro.metres_per_pixel = std::max(hi.y - lo.y, 0.1f) * 1.4f / ro.height;
+      const auto rgb = RenderAvatar(t.avatar, trig, world, ro);
+      WritePng(snapshot_dir + "/" + stem + "-" + clip.name + (view == RenderOptions::View::kFront ? "-front" : "-side") + ".png",
+               ro.width, ro.height, rgb);
+    }
+  }
+  r.ok = r.missing.empty() && r.invalid == 0 && r.hair_tracks == 0;
+  return r;
+}
+
+}  // namespace
+
+void AddValidateClips(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "validate-clips",
+      "Retarget every clip of the clip files onto every avatar (world space, humanoid body joints "
+      "only) and check each result: required joints present on both skeletons, no NaN/inf in any "
+      "sampled value, no track on a hair/spring joint; reports the foot height range per clip. "
+      "Runs in parallel. Exit code 1 when any check fails.");
+  struct Opts { std::vector<std::string> avatars, clips; std::string json, snapshots; };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("AVATAR", o->avatars, "avatars (.vrm/.glb/.gltf)")->required();
+  cmd->add_option("--clips", o->clips, "clip files (glTF/GLB with animations, e.g. the UAL library)")->required();
+  cmd->add_option("--json", o->json, "write {\"runs\": [...]} as JSON");
+  cmd->add_option("--snapshots", o->snapshots, "write PNG pose snapshots (Idle, Walk, Jump, Roll, Dance, Crouch, Sitting) here");
+  cmd->callback([o, &exit_code] {
+    std::vector<ClipFile> files(o->clips.size());
+    for (size_t i = 0; i < o->clips.size(); ++i)
+      if (!LoadClipFile(o->clips[i], &files[i])) { exit_code = kExitBadInput; return; }
+    std::vector<Target> targets;
+    for (const auto& a : o->avatars) {
+      auto loaded = LoadAvatar(a);
+      if (!loaded.ok()) {
+        std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
+      targets.push_back({a, std::move(loaded->avatar), {}});
+      targets.back().map = MatchHumanoid(targets.back().avatar);
+    }
+    if (!o->snapshots.empty()) std::filesystem::create_directories(o->snapshots);
+    // One retargeter per (avatar, clip file); the jobs are (avatar, file, clip).
+    struct Job { size_t target, file, clip; };
+    std::vector<Job> jobs;
+    std::vector<std::vector<std::unique_ptr<Retargeter>>> rts(targets.size());
+    std::vector<Rig> target_rigs;
+    for (size_t t = 0; t < targets.size(); ++t) {
+      target_rigs.push_back(std::move(BuildRig(targets[t].avatar)).value());
+      for (size_t f = 0; f < files.size(); ++f) {
+        auto r = Retargeter::Create(files[f].avatar, files[f].map, targets[t].avatar, targets[t].map);
+        rts[t].push_back(r.ok() ? std::make_unique<Retargeter>(std::move(r).value()) : nullptr);
+        for (size_t c = 0; c < files[f].clips.size(); ++c) jobs.push_back({t, f, c});
+      }
+    }
+    std::vector<RunResult> results(jobs.size());
+    std::atomic<size_t> done{0};
+    std::mutex mu;
+    const bool tty = isatty(STDERR_FILENO);
+    tbb::parallel_for(size_t(0), jobs.size(), [&](size_t i) {
+      const Job& j = jobs[i];
+      results[i] = CheckOne(targets[j.target], target_rigs[j.target], files[j.file], files[j.file].clips[j.clip],
+                            rts[j.target][j.file].get(), o->snapshots);
+      const size_t d = ++done;
+      if (tty) {
+        std::lock_guard<std::mutex> lock(mu);
+        std::fprintf(stderr, "\r  validating %zu/%zu", d, jobs.size());
+      }
+    });
+    if (tty) std::fprintf(stderr, "\n");
+    int failed = 0;
+    std::printf("%-36s %-24s %8s %8s %6s %16s %s\n", "avatar", "clip", "missing", "invalid", "hair", "foot y (m)", "ok");
+    for (const auto& r : results) {
+      if (!r.ok) ++failed;
+      std::printf("%-36s %-24s %8zu %8d %6d %7.3f..%-7.3f %s\n", r.avatar.c_str(), r.clip.c_str(), r.missing.size(), r.invalid,
+                  r.hair_tracks, r.foot_min, r.foot_max, r.ok ? "ok" : "FAIL");
+    }
+    std::printf("%zu runs, %d failed\n", results.size(), failed);
+    for (size_t t = 0; t < targets.size(); ++t)
+      std::printf("  %s: humanoid map %s (confidence %.2f)%s\n", targets[t].path.c_str(), targets[t].map.family.c_str(),
+                  targets[t].map.confidence, targets[t].map.missing_required.empty() ? "" : ", missing required bones");
+    if (!o->json.empty()) {
+      nlohmann::ordered_json j;
+      j["runs"] = nlohmann::ordered_json::array();
+      for (const auto& r : results)
+        j["runs"].push_back({{"avatar", r.avatar}, {"clip", r.clip}, {"missing_joints", r.missing},
+                             {"invalid_values", r.invalid}, {"hair_tracks", r.hair_tracks},
+                             {"foot_height_min_m", r.foot_min}, {"foot_height_max_m", r.foot_max}, {"ok", r.ok}});
+      std::ofstream(o->json) << j.dump(2) << "\n";
+    }
+    exit_code = failed ? kExitFailure : kExitOk;
+  });
+}
+
+void AddRetarget(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "retarget",
+      "Retarget a clip from a clip file onto an avatar (world space; hips height scaled by leg "
+      "length; horizontal root motion removed unless --keep-root-motion) and write the avatar "
+      "with the retargeted animation as .glb/.vrm.");
+  struct Opts { std::string avatar, clips, clip, out; bool keep_root = false, force = false; };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("AVATAR", o->avatar, "target avatar")->required();
+  cmd->add_option("CLIP-FILE", o->clips, "glTF/GLB holding the clip(s)")->required();
+  cmd->add_option("--clip", o->clip, "clip name (default: every clip in the file)");
+  cmd->add_option("-o,--output", o->out, "output .glb or .vrm")->required();
+  cmd->add_flag("--keep-root-motion", o->keep_root, "keep the hips' horizontal travel");
+  cmd->add_flag("--force", o->force, "overwrite an existing output");
+  cmd->callback([o, &exit_code] {
+    ClipFile cf;
+    if (!LoadClipFile(o->clips, &cf)) { exit_code = kExitBadInput; return; }
+    auto loaded = LoadAvatar(o->avatar);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    Avatar av = std::move(loaded->avatar);
+    RetargetOptions ro;
+    ro.remove_horizontal_root_motion = !o->keep_root;
+    auto rt = Retargeter::Create(cf.avatar, cf.map, av, MatchHumanoid(av), ro);
+    if (!rt.ok()) {
+      std::fprintf(stderr, "error: %s\n", rt.status().message().c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    int written = 0;
+    for (const Clip& c : cf.clips) {
+      if (!o->clip.empty() && c.name != o->clip) continue;
+      av.animations.push_back(ClipToAnimation(rt->Retarget(c), rt->target_rig()));
+      ++written;
+    }
+    if (!written) {
+      std::fprintf(stderr, "error: %s: no clip named \"%s\"\n", o->clips.c_str(), o->clip.c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    Status st = SaveAvatar(av, o->out, {o->force});
+    if (!st.ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    std::printf("wrote %s with %d retargeted clip(s)\n", o->out.c_str(), written);
+  });
+}
+
+}  // namespace hairswing::cli

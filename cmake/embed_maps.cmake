@@ -1,0 +1,11 @@
+# Generates humanoid_maps_data.h: every data/humanoid_maps/*.json as a C++ raw string.
+file(GLOB files ${DIR}/*.json)
+list(SORT files)
+file(WRITE ${OUT} "// Generated from data/humanoid_maps by cmake/embed_maps.cmake. Do not edit.\n#pragma once\n")
+file(APPEND ${OUT} "struct EmbeddedMap { const char* name; const char* json; };\nstatic const EmbeddedMap kHumanoidMaps[] = {\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} text)
+  file(APPEND ${OUT} "  {\"${name}\", R\"HSMAP(${text})HSMAP\"},\n")
+endforeach()
+file(APPEND ${OUT} "};\n")
