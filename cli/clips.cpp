@@ -82,12 +82,14 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
   r.clip = clip.name;
   for (const auto& b : t.map.missing_required) r.missing.push_back(b);
   for (const auto& b : cf.map.missing_required) r.missing.push_back("source:" + b);
-  if (!rt || !r.missing.empty()) {
+  // The avatar's own clips (same file) play as they are; anything else is retargeted.
+  const bool own = std::filesystem::equivalent(t.path, cf.path);
+  if (own) r.missing.clear();
+  if (!own && (!rt || !r.missing.empty())) {
     r.ok = false;
-    if (!rt && r.missing.empty()) r.error = "no retargeter";
     return r;
   }
-  const Clip out = rt->Retarget(clip);
+  const Clip& out = own ? clip : rt->Cached(clip);
   std::vector<uint8_t> spring(trig.node_count(), 0);
   for (int n : trig.joint_node) spring[n] = 1;
   for (const Track& tr : out.tracks) {

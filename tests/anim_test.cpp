@@ -33,6 +33,11 @@ TEST(ClipSampling, LinearStepAndCubicKeys) {
   EXPECT_FLOAT_EQ(v[0], 0.0f);
   SampleTrack(lin, 9.0, v);   // after the last key: the last value
   EXPECT_FLOAT_EQ(v[0], 2.0f);
+  // A time just below the last key in double precision that rounds up to it in float (this once
+  // read past the end of the keys).
+  Track f3 = MakeTrack(P::kTranslation, I::kLinear, {0, 0.6666667f}, {0, 0, 0, 3, 0, 0});
+  SampleTrack(f3, 20.0 / 30.0, v);
+  EXPECT_NEAR(v[0], 3.0f, 1e-5f);
   Track step = MakeTrack(P::kTranslation, I::kStep, {0, 1}, {5, 0, 0, 7, 0, 0});
   SampleTrack(step, 0.99, v);
   EXPECT_FLOAT_EQ(v[0], 5.0f);

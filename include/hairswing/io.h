@@ -33,6 +33,10 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size,
                                           const std::string& name, const std::string& base_dir,
                                           const LoadOptions& options = {});
 
+/// Reads BVH text (LoadAvatar does this for files ending in .bvh): nodes from the hierarchy, one
+/// animation "bvh" from the motion (docs/conventions.md, "BVH"). `name` is used in messages.
+Result<LoadedAvatar> LoadBvhFromText(const std::string& text, const std::string& name);
+
 struct SaveOptions {
   bool force = false;  ///< allow overwriting an existing file (never the source without it)
 };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ class Retargeter {
                                    const HumanoidMap& target_map, RetargetOptions options = {});
   /// `clip` must be on the source rig (Clip::FromAvatar(source, source_rig(), i)).
   Clip Retarget(const Clip& clip) const;
+  /// The same, retargeted once per clip name and kept (thread-safe): replaying or switching
+  /// between clips does not redo the work.
+  const Clip& Cached(const Clip& clip) const;
   const Rig& source_rig() const { return source_rig_; }
   const Rig& target_rig() const { return target_rig_; }
   /// Rig nodes of the target that the retargeted clips write.
@@ -64,6 +68,8 @@ class Retargeter {
   int source_hips_ = -1, target_hips_ = -1;
   float hips_scale_ = 1.0f;
   std::vector<uint8_t> target_spring_;
+  struct Cache;
+  std::shared_ptr<Cache> cache_;
 };
 
 /// Converts a clip on a rig back into an Avatar animation (linear keys), for writing files.

@@ -35,15 +35,17 @@ void SampleTrack(const Track& tr, double t, float* out) {
   const int value_offset = cubic ? comps : 0;  // cubic keys: in-tangent, value, out-tangent
   const size_t n = tr.times.size();
   auto value = [&](size_t k, int c) { return tr.values[k * stride + value_offset + c]; };
-  if (t <= tr.times.front() || n == 1) {
+  // Compare in the keys' own precision: a double just below the last key can round up to it.
+  const float tf = static_cast<float>(t);
+  if (tf <= tr.times.front() || n == 1) {
     for (int c = 0; c < comps; ++c) out[c] = value(0, c);
     return;
   }
-  if (t >= tr.times.back()) {
+  if (tf >= tr.times.back()) {
     for (int c = 0; c < comps; ++c) out[c] = value(n - 1, c);
     return;
   }
-  const size_t k1 = static_cast<size_t>(std::upper_bound(tr.times.begin(), tr.times.end(), static_cast<float>(t)) - tr.times.begin());
+  const size_t k1 = std::min(n - 1, static_cast<size_t>(std::upper_bound(tr.times.begin(), tr.times.end(), tf) - tr.times.begin()));
   const size_t k0 = k1 - 1;
   const double t0 = tr.times[k0], t1 = tr.times[k1];
   const double dt = t1 - t0;

@@ -753,6 +753,10 @@ Result<LoadedAvatar> LoadAvatar(const std::string& path, const LoadOptions& opti
   f.seekg(0);
   if (size > 0 && !f.read(reinterpret_cast<char*>(bytes.data()), size))
     return Status(StatusCode::kIoError, path + ": read failed");
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  if (ext == ".bvh")
+    return LoadBvhFromText(std::string(bytes.begin(), bytes.end()), BaseName(path));
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
   return LoadAvatarFromMemory(bytes.data(), bytes.size(), path, dir, options);

@@ -58,6 +58,22 @@ std::vector<std::pair<std::string, std::string>> BuiltinHumanoidMaps() {
 }
 
 HumanoidMap MatchHumanoid(const Avatar& av) {
+  // A VRM Animation (.vrma) names its humanoid bones in VRMC_vrm_animation.
+  if (auto it = av.unknown_extensions.find("VRMC_vrm_animation"); it != av.unknown_extensions.end()) {
+    const auto j = nlohmann::json::parse(it->second, nullptr, false);
+    if (j.is_object() && j.contains("humanoid") && j["humanoid"].contains("humanBones") && j["humanoid"]["humanBones"].is_object()) {
+      HumanoidMap m;
+      m.family = "vrma";
+      for (auto b = j["humanoid"]["humanBones"].begin(); b != j["humanoid"]["humanBones"].end(); ++b)
+        if (b.value().contains("node") && b.value()["node"].is_number_integer()) {
+          const int node = b.value()["node"].get<int>();
+          if (node >= 0 && node < static_cast<int>(av.nodes.size())) m.bones[b.key()] = node;
+        }
+      m.confidence = 1.0;
+      FillMissing(m);
+      return m;
+    }
+  }
   if (!av.vrm.humanoid.empty()) {
     HumanoidMap m;
     m.family = "vrm";

@@ -7,11 +7,25 @@
 // parents first. The hips move by the source hips' displacement times the leg length ratio.
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "hairswing/retarget.h"
 #include "spring/spring_internal.h"
 
 namespace hairswing {
+
+struct Retargeter::Cache {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<Clip>> clips;
+};
+
+const Clip& Retargeter::Cached(const Clip& clip) const {
+  std::lock_guard<std::mutex> lock(cache_->mu);
+  auto& slot = cache_->clips[clip.name];
+  if (!slot) slot = std::make_unique<Clip>(Retarget(clip));
+  return *slot;
+}
+
 namespace {
 
 glm::vec3 Pos(const Rig& rig, const HumanoidMap& m, const char* bone) {
@@ -54,6 +68,7 @@ Result<Retargeter> Retargeter::Create(const Avatar& source, const HumanoidMap& s
   auto tr = BuildRig(target);
   if (!tr.ok()) return tr.status();
   Retargeter r;
+  r.cache_ = std::make_shared<Cache>();
   r.source_rig_ = std::move(sr).value();
   r.target_rig_ = std::move(tr).value();
   r.options_ = options;
