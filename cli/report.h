@@ -13,6 +13,7 @@ Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::str
 
 void PrintMeasureTable(const MeasureReport& rep);
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
-               const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out);
+               const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,
+               const std::string& motion = "head-turn", const std::string& clip_name = "", double seconds = 12.0);
 
 }  // namespace hairswing::cli

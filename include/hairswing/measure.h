@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hairswing/avatar.h"
+#include "hairswing/motion.h"
 #include "hairswing/rig.h"
 #include "hairswing/spring.h"
 #include "hairswing/status.h"
@@ -74,6 +75,10 @@ struct MeasureOptions {
   int shirt_mesh = -1;                 ///< Avatar mesh index of the clothing layer, -1 = none
   bool tuned = true;                   ///< SpringConfig::tuned for arc/parent
   std::vector<uint8_t> segment_checks; ///< per rig chain, empty = none
+  /// The body motion. Empty = the standard head-turn. Called once per run (and once more for the
+  /// independent root check), so samplers may keep state.
+  std::function<std::unique_ptr<PoseSampler>(const Rig&)> motion;
+  std::string motion_name = "head-turn";
   /// Called with the fraction done (0..1) now and then.
   std::function<void(double)> progress;
 };
@@ -103,6 +108,7 @@ struct RunResult {
 
 struct MeasureReport {
   std::string avatar;
+  std::string motion;
   int chains = 0;
   int hair_vertices = 0;
   int hair_edges = 0;

@@ -58,6 +58,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   for (int n : rig.joint_node) spring_node[n] = 1;
   MeasureReport report;
   report.avatar = av.source_path;
+  report.motion = opt.motion_name;
   report.chains = static_cast<int>(rig.chains.size());
   for (const RigChain& ch : rig.chains) report.chain_names.push_back(av.vrm.springs[ch.source_spring].name);
   std::vector<HairPrim> hair;
@@ -142,9 +143,15 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
       auto w = SpringWorld::Create(rig, cfg);
       if (!w.ok()) return w.status();
       SpringWorld& sw = w.value();
-      HeadTurnMotion motion(rig, head, hips);
-      HeadTurnMotion body_motion(rig, head, hips);
-      ClipDriver driver(sw, motion);
+      std::unique_ptr<PoseSampler> motion, body_motion;
+      if (opt.motion) {
+        motion = opt.motion(rig);
+        body_motion = opt.motion(rig);
+      } else {
+        motion = std::make_unique<HeadTurnMotion>(rig, head, hips);
+        body_motion = std::make_unique<HeadTurnMotion>(rig, head, hips);
+      }
+      ClipDriver driver(sw, *motion);
       driver.Reset();
       std::fill(max_ratio.begin(), max_ratio.end(), 1.0);
       r.tip_paths.assign(rig.chains.size(), {});
@@ -178,7 +185,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
         r.sample_times.push_back(t);
         r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios, 0.99) - 1.0));
         // Roots against the body pose computed independently of the solver.
-        body_motion.Sample(t, body_pose);
+        body_motion->Sample(t, body_pose);
         ComputeWorld(rig, body_pose, body_world);
         for (size_t c = 0; c < rig.chains.size(); ++c) {
           const RigChain& ch = rig.chains[c];
@@ -257,7 +264,7 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   using Json = nlohmann::ordered_json;
   Json j;
   j["avatar"] = rep.avatar;
-  j["motion"] = "head-turn";
+  j["motion"] = rep.motion;
   j["chains"] = rep.chains;
   j["chain_names"] = rep.chain_names;
   j["hair_vertices"] = rep.hair_vertices;
