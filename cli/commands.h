@@ -18,5 +18,6 @@ void AddMeasure(CLI::App& app, int& exit_code);
 void AddDemo(CLI::App& app, int& exit_code);
 void AddValidateClips(CLI::App& app, int& exit_code);
 void AddRetarget(CLI::App& app, int& exit_code);
+void AddFit(CLI::App& app, int& exit_code);
 
 }  // namespace hairswing::cli

@@ -3,6 +3,8 @@
 // weights, then the VRM humanoid, springs and colliders.
 #include "hairswing/demo.h"
 
+#include "core/chain_weights.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -146,42 +148,6 @@ float Length(const std::vector<glm::vec3>& pts) {
   return l;
 }
 
-// Skin weights along a chain at arc length s. Influences are hat functions: joint j peaks at the
-// middle of its own segment and blends linearly into its neighbours' peaks, so weights are
-// continuous everywhere (a jump in weight across a row tears the mesh when a joint bends). Below
-// `pin` metres the hair stays on the attachment (weight 1), then blends into the first joint.
-void ChainWeights(const std::vector<int>& joints, const std::vector<glm::vec3>& pts, int attach, float s,
-                  float pin, int* j0, float* w0, int* j1, float* w1) {
-  *j1 = -1;
-  *w1 = 0;
-  if (s <= pin) {
-    *j0 = attach;
-    *w0 = 1;
-    return;
-  }
-  float prev_peak = pin, acc = 0;
-  int prev = attach;
-  const int swinging = static_cast<int>(pts.size()) - 1;  // the last joint is only a tail
-  for (int j = 0; j < swinging; ++j) {
-    const float len = glm::length(pts[j + 1] - pts[j]);
-    const float peak = acc + 0.5f * len;
-    if (s <= peak) {
-      const float t = std::clamp((s - prev_peak) / std::max(peak - prev_peak, 1e-6f), 0.0f, 1.0f);
-      *j0 = joints[j];
-      *w0 = t;
-      *j1 = prev;
-      *w1 = 1 - t;
-      if (*w0 <= 0) { *j0 = prev; *w0 = 1; *j1 = -1; *w1 = 0; }
-      return;
-    }
-    prev_peak = peak;
-    prev = joints[j];
-    acc += len;
-  }
-  *j0 = joints[swinging - 1];
-  *w0 = 1;
-}
-
 // A tapered tube around a chain: `rings` x `sides` vertices.
 void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int attach, float r0, float r1,
                int rings, int sides) {
@@ -202,7 +168,7 @@ void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int at
     const float rad = (0.5f + 0.5f * grow * grow * (3 - 2 * grow)) * (r0 + (r1 - r0) * s / total);
     int j0, j1;
     float w0, w1;
-    ChainWeights(joints, pts, attach, s, 0.01f, &j0, &w0, &j1, &w1);
+    internal::ChainWeights(joints, pts, attach, s, 0.01f, &j0, &w0, &j1, &w1);
     for (int k = 0; k < sides; ++k) {
       const float a = 2 * kPi * k / sides;
       const glm::vec3 n = std::cos(a) * u + std::sin(a) * v;
@@ -235,7 +201,7 @@ void ChainSheet(const Builder& b, Prim& m, const std::vector<int>& joints, int a
     const float w = width * (1.0f - 0.5f * s / total);  // tapers towards the tip
     int j0, j1;
     float w0, w1;
-    ChainWeights(joints, pts, attach, s, 0.015f, &j0, &w0, &j1, &w1);
+    internal::ChainWeights(joints, pts, attach, s, 0.015f, &j0, &w0, &j1, &w1);
     for (int c = 0; c < cols; ++c) {
       const float x = (static_cast<float>(c) / (cols - 1) - 0.5f) * w;
       // A slight curl across the sheet so layers read as volume.

@@ -1,0 +1,55 @@
+// The hair-chain fitter (SPEC M4, the "selected clump" workflow): the user names which mesh or
+// primitive is hair; the fitter erases its skin weights, finds where it meets the head, walks the
+// connected hair surface outward, places N joints along its centre line, skins it with smooth
+// weights between neighbouring joints, pins a narrow band at the root to the head and adds a
+// VRM 1.0 spring per clump. Everything it changes can be undone exactly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hairswing/avatar.h"
+#include "hairswing/status.h"
+
+namespace hairswing {
+
+/// Which primitives are hair: "MESH" (every primitive of the mesh named MESH), "MESH/INDEX" (one
+/// primitive) or "material:NAME" (every primitive using material NAME).
+struct HairSelection {
+  std::vector<std::pair<int, int>> primitives;  ///< (mesh, primitive)
+};
+Result<HairSelection> SelectHair(const Avatar& avatar, const std::string& selector);
+
+struct FitOptions {
+  int joints = 6;                 ///< joints per chain, tip included
+  std::string attach = "head";    ///< VRM humanoid bone the hair hangs from
+  float root_tolerance = 0.015f;  ///< metres: hair this close to the attachment's surface is root
+  float pin_fraction = 0.06f;     ///< share of the hair length from the root pinned to the head
+  int min_triangles = 8;          ///< smaller connected pieces are not hair clumps
+};
+
+struct FitResult {
+  int chains = 0;
+  std::vector<std::string> changes;   ///< one line per change, for the report
+  std::vector<std::string> warnings;  ///< unsupported transforms, kept creator settings
+  std::vector<int> chain_vertices;    ///< hair vertices per new chain
+};
+
+/// Fits chains to the selected hair in place. The original settings are stored in the avatar
+/// (root extension "HAIRSWING_fit_undo") so UndoFit can restore them exactly. Errors: no
+/// attachment bone, hair that does not touch it, a clump too small to be hair.
+Result<FitResult> FitHairChains(Avatar& avatar, const HairSelection& selection, const FitOptions& options);
+
+/// Restores what FitHairChains changed; fails if the avatar holds no undo record.
+Status UndoFit(Avatar& avatar);
+
+}  // namespace hairswing
+
+namespace hairswing {
+
+/// Puts a separate hair file on a body that shares its armature (skin joints matched by node
+/// name, the hair's own bind matrices kept): the hair's skinned meshes and materials are added to
+/// `body` (texture references dropped, with a warning). Returns the names of the added meshes.
+Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std::vector<std::string>* warnings);
+
+}  // namespace hairswing

@@ -1,0 +1,431 @@
+// The hair-chain fitter (include/hairswing/fit.h). Works on the rest pose in world space:
+//   1. the selected primitives' vertices, welded by position so seams do not split the surface;
+//   2. connected clumps (union of triangles); tiny pieces are not hair;
+//   3. the root: vertices within root_tolerance of the attachment's surface (the vertices of other
+//      meshes skinned to the attachment bone), an error if the hair never comes that close;
+//   4. geodesic distance from the root over the mesh graph (Dijkstra on edge lengths);
+//   5. a centre line through the level sets of that distance (centroids of distance bins),
+//      resampled by arc length into N joint positions;
+//   6. new joint nodes under the attachment, skin weights from the geodesic distance with hat
+//      functions between neighbouring joints and a pinned band at the root;
+//   7. a VRM 1.0 spring per clump colliding with every existing collider group.
+// Everything changed is recorded in the root extension HAIRSWING_fit_undo for UndoFit.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <tuple>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "core/chain_weights.h"
+#include "hairswing/fit.h"
+#include "hairswing/retarget.h"
+#include "hairswing/rig.h"
+
+namespace hairswing {
+namespace {
+
+using Json = nlohmann::json;
+constexpr const char* kUndoKey = "HAIRSWING_fit_undo";
+
+struct UnionFind {
+  std::vector<int> p;
+  explicit UnionFind(size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  int Find(int x) { return p[x] == x ? x : p[x] = Find(p[x]); }
+  void Join(int a, int b) { p[Find(a)] = Find(b); }
+};
+
+std::vector<glm::vec3> Resample(const std::vector<glm::vec3>& line, int n) {
+  std::vector<float> acc(line.size(), 0.0f);
+  for (size_t i = 1; i < line.size(); ++i) acc[i] = acc[i - 1] + glm::length(line[i] - line[i - 1]);
+  std::vector<glm::vec3> out;
+  for (int k = 0; k < n; ++k) {
+    const float s = acc.back() * k / (n - 1);
+    size_t i = 1;
+    while (i + 1 < line.size() && acc[i] < s) ++i;
+    const float seg = acc[i] - acc[i - 1];
+    const float t = seg > 0 ? std::clamp((s - acc[i - 1]) / seg, 0.0f, 1.0f) : 0.0f;
+    out.push_back(line[i - 1] + (line[i] - line[i - 1]) * t);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
+  HairSelection out;
+  if (sel.rfind("material:", 0) == 0) {
+    const std::string name = sel.substr(9);
+    for (size_t m = 0; m < av.meshes.size(); ++m)
+      for (size_t p = 0; p < av.meshes[m].primitives.size(); ++p) {
+        const int mat = av.meshes[m].primitives[p].material;
+        if (mat >= 0 && av.materials[mat].name == name) out.primitives.emplace_back(static_cast<int>(m), static_cast<int>(p));
+      }
+    if (out.primitives.empty()) return Status(StatusCode::kInvalidInput, "--hair: no primitive uses material \"" + name + "\"");
+    return out;
+  }
+  std::string mesh = sel;
+  int prim = -1;
+  if (auto slash = sel.rfind('/'); slash != std::string::npos) {
+    mesh = sel.substr(0, slash);
+    try {
+      prim = std::stoi(sel.substr(slash + 1));
+    } catch (...) {
+      return Status(StatusCode::kInvalidInput, "--hair: \"" + sel + "\": expected MESH/INDEX");
+    }
+  }
+  for (size_t m = 0; m < av.meshes.size(); ++m) {
+    if (av.meshes[m].name != mesh) continue;
+    const int n = static_cast<int>(av.meshes[m].primitives.size());
+    if (prim >= n) return Status(StatusCode::kInvalidInput, "--hair: mesh \"" + mesh + "\" has " + std::to_string(n) + " primitives");
+    for (int p = 0; p < n; ++p)
+      if (prim < 0 || p == prim) out.primitives.emplace_back(static_cast<int>(m), p);
+    return out;
+  }
+  return Status(StatusCode::kInvalidInput, "--hair: no mesh named \"" + mesh + "\"");
+}
+
+Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitOptions& opt) {
+  if (av.unknown_extensions.count(kUndoKey))
+    return Status(StatusCode::kUnsupported, "this avatar was already fitted; undo first (hairswing fit --undo)");
+  if (opt.joints < 2 || opt.joints > 64) return Status(StatusCode::kInvalidInput, "--joints must be 2..64");
+  auto rig_r = BuildRig(av);
+  if (!rig_r.ok()) return rig_r.status();
+  const Rig& rig = rig_r.value();
+  const HumanoidMap hm = MatchHumanoid(av);
+  auto attach_it = hm.bones.find(opt.attach);
+  if (attach_it == hm.bones.end())
+    return Status(StatusCode::kUnsupported, "missing humanoid role \"" + opt.attach + "\" (no VRM humanoid or known skeleton names)");
+  const int attach = attach_it->second;
+  const int attach_rig = rig.node_to_rig[attach];
+
+  // Avatar scale: the humanoid's height in the rest pose (a 1.7 m person = 1).
+  float lo = 1e30f, hi = -1e30f;
+  for (const auto& [bone, node] : hm.bones) {
+    const float y = rig.rest_world[rig.node_to_rig[node]][3].y;
+    lo = std::min(lo, y);
+    hi = std::max(hi, y);
+  }
+  const float unit = std::max(hi - lo, 1e-6f) / 1.5f;  // head-to-foot joints span ~1.5 m
+
+  // The attachment's surface: rest positions of other primitives' vertices skinned mostly to it.
+  std::vector<glm::vec3> surface;
+  std::vector<glm::mat4> palette(4096);
+  auto selected = [&](int m, int p) {
+    return std::find(sel.primitives.begin(), sel.primitives.end(), std::make_pair(m, p)) != sel.primitives.end();
+  };
+  for (const MeshInstance& inst : rig.meshes) {
+    if (inst.skin < 0) continue;
+    const RigSkin& sk = rig.skins[inst.skin];
+    for (size_t p = 0; p < av.meshes[inst.mesh].primitives.size(); ++p) {
+      if (selected(inst.mesh, static_cast<int>(p))) continue;
+      const Primitive& prim = av.meshes[inst.mesh].primitives[p];
+      if (prim.joints.empty()) continue;
+      std::vector<glm::vec3> posed(prim.positions.size());
+      if (sk.joints.size() > palette.size()) palette.resize(sk.joints.size());
+      if (!PosePrimitive(rig, inst, prim, rig.rest_world, palette, posed).ok()) continue;
+      for (size_t v = 0; v < posed.size(); ++v)
+        for (int k = 0; k < 4; ++k)
+          if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() && sk.joints[prim.joints[v][k]] == attach_rig)
+            surface.push_back(posed[v]);
+    }
+  }
+  const bool have_surface = !surface.empty();
+  if (surface.size() > 3000) {  // a regular subsample is plenty for distances at cm tolerance
+    std::vector<glm::vec3> sub;
+    const size_t stride = surface.size() / 3000 + 1;
+    for (size_t i = 0; i < surface.size(); i += stride) sub.push_back(surface[i]);
+    surface.swap(sub);
+  }
+  const glm::vec3 attach_pos(rig.rest_world[attach_rig][3]);
+  if (!have_surface) surface.push_back(attach_pos);
+
+  // Undo record.
+  Json undo = {{"nodes_before", av.nodes.size()}, {"skins_before", av.skins.size()},
+               {"springs_before", av.vrm.springs.size()}, {"vrm_version_before", static_cast<int>(av.vrm.version)},
+               {"humanoid_was_empty", av.vrm.humanoid.empty()}};
+  Json children = Json::object(), skin_joints = Json::object(), node_skin = Json::object(), prims = Json::array();
+
+  FitResult result;
+  int chain_index = 0;
+  for (const auto& [mesh_index, prim_index] : sel.primitives) {
+    Primitive& prim = av.meshes[mesh_index].primitives[prim_index];
+    const MeshInstance* inst = nullptr;
+    for (const MeshInstance& mi : rig.meshes)
+      if (mi.mesh == mesh_index) inst = &mi;
+    if (!inst) return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name + "\" is not used by any node");
+    if (prim.mode != 4 || prim.indices.size() < 3)
+      return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name + "\" primitive " + std::to_string(prim_index) + " has no triangles");
+    std::vector<glm::vec3> world(prim.positions.size());
+    if (inst->skin >= 0 && rig.skins[inst->skin].joints.size() > palette.size()) palette.resize(rig.skins[inst->skin].joints.size());
+    if (!PosePrimitive(rig, *inst, prim, rig.rest_world, palette, world).ok())
+      return Status(StatusCode::kInvalidInput, "cannot pose the selected hair");
+
+    // 1. Weld by position (1/100 mm grid in avatar units).
+    std::map<std::tuple<long long, long long, long long>, int> grid;
+    std::vector<int> weld(world.size());
+    std::vector<glm::vec3> wpos;
+    const double q = 1e-5 * unit;
+    for (size_t v = 0; v < world.size(); ++v) {
+      auto key = std::make_tuple(std::llround(world[v].x / q), std::llround(world[v].y / q), std::llround(world[v].z / q));
+      auto [it, fresh] = grid.emplace(key, static_cast<int>(wpos.size()));
+      if (fresh) wpos.push_back(world[v]);
+      weld[v] = it->second;
+    }
+    const size_t nw = wpos.size();
+    std::vector<std::vector<std::pair<int, float>>> adj(nw);
+    UnionFind uf(nw);
+    for (size_t t = 0; t + 2 < prim.indices.size(); t += 3)
+      for (int k = 0; k < 3; ++k) {
+        const int a = weld[prim.indices[t + k]], b = weld[prim.indices[t + (k + 1) % 3]];
+        if (a == b) continue;
+        const float len = glm::length(wpos[a] - wpos[b]);
+        adj[a].emplace_back(b, len);
+        adj[b].emplace_back(a, len);
+        uf.Join(a, b);
+      }
+    // 2. Clumps.
+    std::map<int, std::vector<int>> clumps;
+    std::map<int, int> clump_triangles;
+    for (size_t t = 0; t + 2 < prim.indices.size(); t += 3) clump_triangles[uf.Find(weld[prim.indices[t]])]++;
+    for (size_t w = 0; w < nw; ++w)
+      if (!adj[w].empty()) clumps[uf.Find(static_cast<int>(w))].push_back(static_cast<int>(w));
+    std::vector<float> geo(nw, -1.0f);
+    std::vector<int> chain_of(nw, -1);
+    struct Chain { std::vector<int> nodes; std::vector<glm::vec3> pts; std::vector<glm::mat4> world; float length; float gmax; };
+    std::vector<Chain> chains;
+    for (auto& [root_id, verts] : clumps) {
+      if (clump_triangles[root_id] < opt.min_triangles) {
+        if (clumps.size() == 1)
+          return Status(StatusCode::kInvalidInput, "the selected hair has only " + std::to_string(clump_triangles[root_id]) +
+                                                       " triangle(s): too small to fit a chain");
+        result.warnings.push_back("skipped a piece of " + std::to_string(clump_triangles[root_id]) + " triangle(s): too small for a chain");
+        continue;
+      }
+      // 3. Root: closest to the attachment surface.
+      std::vector<float> dist(verts.size());
+      float dmin = 1e30f;
+      for (size_t i = 0; i < verts.size(); ++i) {
+        float d = 1e30f;
+        for (const glm::vec3& s : surface) d = std::min(d, glm::length(wpos[verts[i]] - s));
+        dist[i] = d;
+        dmin = std::min(dmin, d);
+      }
+      const float tol = opt.root_tolerance * unit;
+      const float touch = have_surface ? 2.0f * tol : 0.25f * unit;
+      if (dmin > touch)
+        return Status(StatusCode::kInvalidInput, "the selected hair does not touch the " + opt.attach + " (closest " +
+                                                     std::to_string(static_cast<int>(std::lround(1000 * dmin / unit))) + " mm at avatar scale)");
+      // 4. Geodesic distance from the root band (multi-source Dijkstra).
+      using Item = std::pair<float, int>;
+      std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+      for (size_t i = 0; i < verts.size(); ++i)
+        if (dist[i] <= dmin + tol) {
+          geo[verts[i]] = 0.0f;
+          pq.emplace(0.0f, verts[i]);
+        }
+      while (!pq.empty()) {
+        auto [g, w] = pq.top();
+        pq.pop();
+        if (g > geo[w]) continue;
+        for (auto [n, len] : adj[w])
+          if (geo[n] < 0 || g + len < geo[n]) {
+            geo[n] = g + len;
+            pq.emplace(geo[n], n);
+          }
+      }
+      float gmax = 0;
+      for (int w : verts) gmax = std::max(gmax, geo[w]);
+      if (gmax < 0.01f * unit)
+        return Status(StatusCode::kInvalidInput, "the selected hair is too short to hang from the " + opt.attach);
+      // 5. Centre line through the level sets.
+      const int bins = std::max(12, 4 * opt.joints);
+      std::vector<glm::vec3> sum(bins, glm::vec3(0));
+      std::vector<int> count(bins, 0);
+      for (int w : verts) {
+        const int b = std::min(bins - 1, static_cast<int>(geo[w] / gmax * bins));
+        sum[b] += wpos[w];
+        ++count[b];
+      }
+      std::vector<glm::vec3> line;
+      for (int b = 0; b < bins; ++b)
+        if (count[b]) line.push_back(sum[b] / static_cast<float>(count[b]));
+      if (line.size() < 2) return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
+      Chain ch;
+      ch.pts = Resample(line, opt.joints);
+      for (int w : verts) chain_of[w] = static_cast<int>(chains.size());
+      ch.gmax = gmax;
+      ch.length = 0;
+      for (size_t i = 1; i < ch.pts.size(); ++i) ch.length += glm::length(ch.pts[i] - ch.pts[i - 1]);
+      // 6a. Joint nodes under the attachment, translations in each parent's frame.
+      glm::mat4 parent_world = rig.rest_world[attach_rig];
+      int parent = attach;
+      if (!children.contains(std::to_string(attach))) children[std::to_string(attach)] = av.nodes[attach].children;
+      for (int j = 0; j < opt.joints; ++j) {
+        Node n;
+        n.name = "HairFit_" + std::to_string(chain_index) + "_" + std::to_string(j);
+        n.parent = parent;
+        n.translation = glm::vec3(glm::inverse(parent_world) * glm::vec4(ch.pts[j], 1.0f));
+        const int id = static_cast<int>(av.nodes.size());
+        av.nodes[parent].children.push_back(id);
+        av.nodes.push_back(n);
+        parent_world = parent_world * glm::translate(glm::mat4(1.0f), n.translation);
+        ch.world.push_back(parent_world);  // rest world of the new joint (keeps the armature's scale)
+        ch.nodes.push_back(id);
+        parent = id;
+      }
+      result.changes.push_back("added chain " + std::to_string(chain_index) + ": " + std::to_string(opt.joints) +
+                               " joints under \"" + av.nodes[attach].name + "\", " + std::to_string(verts.size()) +
+                               " hair vertices, length " + std::to_string(ch.length / unit) + " (avatar units)");
+      result.chain_vertices.push_back(static_cast<int>(verts.size()));
+      chains.push_back(std::move(ch));
+      ++chain_index;
+    }
+    if (chains.empty()) return Status(StatusCode::kInvalidInput, "no hair clump large enough to fit");
+
+    // 6b. Skin: the mesh node's skin gains the attachment and the new joints.
+    int node_index = rig.source_node[inst->node];
+    Node& mesh_node = av.nodes[node_index];
+    if (!node_skin.contains(std::to_string(node_index))) node_skin[std::to_string(node_index)] = mesh_node.skin;
+    if (mesh_node.skin < 0) {
+      Skin s;
+      s.name = "HairFit";
+      av.skins.push_back(s);
+      mesh_node.skin = static_cast<int>(av.skins.size()) - 1;
+      result.changes.push_back("mesh \"" + av.meshes[mesh_index].name + "\" was rigid: it is now skinned");
+    }
+    Skin& skin = av.skins[mesh_node.skin];
+    if (!skin_joints.contains(std::to_string(mesh_node.skin))) skin_joints[std::to_string(mesh_node.skin)] = skin.joints.size();
+    // Vertex positions are in the mesh's bind space, which need not be world space (e.g. a
+    // centimetre armature under a scaled, rotated root): B maps bind space to the rest world, as
+    // any existing joint's world * inverse bind does at rest. New joints get inverse(world) * B.
+    glm::mat4 bind_to_world(1.0f);
+    if (!skin.joints.empty() && skin.joints[0] < static_cast<int>(rig.node_to_rig.size()))
+      bind_to_world = rig.rest_world[rig.node_to_rig[skin.joints[0]]] * skin.inverse_bind[0];
+    auto joint_slot = [&](int node, const glm::mat4& world) {
+      for (size_t i = 0; i < skin.joints.size(); ++i)
+        if (skin.joints[i] == node) return static_cast<int>(i);
+      skin.joints.push_back(node);
+      skin.inverse_bind.push_back(glm::inverse(world) * bind_to_world);
+      return static_cast<int>(skin.joints.size()) - 1;
+    };
+    const int attach_slot = joint_slot(attach, rig.rest_world[attach_rig]);
+    std::vector<std::vector<int>> slots(chains.size());
+    for (size_t c = 0; c < chains.size(); ++c)
+      for (size_t j = 0; j < chains[c].nodes.size(); ++j)
+        slots[c].push_back(joint_slot(chains[c].nodes[j], chains[c].world[j]));
+    // Record the primitive's old weights and positions, then erase and re-skin.
+    Json rec = {{"mesh", mesh_index}, {"primitive", prim_index}, {"had_weights", !prim.joints.empty()}};
+    Json jj = Json::array(), ww = Json::array(), pp = Json::array();
+    for (const auto& j : prim.joints) jj.insert(jj.end(), {j.x, j.y, j.z, j.w});
+    for (const auto& w : prim.weights) ww.insert(ww.end(), {w.x, w.y, w.z, w.w});
+    rec["joints"] = jj;
+    rec["weights"] = ww;
+    const bool was_rigid = node_skin[std::to_string(node_index)].get<int>() < 0;
+    if (was_rigid) {
+      for (const auto& p : prim.positions) pp.insert(pp.end(), {p.x, p.y, p.z});
+      rec["positions"] = pp;
+      prim.positions = world;  // bind pose = rest world for the new skin
+    }
+    prims.push_back(rec);
+    prim.joints.assign(prim.positions.size(), glm::u16vec4(0));
+    prim.weights.assign(prim.positions.size(), glm::vec4(0));
+    for (size_t v = 0; v < prim.positions.size(); ++v) {
+      const int w = weld[v];
+      const int c = chain_of[w];
+      if (c < 0 || geo[w] < 0) {  // not part of a fitted clump: stays on the attachment
+        prim.joints[v] = glm::u16vec4(attach_slot, 0, 0, 0);
+        prim.weights[v] = glm::vec4(1, 0, 0, 0);
+        continue;
+      }
+      const Chain& ch = chains[c];
+      const float s = geo[w] / ch.gmax * ch.length;
+      int j0, j1;
+      float w0, w1;
+      std::vector<int> local(slots[c].begin(), slots[c].end());
+      internal::ChainWeights(local, ch.pts, attach_slot, s, opt.pin_fraction * ch.length, &j0, &w0, &j1, &w1);
+      prim.joints[v] = glm::u16vec4(j0, j1 >= 0 ? j1 : 0, 0, 0);
+      prim.weights[v] = glm::vec4(w0, j1 >= 0 ? w1 : 0, 0, 0);
+    }
+    result.changes.push_back("erased and refitted the skin weights of " + av.meshes[mesh_index].name + "/" +
+                             std::to_string(prim_index) + " (" + std::to_string(prim.positions.size()) + " vertices)");
+    // 7. Springs.
+    for (size_t c = 0; c < chains.size(); ++c) {
+      Spring s;
+      s.name = "hairfit_" + std::to_string(result.chains + static_cast<int>(c));
+      for (int n : chains[c].nodes) {
+        SpringJoint j;
+        j.node = n;
+        j.stiffness = 1.0f;
+        j.drag_force = 0.4f;
+        j.gravity_power = 0.0f;
+        j.hit_radius = 0.015f * unit;
+        s.joints.push_back(j);
+      }
+      for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g) s.collider_groups.push_back(static_cast<int>(g));
+      av.vrm.springs.push_back(std::move(s));
+    }
+    result.chains += static_cast<int>(chains.size());
+  }
+  if (av.vrm.version == VrmVersion::kNone) av.vrm.version = VrmVersion::kV1;
+  if (av.vrm.humanoid.empty()) {
+    av.vrm.humanoid = hm.bones;
+    result.changes.push_back("VRM humanoid taken from the \"" + hm.family + "\" name map (needed to write .vrm)");
+  }
+  if (!have_surface)
+    result.warnings.push_back("no geometry is skinned to \"" + av.nodes[attach].name +
+                              "\": the root was taken as the hair nearest to the bone itself");
+  undo["children"] = children;
+  undo["skin_joints"] = skin_joints;
+  undo["node_skin"] = node_skin;
+  undo["primitives"] = prims;
+  av.unknown_extensions[kUndoKey] = undo.dump();
+  return result;
+}
+
+Status UndoFit(Avatar& av) {
+  auto it = av.unknown_extensions.find(kUndoKey);
+  if (it == av.unknown_extensions.end()) return Status(StatusCode::kInvalidInput, "no fit to undo in this avatar");
+  const Json u = Json::parse(it->second, nullptr, false);
+  if (u.is_discarded()) return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
+  try {
+    const size_t nodes = u.at("nodes_before").get<size_t>();
+    for (auto c = u.at("children").begin(); c != u.at("children").end(); ++c)
+      av.nodes.at(std::stoul(c.key())).children = c.value().get<std::vector<int>>();
+    for (auto p = u.at("primitives").rbegin(); p != u.at("primitives").rend(); ++p) {
+      Primitive& prim = av.meshes.at(p->at("mesh").get<size_t>()).primitives.at(p->at("primitive").get<size_t>());
+      const auto j = p->at("joints").get<std::vector<uint16_t>>();
+      const auto w = p->at("weights").get<std::vector<float>>();
+      prim.joints.resize(j.size() / 4);
+      prim.weights.resize(w.size() / 4);
+      for (size_t v = 0; v < prim.joints.size(); ++v) prim.joints[v] = {j[4 * v], j[4 * v + 1], j[4 * v + 2], j[4 * v + 3]};
+      for (size_t v = 0; v < prim.weights.size(); ++v) prim.weights[v] = {w[4 * v], w[4 * v + 1], w[4 * v + 2], w[4 * v + 3]};
+      if (p->contains("positions")) {
+        const auto pos = p->at("positions").get<std::vector<float>>();
+        for (size_t v = 0; v < prim.positions.size(); ++v) prim.positions[v] = {pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]};
+      }
+    }
+    for (auto s = u.at("skin_joints").begin(); s != u.at("skin_joints").end(); ++s) {
+      Skin& skin = av.skins.at(std::stoul(s.key()));
+      const size_t n = s.value().get<size_t>();
+      skin.joints.resize(n);
+      skin.inverse_bind.resize(n);
+    }
+    for (auto s = u.at("node_skin").begin(); s != u.at("node_skin").end(); ++s) av.nodes.at(std::stoul(s.key())).skin = s.value().get<int>();
+    av.skins.resize(u.at("skins_before").get<size_t>());
+    av.nodes.resize(nodes);
+    av.vrm.springs.resize(u.at("springs_before").get<size_t>());
+    av.vrm.version = static_cast<VrmVersion>(u.at("vrm_version_before").get<int>());
+    if (u.at("humanoid_was_empty").get<bool>()) av.vrm.humanoid.clear();
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
+  }
+  av.unknown_extensions.erase(kUndoKey);
+  return Status::Ok();
+}
+
+}  // namespace hairswing
