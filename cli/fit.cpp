@@ -17,7 +17,7 @@ void AddFit(CLI::App& app, int& exit_code) {
       "the connected hair surface outward, place N joints along its centre line, skin it smoothly "
       "with a pinned band at the root, and add a VRM 1.0 spring per clump. --undo restores a fitted "
       "file exactly. Collider fitting is not part of this command yet.");
-  struct Opts { std::string avatar, hair, wear, out, attach = "head", report; int joints = 6; bool undo = false, force = false; };
+  struct Opts { std::string avatar, hair, wear, out, attach = "head", report; int joints = 6; bool undo = false, force = false, colliders = false; };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
   cmd->add_option("--hair", o->hair, "MESH, MESH/INDEX or material:NAME");
@@ -26,6 +26,9 @@ void AddFit(CLI::App& app, int& exit_code) {
   cmd->add_option("--attach", o->attach, "humanoid bone the hair hangs from")->capture_default_str();
   cmd->add_option("-o,--output", o->out, "output .vrm or .glb")->required();
   cmd->add_option("--report", o->report, "write the list of changes as JSON");
+  cmd->add_flag("--colliders", o->colliders, "also run the collider fitter (grow proxies to the visible body and "
+                                               "clothing, add a torso capsule if the trunk is uncovered, whole-link checks "
+                                               "for long front chains)");
   cmd->add_flag("--undo", o->undo, "restore what an earlier fit changed in AVATAR");
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   cmd->callback([o, &exit_code] {
@@ -46,7 +49,7 @@ void AddFit(CLI::App& app, int& exit_code) {
       if (!st.ok()) return fail(st.message());
       rep["changes"].push_back("restored the settings from before the fit");
     } else {
-      if (o->hair.empty()) return fail("--hair is required (MESH, MESH/INDEX or material:NAME)");
+      if (o->hair.empty() && !o->colliders) return fail("--hair (MESH, MESH/INDEX or material:NAME) or --colliders is required");
       if (!o->wear.empty()) {
         auto hair = LoadAvatar(o->wear);
         if (!hair.ok()) return fail(hair.status().message());
@@ -56,16 +59,24 @@ void AddFit(CLI::App& app, int& exit_code) {
         for (const auto& w : warnings) rep["warnings"].push_back(w);
         for (const auto& m : added.value()) rep["changes"].push_back("wore mesh \"" + m + "\" from " + o->wear);
       }
-      auto sel = SelectHair(av, o->hair);
-      if (!sel.ok()) return fail(sel.status().message());
-      FitOptions opt;
-      opt.joints = o->joints;
-      opt.attach = o->attach;
-      auto fit = FitHairChains(av, sel.value(), opt);
-      if (!fit.ok()) return fail(fit.status().message());
-      for (const auto& c : fit->changes) rep["changes"].push_back(c);
-      for (const auto& w : fit->warnings) rep["warnings"].push_back(w);
-      rep["chains"] = fit->chains;
+      if (!o->hair.empty()) {
+        auto sel = SelectHair(av, o->hair);
+        if (!sel.ok()) return fail(sel.status().message());
+        FitOptions opt;
+        opt.joints = o->joints;
+        opt.attach = o->attach;
+        auto fit = FitHairChains(av, sel.value(), opt);
+        if (!fit.ok()) return fail(fit.status().message());
+        for (const auto& c : fit->changes) rep["changes"].push_back(c);
+        for (const auto& w : fit->warnings) rep["warnings"].push_back(w);
+        rep["chains"] = fit->chains;
+      }
+      if (o->colliders) {
+        auto cf = FitColliders(av);
+        if (!cf.ok()) return fail(cf.status().message());
+        for (const auto& c : cf->changes) rep["changes"].push_back(c);
+        for (const auto& w : cf->warnings) rep["warnings"].push_back(w);
+      }
     }
     Status st = SaveAvatar(av, o->out, {o->force});
     if (!st.ok()) return fail(st.message());

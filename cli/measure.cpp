@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "hairswing/anim.h"
 #include "hairswing/measure.h"
@@ -63,11 +64,19 @@ void PrintMeasureTable(const MeasureReport& rep) {
                 Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(), r.penetration_samples,
                 r.update_p50_ms, r.update_p95_ms);
   std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n", rep.fps_identical ? "identical" : "DIFFERENT");
+  bool any_after = false;
+  for (const RunResult& r : rep.results) any_after |= r.after_fit_stretch_p99_pct.has_value();
+  if (any_after) {
+    std::printf("after collider fitting:\n%-7s %4s %12s %10s %10s\n", "solver", "fps", "hidden(>1mm)", "depth mm", "p99 str %");
+    for (const RunResult& r : rep.results)
+      std::printf("%-7s %4d %12s %10s %10.2f\n", SolverModeName(r.solver), r.fps, Opt(r.after_fit_occlusion_hidden).c_str(),
+                  Opt(r.after_fit_occlusion_max_depth_mm).c_str(), *r.after_fit_stretch_p99_pct);
+  }
 }
 
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
                const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,
-               const std::string& motion, const std::string& clip_name, double seconds) {
+               const std::string& motion, const std::string& clip_name, double seconds, bool fit_colliders) {
   auto loaded = LoadAvatar(file);
   if (!loaded.ok()) {
     std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
@@ -150,6 +159,29 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
     std::fprintf(stderr, "error: %s: %s\n", file.c_str(), rep.status().message().c_str());
     return kExitBadInput;
   }
+  if (fit_colliders) {
+    // Before/after: the same runs on a copy whose colliders went through the fitter.
+    Avatar fitted = loaded->avatar;
+    auto cf = FitColliders(fitted);
+    if (!cf.ok()) {
+      std::fprintf(stderr, "error: %s: collider fit: %s\n", file.c_str(), cf.status().message().c_str());
+      return kExitBadInput;
+    }
+    if (!quiet)
+      for (const auto& c : cf->changes) std::printf("  collider fit: %s\n", c.c_str());
+    MeasureOptions after_opt = opt;
+    after_opt.progress = nullptr;
+    auto after = Measure(fitted, after_opt);
+    if (!after.ok()) {
+      std::fprintf(stderr, "error: %s: %s\n", file.c_str(), after.status().message().c_str());
+      return kExitBadInput;
+    }
+    for (size_t i = 0; i < rep->results.size() && i < after->results.size(); ++i) {
+      rep->results[i].after_fit_occlusion_hidden = after->results[i].occlusion_hidden;
+      rep->results[i].after_fit_occlusion_max_depth_mm = after->results[i].occlusion_max_depth_mm;
+      rep->results[i].after_fit_stretch_p99_pct = after->results[i].stretch_p99_pct;
+    }
+  }
   if (!quiet) PrintMeasureTable(rep.value());
   if (!json_path.empty()) {
     std::ofstream(json_path) << MeasureReportJson(rep.value(), false) << "\n";
@@ -178,6 +210,7 @@ void AddMeasure(CLI::App& app, int& exit_code) {
   struct Opts {
     std::string file, motion = "head-turn", clip, solvers = "arc,parent,vrm", fps = "30,60,120", json, report, shirt;
     double seconds = 12.0;
+    bool fit_colliders = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->file, "a .vrm, .glb or .gltf file with spring chains and a humanoid head")->required();
@@ -191,11 +224,12 @@ void AddMeasure(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--shirt", o->shirt, "clothing mesh (name or index) for the occlusion metric; default: a mesh "
                                        "whose name contains 'shirt', else none");
+  cmd->add_flag("--fit-colliders", o->fit_colliders, "also measure after the collider fitter (before/after occlusion)");
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--report", o->report, "write a self-contained HTML report with plots");
   cmd->callback([o, &exit_code] {
     exit_code = RunMeasure(o->file, o->solvers, o->fps, o->shirt, o->json, o->report, false, nullptr, o->motion, o->clip,
-                           o->seconds);
+                           o->seconds, o->fit_colliders);
   });
 }
 

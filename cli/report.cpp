@@ -132,9 +132,10 @@ th{background:#f3f3f3} td:first-child{text-align:left}
             " hair edges, " + std::to_string(d["front_strand_vertices"].get<int>()) +
             " front-strand vertices. Frame-rate identity (30/60/120 fps): <b>" +
             (d["fps_identical"].get<bool>() ? "identical" : "different") +
-            "</b>. Occlusion after collider fitting: not run yet (the fitter fills this slot).</p>\n";
+            "</b>.</p>\n";
     html += "<table><tr><th>solver</th><th>fps</th><th>p99 stretch %</th><th>worst edge %</th><th>root drift mm</th>"
             "<th>settle mm</th><th>shape error &deg;</th><th>hidden by shirt (&gt;1 mm)</th><th>max depth mm</th>"
+            "<th>after collider fit: hidden / depth mm / p99 %</th>"
             "<th>penetration samples</th><th>update p50 ms</th><th>update p95 ms</th></tr>\n";
     for (const auto& r : d["results"]) {
       html += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" + std::to_string(r["fps"].get<int>()) + "</td><td>" +
@@ -142,7 +143,11 @@ th{background:#f3f3f3} td:first-child{text-align:left}
               Num(r["root_drift_mm"], 6) + "</td><td>" + Num(r["settle_mm"], 6) + "</td><td>" + Num(r["shape_error_deg"], 2) +
               "</td><td>" + (r["occlusion_hidden"].is_null() ? "&ndash;" : std::to_string(r["occlusion_hidden"].get<int>())) +
               "</td><td>" + Num(r["occlusion_max_depth_mm"], 1) + "</td><td>" +
-              std::to_string(r["penetration_samples"].get<int>()) + "</td><td>" + Num(r["update_p50_ms"], 4) + "</td><td>" +
+              (r["occlusion_after_fit"].is_null()
+                   ? std::string("not run")
+                   : (r["occlusion_after_fit"]["hidden"].is_null() ? std::string("&ndash;") : std::to_string(r["occlusion_after_fit"]["hidden"].get<int>())) +
+                         " / " + Num(r["occlusion_after_fit"]["max_depth_mm"], 1) + " / " + Num(r["occlusion_after_fit"]["stretch_p99_pct"], 2)) +
+              "</td><td>" + std::to_string(r["penetration_samples"].get<int>()) + "</td><td>" + Num(r["update_p50_ms"], 4) + "</td><td>" +
               Num(r["update_p95_ms"], 4) + "</td></tr>\n";
     }
     html += "</table></section>\n";

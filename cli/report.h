@@ -14,6 +14,7 @@ Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::str
 void PrintMeasureTable(const MeasureReport& rep);
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
                const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,
-               const std::string& motion = "head-turn", const std::string& clip_name = "", double seconds = 12.0);
+               const std::string& motion = "head-turn", const std::string& clip_name = "", double seconds = 12.0,
+               bool fit_colliders = false);
 
 }  // namespace hairswing::cli

@@ -7,6 +7,7 @@
 #include "hairswing/demo.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
+#include "hairswing/measure.h"
 #include "hairswing/motion.h"
 #include "hairswing/spring.h"
 #include "test_util.h"
@@ -188,6 +189,136 @@ TEST(Fit, RealHairOnQuaterniusAndUbc) {
   EXPECT_GE(f2->chains, 1);
   auto bytes = EncodeGlb(body.avatar, true);
   ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+}
+
+}  // namespace
+}  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+int ShirtMesh(const Avatar& av) {
+  for (size_t m = 0; m < av.meshes.size(); ++m)
+    if (av.meshes[m].name == "Shirt") return static_cast<int>(m);
+  return -1;
+}
+
+std::vector<float> Radii(const Avatar& av) {
+  std::vector<float> r;
+  for (const auto& c : av.vrm.colliders) r.push_back(c.radius);
+  return r;
+}
+
+TEST(ColliderFit, LayeredDemoHasNoHiddenFrontStrandsAfterFitting) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  MeasureOptions opt;
+  opt.fps = {120};
+  opt.solvers = {SolverMode::kArc};
+  opt.shirt_mesh = ShirtMesh(av);
+  auto before = Measure(av, opt);
+  ASSERT_TRUE(before.ok());
+  auto cf = FitColliders(av);
+  ASSERT_TRUE(cf.ok()) << cf.status().message();
+  EXPECT_GT(cf->grown, 0);
+  EXPECT_EQ(cf->added, 1);  // the demo has no collider on the lower trunk
+  EXPECT_EQ(cf->segment_chains, 2);  // the two front strands, nothing behind the body
+  auto after = Measure(av, opt);
+  ASSERT_TRUE(after.ok());
+  std::printf("layered, arc: hidden front-strand vertices %d -> %d (max depth %.1f -> %.1f mm), p99 stretch %.2f -> %.2f %%\n",
+              *before->results[0].occlusion_hidden, *after->results[0].occlusion_hidden,
+              *before->results[0].occlusion_max_depth_mm, *after->results[0].occlusion_max_depth_mm,
+              before->results[0].stretch_p99_pct, after->results[0].stretch_p99_pct);
+  EXPECT_GT(*before->results[0].occlusion_hidden, 0);
+  EXPECT_EQ(*after->results[0].occlusion_hidden, 0);
+  EXPECT_LT(after->results[0].settle_mm, 0.001);
+}
+
+TEST(ColliderFit, UndoAfterChainAndColliderFitIsBitExact) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  const auto before = EncodeGlb(av, true).value();
+  ASSERT_TRUE(FitHairChains(av, SelectHair(av, "Ponytail").value(), {}).ok());
+  ASSERT_TRUE(FitColliders(av).ok());
+  auto bytes = EncodeGlb(av, true).value();
+  auto loaded = LoadAvatarFromMemory(bytes.data(), bytes.size(), "fitted.vrm", ".");
+  ASSERT_TRUE(loaded.ok());
+  // The fitted file keeps the grown radii and the added torso capsule through the round trip.
+  EXPECT_EQ(Radii(loaded->avatar), Radii(av));
+  EXPECT_GT(av.vrm.colliders.size(), MakeDemoAvatar(DemoVariant::kPonytail).vrm.colliders.size());
+  Avatar back = loaded->avatar;
+  ASSERT_TRUE(UndoFit(back).ok());
+  EXPECT_EQ(EncodeGlb(back, true).value(), before);
+}
+
+TEST(ColliderFit, ThickerShirtGrowsTheCollidersHiddenAccessoryAddsNothing) {
+  Avatar plain = MakeDemoAvatar(DemoVariant::kLayered);
+  Avatar thick = MakeDemoAvatar(DemoVariant::kLayered);
+  // The shirt 1 cm thicker: every vertex 1 cm further from the vertical axis of the body.
+  for (auto& p : thick.meshes[ShirtMesh(thick)].primitives[0].positions) {
+    glm::vec2 h(p.x, p.z);
+    if (glm::length(h) > 1e-6f) h += glm::normalize(h) * 0.01f;
+    p.x = h.x;
+    p.z = h.y;
+  }
+  ASSERT_TRUE(FitColliders(plain).ok());
+  ASSERT_TRUE(FitColliders(thick).ok());
+  const auto rp = Radii(plain), rt = Radii(thick);
+  ASSERT_EQ(rp.size(), rt.size());
+  float grown = 0;
+  for (size_t i = 0; i < rp.size(); ++i) {
+    EXPECT_GE(rt[i], rp[i] - 1e-6f) << "collider " << i;
+    grown = std::max(grown, rt[i] - rp[i]);
+  }
+  EXPECT_GT(grown, 0.005f);  // about the added centimetre
+  // A hidden accessory (fully transparent, on the spine, far out) changes nothing.
+  Avatar acc = MakeDemoAvatar(DemoVariant::kLayered);
+  Primitive box = acc.meshes[ShirtMesh(acc)].primitives[0];
+  for (auto& p : box.positions) p *= glm::vec3(3.0f, 1.0f, 3.0f);
+  acc.materials.push_back({"Invisible", R"({"name":"Invisible","alphaMode":"BLEND","pbrMetallicRoughness":{"baseColorFactor":[1,1,1,0]}})"});
+  box.material = static_cast<int>(acc.materials.size()) - 1;
+  Mesh mesh;
+  mesh.name = "Accessory";
+  mesh.primitives.push_back(box);
+  acc.meshes.push_back(mesh);
+  Node n;
+  n.name = "Accessory";
+  n.mesh = static_cast<int>(acc.meshes.size()) - 1;
+  n.skin = 0;
+  acc.nodes.push_back(n);
+  acc.scene_roots.push_back(static_cast<int>(acc.nodes.size()) - 1);
+  ASSERT_TRUE(FitColliders(acc).ok());
+  EXPECT_EQ(Radii(acc), rp);
+}
+
+TEST(ColliderFit, NoNameRulesScaleAndMissingRoles) {
+  Avatar base = MakeDemoAvatar(DemoVariant::kLayered);
+  ASSERT_TRUE(FitColliders(base).ok());
+  Avatar renamed = MakeDemoAvatar(DemoVariant::kLayered);
+  for (size_t i = 0; i < renamed.nodes.size(); ++i) renamed.nodes[i].name = "bone" + std::to_string(i);
+  for (size_t i = 0; i < renamed.vrm.springs.size(); ++i) renamed.vrm.springs[i].name = "s" + std::to_string(i);
+  for (auto& m : renamed.meshes) m.name = "m";
+  ASSERT_TRUE(FitColliders(renamed).ok());
+  EXPECT_EQ(Radii(renamed), Radii(base));
+  for (size_t i = 0; i < base.vrm.springs.size(); ++i)
+    EXPECT_EQ(renamed.vrm.springs[i].segment_checks, base.vrm.springs[i].segment_checks);
+  for (float s : {0.01f, 100.0f}) {
+    Avatar scaled = MakeDemoAvatar(DemoVariant::kLayered);
+    for (int r : scaled.scene_roots) {
+      scaled.nodes[r].scale *= s;
+      scaled.nodes[r].translation *= s;
+    }
+    ASSERT_TRUE(FitColliders(scaled).ok());
+    const auto a = Radii(scaled), b = Radii(base);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-3f * b[i]) << "scale " << s << " collider " << i;
+  }
+  Avatar no_roles = MakeDemoAvatar(DemoVariant::kLayered);
+  no_roles.vrm.humanoid.erase("leftFoot");
+  const auto r0 = Radii(no_roles);
+  auto res = FitColliders(no_roles);
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(Radii(no_roles), r0);
+  ASSERT_FALSE(res->warnings.empty());
+  EXPECT_NE(res->warnings[0].find("leftFoot"), std::string::npos);
 }
 
 }  // namespace

@@ -123,6 +123,9 @@ struct Spring {
   int source_group = -1;             ///< VRM 0.x boneGroups index it was expanded from, or -1
   bool has_virtual_tail = false;
   glm::vec3 virtual_tail{0.0f};      ///< metres, local to the last joint's node
+  /// hairswing: test whole links against colliders (not a VRM field; written to the spring's
+  /// extras as "hairswing_segment_checks", which other readers ignore).
+  bool segment_checks = false;
 };
 
 enum class ColliderShape { kSphere, kCapsule, kInsideSphere, kInsideCapsule, kPlane };

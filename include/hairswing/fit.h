@@ -40,7 +40,8 @@ struct FitResult {
 /// attachment bone, hair that does not touch it, a clump too small to be hair.
 Result<FitResult> FitHairChains(Avatar& avatar, const HairSelection& selection, const FitOptions& options);
 
-/// Restores what FitHairChains changed; fails if the avatar holds no undo record.
+/// Restores what FitColliders and FitHairChains changed (collider fit first, then chains); fails
+/// if the avatar holds no undo record.
 Status UndoFit(Avatar& avatar);
 
 }  // namespace hairswing
@@ -51,5 +52,35 @@ namespace hairswing {
 /// name, the hair's own bind matrices kept): the hair's skinned meshes and materials are added to
 /// `body` (texture references dropped, with a warning). Returns the names of the added meshes.
 Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std::vector<std::string>* warnings);
+
+}  // namespace hairswing
+
+namespace hairswing {
+
+struct ColliderFitOptions {
+  float max_growth = 2.0f;          ///< a radius may grow to at most this factor of the original
+  float max_radius = 0.25f;         ///< ... and at most this many metres per 1.5 m of body height
+  float segment_min_length = 0.2f;  ///< chains at least this long (per 1.5 m of height) whose rest
+                                    ///< shape reaches below the neck get whole-link checks
+};
+
+struct ColliderFitResult {
+  std::vector<std::string> changes;
+  std::vector<std::string> warnings;
+  int grown = 0;
+  int added = 0;
+  int segment_chains = 0;
+};
+
+/// The shared collider-fitting pass (SPEC M5): measures the visible body and clothing geometry
+/// (everything skinned or attached that is not hair, not hidden) around each sphere/capsule and
+/// grows its radius to cover it, within limits from body size; adds a torso capsule when no
+/// collider covers the trunk; turns on whole-link checks for chains whose reach and position need
+/// them. Colliders on a chain's attachment (the head) and short chains keep their settings. No
+/// rule looks at a name. Undone by UndoFit.
+Result<ColliderFitResult> FitColliders(Avatar& avatar, const ColliderFitOptions& options = {});
+
+/// Restores what FitColliders changed (UndoFit calls it too).
+Status UndoColliderFit(Avatar& avatar);
 
 }  // namespace hairswing

@@ -93,6 +93,10 @@ struct RunResult {
   double shape_error_deg = 0;           ///< mean over chains of the mean segment deviation, 0-4 s
   std::optional<int> occlusion_hidden;  ///< max over samples of front-strand vertices hidden
   std::optional<double> occlusion_max_depth_mm;
+  /// The same run after the collider fitter (hairswing measure --fit-colliders); unset otherwise.
+  std::optional<int> after_fit_occlusion_hidden;
+  std::optional<double> after_fit_occlusion_max_depth_mm;
+  std::optional<double> after_fit_stretch_p99_pct;
   int penetration_samples = 0;
   double update_p50_ms = 0;
   double update_p95_ms = 0;

@@ -28,6 +28,7 @@ struct RigChain {
   int collider_begin = 0;    ///< [collider_begin, collider_end) into Rig::chain_colliders
   int collider_end = 0;
   int source_spring = -1;    ///< index into Avatar::vrm.springs
+  bool segment_checks = false;  ///< the spring asks for whole-link contact (Spring::segment_checks)
 };
 
 struct RigSkin {

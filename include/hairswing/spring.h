@@ -42,7 +42,7 @@ struct SpringConfig {
   /// world-space bone length. docs/solver.md lists every known three-vrm difference.
   bool vrm_three_compat = false;
   /// Per Rig chain: 1 = test the whole link against colliders, 0 = the link's end point only.
-  /// Empty = end points only everywhere (the VRM behaviour).
+  /// Empty = each chain's own RigChain::segment_checks (off for plain VRM rigs, as VRM does).
   std::vector<uint8_t> segment_checks;
 };
 

@@ -388,8 +388,15 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
 }
 
 Status UndoFit(Avatar& av) {
+  bool undone = false;
+  if (av.unknown_extensions.count("HAIRSWING_collider_fit_undo")) {
+    Status st = UndoColliderFit(av);
+    if (!st.ok()) return st;
+    undone = true;
+  }
   auto it = av.unknown_extensions.find(kUndoKey);
-  if (it == av.unknown_extensions.end()) return Status(StatusCode::kInvalidInput, "no fit to undo in this avatar");
+  if (it == av.unknown_extensions.end())
+    return undone ? Status::Ok() : Status(StatusCode::kInvalidInput, "no fit to undo in this avatar");
   const Json u = Json::parse(it->second, nullptr, false);
   if (u.is_discarded()) return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
   try {

@@ -115,6 +115,7 @@ void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::
     Spring s;
     s.name = GetString(js, "name", "", f);
     s.center = GetIndex(js, "center", -1, n_nodes, f);
+    if (const Json* ex = Find(js, "extras")) s.segment_checks = GetBool(*ex, "hairswing_segment_checks", false, f + ".extras");
     const Json& cg = GetArray(js, "colliderGroups", f);
     for (size_t k = 0; k < cg.size(); ++k)
       s.collider_groups.push_back(CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));

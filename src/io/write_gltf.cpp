@@ -101,6 +101,7 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
     if (!s.name.empty()) js["name"] = s.name;
     if (s.center >= 0) js["center"] = s.center;
     if (!s.collider_groups.empty()) js["colliderGroups"] = s.collider_groups;
+    if (s.segment_checks) js["extras"] = {{"hairswing_segment_checks", true}};
     Json joints = Json::array();
     auto joint_json = [](const SpringJoint& j) {
       return Json{{"node", j.node}, {"hitRadius", j.hit_radius}, {"stiffness", j.stiffness},

@@ -283,8 +283,13 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
     o["shape_error_deg"] = r.shape_error_deg;
     o["occlusion_hidden"] = r.occlusion_hidden ? Json(*r.occlusion_hidden) : Json(nullptr);
     o["occlusion_max_depth_mm"] = r.occlusion_max_depth_mm ? Json(*r.occlusion_max_depth_mm) : Json(nullptr);
-    // Slot for the collider fitter: the same measurement after fitting (not run yet).
-    o["occlusion_after_fit"] = nullptr;
+    // The same measurement after collider fitting, when it was run.
+    if (r.after_fit_stretch_p99_pct)
+      o["occlusion_after_fit"] = {{"hidden", r.after_fit_occlusion_hidden ? Json(*r.after_fit_occlusion_hidden) : Json(nullptr)},
+                                  {"max_depth_mm", r.after_fit_occlusion_max_depth_mm ? Json(*r.after_fit_occlusion_max_depth_mm) : Json(nullptr)},
+                                  {"stretch_p99_pct", *r.after_fit_stretch_p99_pct}};
+    else
+      o["occlusion_after_fit"] = nullptr;
     o["penetration_samples"] = r.penetration_samples;
     o["update_p50_ms"] = r.update_p50_ms;
     o["update_p95_ms"] = r.update_p95_ms;

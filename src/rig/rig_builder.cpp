@@ -107,6 +107,7 @@ Result<Rig> BuildRig(const Avatar& av) {
     const Spring& sp = av.vrm.springs[s];
     RigChain ch;
     ch.source_spring = static_cast<int>(s);
+    ch.segment_checks = sp.segment_checks;
     ch.joint_begin = static_cast<int>(rig.joint_node.size());
     auto push = [&](int rig_node, const SpringJoint& j) {
       rig.joint_node.push_back(rig_node);

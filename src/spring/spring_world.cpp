@@ -59,7 +59,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   SpringWorld w;
   w.rig_ = &rig;
   w.config_ = config;
-  if (w.config_.segment_checks.empty()) w.config_.segment_checks.assign(rig.chains.size(), 0);
+  if (w.config_.segment_checks.empty())  // default: what each spring asks for (fitted rigs)
+    for (const RigChain& ch : rig.chains) w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
   const size_t nj = rig.joint_node.size();
   w.tail_.assign(nj, glm::vec3(0));
   w.vel_.assign(nj, glm::vec3(0));

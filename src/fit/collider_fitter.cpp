@@ -1,0 +1,314 @@
+// The collider fitter (include/hairswing/fit.h, FitColliders).
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "hairswing/fit.h"
+#include "hairswing/measure.h"
+#include "hairswing/retarget.h"
+#include "hairswing/rig.h"
+
+namespace hairswing {
+namespace {
+
+using Json = nlohmann::json;
+constexpr const char* kUndoKey = "HAIRSWING_collider_fit_undo";
+// Share of the surrounding geometry a grown proxy covers. A round proxy cannot follow an
+// elliptic body: covering every sample pushes hair far off the flatter sides, so the wide
+// trunk takes a lower share than the limbs.
+constexpr double kCoverQuantile = 0.9;
+constexpr double kTrunkQuantile = 0.6;
+
+struct Sample {
+  glm::vec3 p;
+  int joint;  // rig node with the largest weight (or the mesh's node when rigid)
+};
+
+bool MaterialHidden(const Avatar& av, int material) {
+  if (material < 0) return false;
+  const auto j = Json::parse(av.materials[material].json, nullptr, false);
+  if (!j.is_object() || !j.contains("pbrMetallicRoughness")) return false;
+  const auto& pbr = j["pbrMetallicRoughness"];
+  if (!pbr.contains("baseColorFactor") || !pbr["baseColorFactor"].is_array() || pbr["baseColorFactor"].size() < 4) return false;
+  return j.value("alphaMode", "OPAQUE") != "OPAQUE" && pbr["baseColorFactor"][3].get<double>() < 0.01;
+}
+
+float SegmentDistance(const glm::vec3& a, const glm::vec3& b, const glm::vec3& p) {
+  const glm::vec3 d = b - a;
+  const float l2 = glm::dot(d, d);
+  const float t = l2 > 0 ? std::clamp(glm::dot(p - a, d) / l2, 0.0f, 1.0f) : 0.0f;
+  return glm::length(p - (a + t * d));
+}
+
+}  // namespace
+
+Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt) {
+  if (av.unknown_extensions.count(kUndoKey))
+    return Status(StatusCode::kUnsupported, "colliders were already fitted; undo first (hairswing fit --undo)");
+  auto rig_r = BuildRig(av);
+  if (!rig_r.ok()) return rig_r.status();
+  const Rig& rig = rig_r.value();
+  const HumanoidMap hm = MatchHumanoid(av);
+  ColliderFitResult res;
+  if (!hm.missing_required.empty()) {
+    // Without body roles there is nothing to fit against: keep the creator's settings.
+    std::string list;
+    for (const auto& b : hm.missing_required) list += (list.empty() ? "" : ", ") + b;
+    res.warnings.push_back("humanoid roles missing (" + list + "): creator's collider settings kept");
+    return res;
+  }
+  float lo = 1e30f, hi = -1e30f;
+  for (const auto& [bone, node] : hm.bones) {
+    const float y = rig.rest_world[rig.node_to_rig[node]][3].y;
+    lo = std::min(lo, y);
+    hi = std::max(hi, y);
+  }
+  const float unit = std::max(hi - lo, 1e-6f) / 1.5f;
+  for (size_t n = 0; n < av.nodes.size(); ++n) {
+    const glm::vec3 s = av.nodes[n].scale;
+    if (s.x < 0 || s.y < 0 || s.z < 0) res.warnings.push_back("unsupported transform: negative scale on \"" + av.nodes[n].name + "\"");
+    else if (std::fabs(s.x - s.y) > 1e-4f * std::max(s.x, 1e-6f) || std::fabs(s.x - s.z) > 1e-4f * std::max(s.x, 1e-6f))
+      res.warnings.push_back("unsupported transform: non-uniform scale on \"" + av.nodes[n].name + "\" (radii use the x scale)");
+  }
+
+  // Visible body and clothing geometry: not hair (no weight on a spring joint), in the scene, not
+  // scaled to nothing, not fully transparent.
+  std::vector<uint8_t> spring(rig.node_count(), 0);
+  for (int n : rig.joint_node) spring[n] = 1;
+  std::vector<Sample> samples;
+  std::vector<glm::mat4> pal(1024);
+  for (const MeshInstance& inst : rig.meshes) {
+    if (std::fabs(glm::determinant(glm::mat3(rig.rest_world[inst.node]))) < 1e-12f && inst.skin < 0) continue;
+    for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
+      if (prim.mode != 4 || MaterialHidden(av, prim.material)) continue;
+      bool hair = false;
+      if (inst.skin >= 0)
+        for (size_t v = 0; v < prim.joints.size() && !hair; ++v)
+          for (int k = 0; k < 4; ++k)
+            if (prim.weights[v][k] > 0 && spring[rig.skins[inst.skin].joints[prim.joints[v][k]]]) hair = true;
+      if (hair) continue;
+      std::vector<glm::vec3> posed(prim.positions.size());
+      if (inst.skin >= 0 && rig.skins[inst.skin].joints.size() > pal.size()) pal.resize(rig.skins[inst.skin].joints.size());
+      if (!PosePrimitive(rig, inst, prim, rig.rest_world, pal, posed).ok()) continue;
+      // A hidden accessory scaled to nothing collapses to a point: skip degenerate geometry.
+      glm::vec3 bmin(1e30f), bmax(-1e30f);
+      for (const auto& p : posed) { bmin = glm::min(bmin, p); bmax = glm::max(bmax, p); }
+      if (glm::length(bmax - bmin) < 1e-3f * unit) continue;
+      for (size_t v = 0; v < posed.size(); ++v) {
+        int joint = inst.node;
+        if (inst.skin >= 0 && !prim.joints.empty()) {
+          int best = 0;
+          for (int k = 1; k < 4; ++k)
+            if (prim.weights[v][k] > prim.weights[v][best]) best = k;
+          joint = rig.skins[inst.skin].joints[prim.joints[v][best]];
+        }
+        samples.push_back({posed[v], joint});
+      }
+    }
+  }
+
+  // Undo record: everything this pass may change.
+  Json undo = Json::object();
+  Json cols = Json::array();
+  for (const Collider& c : av.vrm.colliders)
+    cols.push_back({c.radius, c.offset.x, c.offset.y, c.offset.z, c.tail.x, c.tail.y, c.tail.z});
+  undo["colliders"] = cols;
+  undo["colliders_before"] = av.vrm.colliders.size();
+  undo["groups_before"] = av.vrm.collider_groups.size();
+  Json groups = Json::array(), segs = Json::array();
+  for (const auto& g : av.vrm.collider_groups) groups.push_back(g.colliders);
+  for (const auto& s : av.vrm.springs) {
+    std::vector<float> hits;
+    for (const auto& j : s.joints) hits.push_back(j.hit_radius);
+    segs.push_back({s.segment_checks, s.collider_groups, hits});
+  }
+  undo["groups"] = groups;
+  undo["springs"] = segs;
+
+  // Attachments of chains (usually the head) keep their colliders as the creator set them.
+  std::set<int> attach_nodes;
+  for (const RigChain& ch : rig.chains)
+    if (ch.attach >= 0 && rig.source_node[ch.attach] >= 0) attach_nodes.insert(rig.source_node[ch.attach]);
+  const float max_radius = opt.max_radius * unit;
+  for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
+    Collider& col = av.vrm.colliders[c];
+    if (col.shape != ColliderShape::kSphere && col.shape != ColliderShape::kCapsule) continue;
+    const std::string where = "collider " + std::to_string(c) + " (" + ColliderShapeName(col.shape) + " on \"" + av.nodes[col.node].name + "\")";
+    if (attach_nodes.count(col.node)) {
+      res.changes.push_back(where + ": kept (a chain hangs from this node)");
+      continue;
+    }
+    const int rn = rig.node_to_rig[col.node];
+    const glm::mat4& w = rig.rest_world[rn];
+    const float scale = glm::length(glm::vec3(w[0]));
+    const glm::vec3 a(w * glm::vec4(col.offset, 1)), b(w * glm::vec4(col.shape == ColliderShape::kCapsule ? col.tail : col.offset, 1));
+    // The cross-section the proxy stands for: geometry of its bone that lies alongside the
+    // capsule's axis (beyond the ends it belongs to neighbouring proxies), or all of it for a
+    // sphere.
+    std::vector<double> d;
+    const glm::vec3 axis = b - a;
+    const float axis2 = glm::dot(axis, axis);
+    // For a lying capsule (arms, a chest bar), geometry straight above or below the axis
+    // belongs to the proxies above and below it (shoulders, neck, belly): keep the samples
+    // whose offset from the axis is within 45 degrees of horizontal.
+    const bool lying = axis2 > 0 && std::fabs(glm::dot(axis, glm::vec3(0, 1, 0))) < 0.7f * std::sqrt(axis2);
+    for (const Sample& s : samples) {
+      if (s.joint != rn) continue;
+      float t = 0.0f;
+      if (axis2 > 0) {
+        t = glm::dot(s.p - a, axis) / axis2;
+        if (t < 0.0f || t > 1.0f) continue;
+      }
+      const glm::vec3 radial = s.p - (a + std::clamp(t, 0.0f, 1.0f) * axis);
+      if (lying && std::fabs(radial.y) > glm::length(glm::vec2(radial.x, radial.z))) continue;
+      d.push_back(glm::length(radial));
+    }
+    if (d.empty()) {
+      res.warnings.push_back(where + ": no visible geometry around it; kept");
+      continue;
+    }
+    // Cover the surface around the proxy (kCoverQuantile of the distances, robust to a few stray
+    // vertices), never shrinking, within the growth limits.
+    const float want = static_cast<float>(Quantile(d, kCoverQuantile)) / scale;
+    const float limit = std::min(col.radius * opt.max_growth, max_radius / scale);
+    const float r = std::min(std::max(col.radius, want), limit);
+    if (r > col.radius * 1.0001f) {
+      res.changes.push_back(where + ": radius " + std::to_string(col.radius) + " -> " + std::to_string(r) +
+                            (want > limit ? " (limited; the geometry reaches " + std::to_string(want) + ")" : ""));
+      col.radius = r;
+      ++res.grown;
+    }
+  }
+
+  // Trunk coverage: a capsule from the hips to the chest when no collider sits on the lower trunk.
+  std::set<int> trunk;
+  for (const char* bone : {"hips", "spine"})
+    if (hm.bones.count(bone)) trunk.insert(hm.bones.at(bone));
+  bool covered = false;
+  for (const Collider& col : av.vrm.colliders) covered |= trunk.count(col.node) > 0;
+  if (!covered && hm.bones.count("spine") && !av.vrm.springs.empty()) {
+    const int spine = hm.bones.at("spine");
+    const int top = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("head");
+    const glm::mat4& sw = rig.rest_world[rig.node_to_rig[spine]];
+    const glm::vec3 a(rig.rest_world[rig.node_to_rig[hm.bones.at("hips")]][3]), b(rig.rest_world[rig.node_to_rig[top]][3]);
+    std::vector<double> d;
+    for (const Sample& s : samples)
+      if (trunk.count(rig.source_node[s.joint])) d.push_back(SegmentDistance(a, b, s.p));
+    if (!d.empty()) {
+      Collider cap;
+      cap.node = spine;
+      cap.shape = ColliderShape::kCapsule;
+      const glm::mat4 inv = glm::inverse(sw);
+      cap.offset = glm::vec3(inv * glm::vec4(a, 1));
+      cap.tail = glm::vec3(inv * glm::vec4(b, 1));
+      const float scale = glm::length(glm::vec3(sw[0]));
+      cap.radius = std::min(static_cast<float>(Quantile(d, kTrunkQuantile)), max_radius) / scale;
+      av.vrm.colliders.push_back(cap);
+      av.vrm.collider_groups.push_back({"hairswing_torso", {static_cast<int>(av.vrm.colliders.size()) - 1}});
+      const int g = static_cast<int>(av.vrm.collider_groups.size()) - 1;
+      for (Spring& s : av.vrm.springs) s.collider_groups.push_back(g);
+      res.changes.push_back("added a torso capsule on \"" + av.nodes[spine].name + "\" (radius " + std::to_string(cap.radius) +
+                            "): no collider covered the trunk");
+      ++res.added;
+    }
+  }
+
+  // Whole-link checks for chains that can sweep across the body's front: long enough (reach),
+  // reaching below the neck and hanging in front of the chest (position, along the facing
+  // direction from the legs). Their hit radius grows to cover the hair the joints own (skin-weight
+  // ownership), so a wide strand's edges stay out too. Short chains (bangs) and chains behind the
+  // body keep their settings: whole-link checks everywhere raised stretch.
+  const glm::vec3 up(0, 1, 0);
+  glm::vec3 right = glm::vec3(rig.rest_world[rig.node_to_rig[hm.bones.at("rightUpperLeg")]][3]) -
+                    glm::vec3(rig.rest_world[rig.node_to_rig[hm.bones.at("leftUpperLeg")]][3]);
+  right.y = 0;
+  const glm::vec3 forward = glm::length(right) > 0 ? glm::normalize(glm::cross(up, right)) : glm::vec3(0, 0, 1);
+  const int chest_bone = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("spine");
+  const glm::vec3 chest(rig.rest_world[rig.node_to_rig[chest_bone]][3]);
+  const float neck_y = hm.bones.count("neck") ? rig.rest_world[rig.node_to_rig[hm.bones.at("neck")]][3].y
+                                              : rig.rest_world[rig.node_to_rig[hm.bones.at("head")]][3].y;
+  // Hair vertices owned (largest weight) by each spring joint, at rest.
+  std::vector<std::vector<glm::vec3>> owned(rig.node_count());
+  for (const MeshInstance& inst : rig.meshes) {
+    if (inst.skin < 0) continue;
+    const RigSkin& sk = rig.skins[inst.skin];
+    for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
+      if (prim.joints.empty()) continue;
+      std::vector<glm::vec3> posed(prim.positions.size());
+      if (sk.joints.size() > pal.size()) pal.resize(sk.joints.size());
+      if (!PosePrimitive(rig, inst, prim, rig.rest_world, pal, posed).ok()) continue;
+      for (size_t v = 0; v < posed.size(); ++v) {
+        int best = 0;
+        for (int k = 1; k < 4; ++k)
+          if (prim.weights[v][k] > prim.weights[v][best]) best = k;
+        const int j = sk.joints[prim.joints[v][best]];
+        if (spring[j]) owned[j].push_back(posed[v]);
+      }
+    }
+  }
+  for (const RigChain& ch : rig.chains) {
+    float len = 0, lowest = 1e30f;
+    glm::vec3 tip(rig.rest_world[rig.joint_node[ch.joint_end - 1]][3]);
+    for (int j = ch.joint_begin; j < ch.joint_end; ++j) {
+      lowest = std::min(lowest, rig.rest_world[rig.joint_node[j]][3].y);
+      if (j + 1 < ch.joint_end)
+        len += glm::length(glm::vec3(rig.rest_world[rig.joint_node[j + 1]][3]) - glm::vec3(rig.rest_world[rig.joint_node[j]][3]));
+    }
+    Spring& s = av.vrm.springs[ch.source_spring];
+    const bool want = len >= opt.segment_min_length * unit && lowest < neck_y && glm::dot(tip - chest, forward) > 0.0f;
+    if (!want || s.segment_checks) continue;
+    s.segment_checks = true;
+    ++res.segment_chains;
+    float widest = 0;
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      const glm::vec3 a(rig.rest_world[rig.joint_node[j]][3]), b(rig.rest_world[rig.joint_node[j + 1]][3]);
+      std::vector<double> d;
+      for (const glm::vec3& p : owned[rig.joint_node[j]]) d.push_back(SegmentDistance(a, b, p));
+      if (d.empty()) continue;
+      const float r = static_cast<float>(Quantile(d, 0.9));
+      const float scale = glm::length(glm::vec3(rig.rest_world[rig.joint_node[j]][0]));
+      SpringJoint& jt = s.joints[j - ch.joint_begin];
+      const float hit = std::min(r, 0.05f * unit) / scale;
+      if (hit > jt.hit_radius) jt.hit_radius = hit;
+      widest = std::max(widest, jt.hit_radius);
+    }
+    res.changes.push_back("spring \"" + s.name + "\": whole-link collider checks (reach " + std::to_string(len / unit) +
+                          ", in front of the chest), hit radius up to " + std::to_string(widest));
+  }
+  av.unknown_extensions[kUndoKey] = undo.dump();
+  return res;
+}
+
+Status UndoColliderFit(Avatar& av) {
+  auto it = av.unknown_extensions.find(kUndoKey);
+  if (it == av.unknown_extensions.end()) return Status(StatusCode::kInvalidInput, "no collider fit to undo");
+  const Json u = Json::parse(it->second, nullptr, false);
+  try {
+    av.vrm.colliders.resize(u.at("colliders_before").get<size_t>());
+    av.vrm.collider_groups.resize(u.at("groups_before").get<size_t>());
+    const Json& cols = u.at("colliders");
+    for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
+      Collider& col = av.vrm.colliders[c];
+      col.radius = cols.at(c).at(0).get<float>();
+      col.offset = {cols[c][1].get<float>(), cols[c][2].get<float>(), cols[c][3].get<float>()};
+      col.tail = {cols[c][4].get<float>(), cols[c][5].get<float>(), cols[c][6].get<float>()};
+    }
+    for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g)
+      av.vrm.collider_groups[g].colliders = u.at("groups").at(g).get<std::vector<int>>();
+    const Json& springs = u.at("springs");
+    for (size_t s = 0; s < av.vrm.springs.size() && s < springs.size(); ++s) {
+      av.vrm.springs[s].segment_checks = springs[s].at(0).get<bool>();
+      av.vrm.springs[s].collider_groups = springs[s].at(1).get<std::vector<int>>();
+      const auto hits = springs[s].at(2).get<std::vector<float>>();
+      for (size_t j = 0; j < hits.size() && j < av.vrm.springs[s].joints.size(); ++j) av.vrm.springs[s].joints[j].hit_radius = hits[j];
+    }
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
+  }
+  av.unknown_extensions.erase(kUndoKey);
+  return Status::Ok();
+}
+
+}  // namespace hairswing
