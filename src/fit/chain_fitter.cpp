@@ -198,6 +198,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     std::vector<int> chain_of(nw, -1);
     struct Chain { std::vector<int> nodes; std::vector<glm::vec3> pts; std::vector<glm::mat4> world; float length; float gmax; };
     std::vector<Chain> chains;
+    std::string first_error;  // a clump that cannot hang: an error when it is the only one
     for (auto& [root_id, verts] : clumps) {
       if (clump_triangles[root_id] < opt.min_triangles) {
         if (clumps.size() == 1)
@@ -217,9 +218,13 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       }
       const float tol = opt.root_tolerance * unit;
       const float touch = have_surface ? 2.0f * tol : 0.25f * unit;
-      if (dmin > touch)
-        return Status(StatusCode::kInvalidInput, "the selected hair does not touch the " + opt.attach + " (closest " +
-                                                     std::to_string(static_cast<int>(std::lround(1000 * dmin / unit))) + " mm at avatar scale)");
+      if (dmin > touch) {
+        const std::string e = "the selected hair does not touch the " + opt.attach + " (closest " +
+                              std::to_string(static_cast<int>(std::lround(1000 * dmin / unit))) + " mm at avatar scale)";
+        if (first_error.empty()) first_error = e;
+        result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) + " vertices: " + e);
+        continue;
+      }
       // 4. Geodesic distance from the root band (multi-source Dijkstra).
       using Item = std::pair<float, int>;
       std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
@@ -240,8 +245,13 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       }
       float gmax = 0;
       for (int w : verts) gmax = std::max(gmax, geo[w]);
-      if (gmax < 0.01f * unit)
-        return Status(StatusCode::kInvalidInput, "the selected hair is too short to hang from the " + opt.attach);
+      if (gmax < 0.01f * unit) {
+        const std::string e = "the selected hair is too short to hang from the " + opt.attach;
+        if (first_error.empty()) first_error = e;
+        result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) + " vertices: " + e);
+        for (int w : verts) geo[w] = -1.0f;
+        continue;
+      }
       // 5. Centre line through the level sets.
       const int bins = std::max(12, 4 * opt.joints);
       std::vector<glm::vec3> sum(bins, glm::vec3(0));
@@ -285,7 +295,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       chains.push_back(std::move(ch));
       ++chain_index;
     }
-    if (chains.empty()) return Status(StatusCode::kInvalidInput, "no hair clump large enough to fit");
+    if (chains.empty())
+      return Status(StatusCode::kInvalidInput, first_error.empty() ? "no hair clump large enough to fit" : first_error);
 
     // 6b. Skin: the mesh node's skin gains the attachment and the new joints.
     int node_index = rig.source_node[inst->node];
@@ -357,13 +368,14 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     for (size_t c = 0; c < chains.size(); ++c) {
       Spring s;
       s.name = "hairfit_" + std::to_string(result.chains + static_cast<int>(c));
-      for (int n : chains[c].nodes) {
+      for (size_t k = 0; k < chains[c].nodes.size(); ++k) {
         SpringJoint j;
-        j.node = n;
+        j.node = chains[c].nodes[k];
         j.stiffness = 1.0f;
         j.drag_force = 0.4f;
         j.gravity_power = 0.0f;
-        j.hit_radius = 0.015f * unit;
+        // 1.5 cm at human scale, stored in the joint's local units (armatures may be scaled).
+        j.hit_radius = 0.015f * unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
         s.joints.push_back(j);
       }
       for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g) s.collider_groups.push_back(static_cast<int>(g));
