@@ -21,7 +21,8 @@ struct HairSelection {
 Result<HairSelection> SelectHair(const Avatar& avatar, const std::string& selector);
 
 struct FitOptions {
-  int joints = 6;                 ///< joints per chain, tip included
+  int joints = 6;                 ///< joints per chain at most, tip included
+  float segment_length = 0.08f;   ///< metres per segment at human scale (shorter clumps get fewer joints)
   std::string attach = "head";    ///< VRM humanoid bone the hair hangs from
   float root_tolerance = 0.015f;  ///< metres: hair this close to the attachment's surface is root
   float pin_fraction = 0.06f;     ///< share of the hair length from the root pinned to the head

@@ -265,8 +265,14 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       for (int b = 0; b < bins; ++b)
         if (count[b]) line.push_back(sum[b] / static_cast<float>(count[b]));
       if (line.size() < 2) return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
+      // Joint count from the clump's length: about one segment per 8 cm at human scale, at least
+      // 3 joints, at most --joints. Many very short segments get very stiff (k grows as 1/L) and
+      // bend in alternating kinks.
+      // (Length = the geodesic extent of the clump: the centroid line itself zig-zags.)
+      const int n_joints = std::clamp(static_cast<int>(std::lround(gmax / (opt.segment_length * unit))) + 1, 3,
+                                      std::max(3, opt.joints));
       Chain ch;
-      ch.pts = Resample(line, opt.joints);
+      ch.pts = Resample(line, n_joints);
       for (int w : verts) chain_of[w] = static_cast<int>(chains.size());
       ch.gmax = gmax;
       ch.length = 0;
@@ -275,7 +281,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       glm::mat4 parent_world = rig.rest_world[attach_rig];
       int parent = attach;
       if (!children.contains(std::to_string(attach))) children[std::to_string(attach)] = av.nodes[attach].children;
-      for (int j = 0; j < opt.joints; ++j) {
+      for (int j = 0; j < n_joints; ++j) {
         Node n;
         n.name = "HairFit_" + std::to_string(chain_index) + "_" + std::to_string(j);
         n.parent = parent;
@@ -288,7 +294,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
         ch.nodes.push_back(id);
         parent = id;
       }
-      result.changes.push_back("added chain " + std::to_string(chain_index) + ": " + std::to_string(opt.joints) +
+      result.changes.push_back("added chain " + std::to_string(chain_index) + ": " + std::to_string(n_joints) +
                                " joints under \"" + av.nodes[attach].name + "\", " + std::to_string(verts.size()) +
                                " hair vertices, length " + std::to_string(ch.length / unit) + " (avatar units)");
       result.chain_vertices.push_back(static_cast<int>(verts.size()));
