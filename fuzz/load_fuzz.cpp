@@ -3,6 +3,7 @@
 // directory that does not exist, so only the bytes under test are read.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "hairswing/io.h"
 #include "hairswing/rig.h"
@@ -19,6 +20,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)hairswing::CheckAvatar(r->avatar);
     auto bytes = hairswing::EncodeGlb(r->avatar, false);
     (void)bytes;
+  }
+  // The same bytes as BVH text (the BVH reader is the other untrusted-text parser).
+  auto bvh = hairswing::LoadBvhFromText(std::string(reinterpret_cast<const char*>(data), size), "fuzz.bvh");
+  if (bvh.ok()) {
+    auto rig = hairswing::BuildRig(bvh->avatar);
+    (void)rig;
   }
   return 0;
 }
