@@ -38,11 +38,8 @@ struct Target {
 };
 
 bool LoadClipFile(const std::string& path, ClipFile* out) {
-  auto loaded = LoadAvatar(path);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-    return false;
-  }
+  auto loaded = LoadOrReport(path);
+  if (!loaded) return false;
   out->path = path;
   out->avatar = std::move(loaded->avatar);
   out->map = MatchHumanoid(out->avatar);
@@ -166,12 +163,8 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
       if (!LoadClipFile(o->clips[i], &files[i])) { exit_code = kExitBadInput; return; }
     std::vector<Target> targets;
     for (const auto& a : o->avatars) {
-      auto loaded = LoadAvatar(a);
-      if (!loaded.ok()) {
-        std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-        exit_code = kExitBadInput;
-        return;
-      }
+      auto loaded = LoadOrReport(a);
+      if (!loaded) { exit_code = kExitBadInput; return; }
       targets.push_back({a, std::move(loaded->avatar), {}});
       targets.back().map = MatchHumanoid(targets.back().avatar);
     }
@@ -245,12 +238,8 @@ void AddRetarget(CLI::App& app, int& exit_code) {
   cmd->callback([o, &exit_code] {
     ClipFile cf;
     if (!LoadClipFile(o->clips, &cf)) { exit_code = kExitBadInput; return; }
-    auto loaded = LoadAvatar(o->avatar);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto loaded = LoadOrReport(o->avatar);
+    if (!loaded) { exit_code = kExitBadInput; return; }
     Avatar av = std::move(loaded->avatar);
     RetargetOptions ro;
     ro.remove_horizontal_root_motion = !o->keep_root;

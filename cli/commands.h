@@ -1,7 +1,13 @@
 // Each subcommand registers itself on the CLI11 app and returns a callback result holder.
 #pragma once
 
+#include <cstdio>
+#include <optional>
+#include <string>
+
 #include <CLI/CLI.hpp>
+
+#include "hairswing/io.h"
 
 namespace hairswing::cli {
 
@@ -9,6 +15,16 @@ namespace hairswing::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;   ///< the work ran but a check failed
 constexpr int kExitBadInput = 2;  ///< unreadable or invalid input, bad arguments
+
+// Loads an avatar for a subcommand; on failure prints "error: <why>" to stderr and returns nothing.
+inline std::optional<LoadedAvatar> LoadOrReport(const std::string& path) {
+  auto loaded = LoadAvatar(path);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(loaded.value());
+}
 
 void AddInspect(CLI::App& app, int& exit_code);
 void AddConvert(CLI::App& app, int& exit_code);

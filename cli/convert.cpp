@@ -19,12 +19,8 @@ void AddConvert(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", opts->out, "output file ending in .vrm or .glb")->required();
   cmd->add_flag("--force", opts->force, "overwrite an existing output file");
   cmd->callback([opts, &exit_code] {
-    auto loaded = LoadAvatar(opts->in);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto loaded = LoadOrReport(opts->in);
+    if (!loaded) { exit_code = kExitBadInput; return; }
     for (const auto& w : loaded->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     Status st = SaveAvatar(loaded->avatar, opts->out, {opts->force});
     if (!st.ok()) {

@@ -32,12 +32,8 @@ void AddFit(CLI::App& app, int& exit_code) {
   cmd->add_flag("--undo", o->undo, "restore what an earlier fit changed in AVATAR");
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   cmd->callback([o, &exit_code] {
-    auto loaded = LoadAvatar(o->avatar);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto loaded = LoadOrReport(o->avatar);
+    if (!loaded) { exit_code = kExitBadInput; return; }
     Avatar av = std::move(loaded->avatar);
     nlohmann::ordered_json rep = {{"avatar", o->avatar}, {"changes", nlohmann::json::array()}, {"warnings", nlohmann::json::array()}};
     auto fail = [&](const std::string& m) {

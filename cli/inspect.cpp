@@ -180,12 +180,8 @@ void AddInspect(CLI::App& app, int& exit_code) {
   cmd->add_option("FILE", opts->file, "a .vrm, .glb or .gltf file")->required();
   cmd->add_flag("--json", opts->json, "print a JSON object instead of the table");
   cmd->callback([opts, &exit_code] {
-    auto loaded = LoadAvatar(opts->file);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto loaded = LoadOrReport(opts->file);
+    if (!loaded) { exit_code = kExitBadInput; return; }
     Json report = BuildReport(loaded->avatar, loaded->warnings);
     if (opts->json) std::cout << report.dump(2) << "\n";
     else PrintText(report);

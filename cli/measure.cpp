@@ -77,11 +77,8 @@ void PrintMeasureTable(const MeasureReport& rep) {
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
                const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,
                const std::string& motion, const std::string& clip_name, double seconds, bool fit_colliders) {
-  auto loaded = LoadAvatar(file);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-    return kExitBadInput;
-  }
+  auto loaded = LoadOrReport(file);
+  if (!loaded) return kExitBadInput;
   MeasureOptions opt;
   opt.duration = seconds;
   // A clip file as the motion: retarget the named clip (once) and loop it, with constraints.

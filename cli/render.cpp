@@ -31,12 +31,8 @@ void AddRender(CLI::App& app, int& exit_code) {
   cmd->add_option("--size", o->size, "image width in pixels (height is 1.5x)")->capture_default_str();
   cmd->add_flag("--joints", o->joints, "mark spring joints (red) and colliders' centres (blue)");
   cmd->callback([o, &exit_code] {
-    auto loaded = LoadAvatar(o->file);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "error: %s\n", loaded.status().message().c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto loaded = LoadOrReport(o->file);
+    if (!loaded) { exit_code = kExitBadInput; return; }
     const Avatar& av = loaded->avatar;
     auto rig = BuildRig(av);
     if (!rig.ok()) {

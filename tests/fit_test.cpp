@@ -59,8 +59,6 @@ TEST(Fit, DemoPonytailGetsOneSwingingChainThatSettlesAndPinsTheRoot) {
   const glm::vec3 tip0 = world->tails()[ch.joint_end - 2];
   const int head = HumanoidRigNode(av, *rig, "head");
   const Primitive& p = av.meshes[m].primitives[0];
-  const Skin& skin = av.skins[av.nodes[rig->source_node[rig->meshes[0].node]].skin];
-  (void)skin;
   std::vector<glm::mat4> w(rig->node_count()), pal(1024);
   std::vector<glm::vec3> posed(p.positions.size());
   MeshInstance inst;

@@ -138,6 +138,7 @@ class SpringWorld {
 
   const Rig* rig_ = nullptr;
   SpringConfig config_;
+  float teleport_cos_ = -1.0f;           // cos(config_.teleport_angle), fixed at Create
   std::vector<uint8_t> owned_;           // per rig node
 
   // Per joint (flat, parallel to rig.joint_node). Segment j runs from joint j to joint j+1.

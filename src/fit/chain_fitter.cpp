@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/chain_weights.h"
+#include "fit/body_scale.h"
 #include "hairswing/fit.h"
 #include "hairswing/retarget.h"
 #include "hairswing/rig.h"
@@ -103,14 +104,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   const int attach = attach_it->second;
   const int attach_rig = rig.node_to_rig[attach];
 
-  // Avatar scale: the humanoid's height in the rest pose (a 1.7 m person = 1).
-  float lo = 1e30f, hi = -1e30f;
-  for (const auto& [bone, node] : hm.bones) {
-    const float y = rig.rest_world[rig.node_to_rig[node]][3].y;
-    lo = std::min(lo, y);
-    hi = std::max(hi, y);
-  }
-  const float unit = std::max(hi - lo, 1e-6f) / 1.5f;  // head-to-foot joints span ~1.5 m
+  const float unit = internal::HumanoidUnit(hm, rig);  // avatar scale, a 1.7 m person = 1
 
   // The attachment's surface: rest positions of other primitives' vertices skinned mostly to it.
   std::vector<glm::vec3> surface;
@@ -363,8 +357,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       const float s = geo[w] / ch.gmax * ch.length;
       int j0, j1;
       float w0, w1;
-      std::vector<int> local(slots[c].begin(), slots[c].end());
-      internal::ChainWeights(local, ch.pts, attach_slot, s, opt.pin_fraction * ch.length, &j0, &w0, &j1, &w1);
+      internal::ChainWeights(slots[c], ch.pts, attach_slot, s, opt.pin_fraction * ch.length, &j0, &w0, &j1, &w1);
       prim.joints[v] = glm::u16vec4(j0, j1 >= 0 ? j1 : 0, 0, 0);
       prim.weights[v] = glm::vec4(w0, j1 >= 0 ? w1 : 0, 0, 0);
     }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fit/body_scale.h"
 #include "hairswing/fit.h"
 #include "hairswing/measure.h"
 #include "hairswing/retarget.h"
@@ -59,13 +60,7 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     res.warnings.push_back("humanoid roles missing (" + list + "): creator's collider settings kept");
     return res;
   }
-  float lo = 1e30f, hi = -1e30f;
-  for (const auto& [bone, node] : hm.bones) {
-    const float y = rig.rest_world[rig.node_to_rig[node]][3].y;
-    lo = std::min(lo, y);
-    hi = std::max(hi, y);
-  }
-  const float unit = std::max(hi - lo, 1e-6f) / 1.5f;
+  const float unit = internal::HumanoidUnit(hm, rig);  // avatar scale, a 1.7 m person = 1
   for (size_t n = 0; n < av.nodes.size(); ++n) {
     const glm::vec3 s = av.nodes[n].scale;
     if (s.x < 0 || s.y < 0 || s.z < 0) res.warnings.push_back("unsupported transform: negative scale on \"" + av.nodes[n].name + "\"");

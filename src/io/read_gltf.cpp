@@ -36,7 +36,6 @@ bool FsFileExists(const std::string& path, void* user) {
   return fs::is_regular_file(path, ec);
 }
 
-bool FsExpand(const std::string&, void*) { return false; }
 std::string FsExpandPath(const std::string& p, void*) { return p; }
 
 bool FsReadWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path,
@@ -586,15 +585,12 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
   for (const auto& e : GetArray(root, "extensionsRequired", "")) {
     if (!e.is_string()) throw ReadError("extensionsRequired", "expected strings");
     std::string name = e.get<std::string>();
-    static const std::set<std::string> kDecodable = {"KHR_texture_transform", "KHR_materials_unlit",
-                                                     "KHR_texture_basisu", "EXT_texture_webp"};
     if (name == "KHR_draco_mesh_compression" || name == "EXT_meshopt_compression" ||
         name == "KHR_mesh_quantization") {
       if (name != "KHR_mesh_quantization")
         throw ReadError("extensionsRequired", "\"" + name + "\" is not supported");
     }
     if (!IsModelledExtension(name) && name != "KHR_mesh_quantization") av.extensions_required.push_back(name);
-    (void)kDecodable;
   }
 }
 
@@ -705,7 +701,6 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
       std::string first = err.substr(0, err.find('\n'));
       return fail(StatusCode::kInvalidInput, first.empty() ? "not a valid glTF file" : first);
     }
-    (void)FsExpand;
     Reader reader{model, {}, options.max_elements};
     for (size_t i = 0; i < model.buffers.size(); ++i) {
       const std::string uri = model.buffers[i].uri;

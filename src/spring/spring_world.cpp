@@ -59,6 +59,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   SpringWorld w;
   w.rig_ = &rig;
   w.config_ = config;
+  w.teleport_cos_ = std::cos(std::min(config.teleport_angle, 3.14159265f));
   if (w.config_.segment_checks.empty())  // default: what each spring asks for (fitted rigs)
     for (const RigChain& ch : rig.chains) w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
   const size_t nj = rig.joint_node.size();
@@ -266,7 +267,7 @@ bool SpringWorld::CheckTeleport(int chain) {
   if (glm::dot(d, d) > config_.teleport_distance * config_.teleport_distance) return true;
   // Turned more than teleport_angle: some rotated axis moved by more than the angle, i.e.
   // cos(axis_now, axis_before) < cos(angle). Compared without square roots or acos.
-  const float c = std::cos(std::min(config_.teleport_angle, 3.14159265f));
+  const float c = teleport_cos_;
   for (int i = 0; i < 3; ++i) {
     const glm::vec3 x(a[i]), y(b[i]);
     const float dot = glm::dot(x, y), xx = glm::dot(x, x), yy = glm::dot(y, y);
