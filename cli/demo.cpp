@@ -49,7 +49,7 @@ void AddDemo(CLI::App& app, int& exit_code) {
       // Demo avatars: also after collider fitting (the before/after occlusion of SPEC M7).
       const bool demo_avatar = stem.rfind("demo-", 0) == 0;
       int rc = RunMeasure(f, "arc,parent,vrm", "30,60,120", "", o->out + "/measure-" + stem + ".json", "", false, &rep,
-                          "head-turn", "", 12.0, demo_avatar);
+                          "head-turn", "", 12.0, demo_avatar, MeasureFlags{.match_swing = true});
       if (rc != kExitOk) {
         exit_code = rc;
         return;

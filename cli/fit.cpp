@@ -64,8 +64,10 @@ void AddFit(CLI::App& app, int& exit_code) {
         auto fit = FitHairChains(av, sel.value(), opt);
         if (!fit.ok()) return fail(fit.status().message());
         for (const auto& c : fit->changes) rep["changes"].push_back(c);
+        for (const auto& c : fit->rigid) rep["changes"].push_back(c);
         for (const auto& w : fit->warnings) rep["warnings"].push_back(w);
         rep["chains"] = fit->chains;
+        rep["rigid_clumps"] = fit->rigid.size();
       }
       if (o->colliders) {
         auto cf = FitColliders(av);

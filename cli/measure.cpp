@@ -54,16 +54,36 @@ std::string Opt(const std::optional<double>& v) {
 }  // namespace
 
 void PrintMeasureTable(const MeasureReport& rep) {
-  std::printf("%s: %d chains, %d hair vertices, %d hair edges, %d front-strand vertices\n", rep.avatar.c_str(),
-              rep.chains, rep.hair_vertices, rep.hair_edges, rep.front_strand_vertices);
-  std::printf("%-7s %4s %10s %10s %9s %11s %9s %12s %10s %6s %8s %8s\n", "solver", "fps", "p99 str %", "worst %",
-              "root mm", "settle mm", "shape deg", "hidden(>1mm)", "depth mm", "pen.", "p50 ms", "p95 ms");
+  std::printf("%s: %d chains, %d hair vertices, %d hair edges (%d welded), %d front-strand vertices\n", rep.avatar.c_str(),
+              rep.chains, rep.hair_vertices, rep.hair_edges, rep.hair_edges_welded, rep.front_strand_vertices);
+  std::printf("%-7s %4s %9s %9s %9s %9s %9s %9s %9s %9s %12s %9s %5s %8s %8s\n", "solver", "fps", "swing mm", "swing max",
+              "p99 str %", "welded %", "worst %", "shape deg", "root mm", "settle mm", "hidden(>1mm)", "depth mm", "pen.",
+              "p50 ms", "p95 ms");
   for (const RunResult& r : rep.results)
-    std::printf("%-7s %4d %10.2f %10.2f %9.1e %11.1e %9.2f %12s %10s %6d %8.3f %8.3f\n", SolverModeName(r.solver), r.fps,
-                r.stretch_p99_pct, r.stretch_worst_pct, r.root_drift_mm, r.settle_mm, r.shape_error_deg,
-                Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(), r.penetration_samples,
-                r.update_p50_ms, r.update_p95_ms);
+    std::printf("%-7s %4d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.1e %9.1e %12s %9s %5d %8.3f %8.3f\n", SolverModeName(r.solver),
+                r.fps, r.swing_rms_mm, r.swing_max_mm, r.stretch_p99_pct, r.stretch_p99_welded_pct, r.stretch_worst_pct,
+                r.shape_error_deg, r.root_drift_mm, r.settle_mm, Opt(r.occlusion_hidden).c_str(),
+                Opt(r.occlusion_max_depth_mm).c_str(), r.penetration_samples, r.update_p50_ms, r.update_p95_ms);
   std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n", rep.fps_identical ? "identical" : "DIFFERENT");
+  bool any_matched = false;
+  for (const RunResult& r : rep.results) any_matched |= r.matched.has_value();
+  if (any_matched) {
+    std::printf("at equal swing (stiffness scaled until the tip lag rms equals arc's; stretch on welded positions):\n");
+    std::printf("%-7s %4s %11s %10s %10s %10s %10s\n", "solver", "fps", "stiffness x", "target mm", "swing mm", "welded %",
+                "shape deg");
+    for (const RunResult& r : rep.results) {
+      if (r.solver == SolverMode::kArc) {
+        std::printf("%-7s %4d %11.3f %10.2f %10.2f %10.2f %10.2f\n", "arc", r.fps, 1.0, r.swing_rms_mm, r.swing_rms_mm,
+                    r.stretch_p99_welded_pct, r.shape_error_deg);
+        continue;
+      }
+      if (!r.matched) continue;
+      const auto& m = *r.matched;
+      std::printf("%-7s %4d %11.3f %10.2f %10.2f %10.2f %10.2f%s\n", SolverModeName(r.solver), r.fps, m.stiffness_scale,
+                  m.target_swing_rms_mm, m.swing_rms_mm, m.stretch_p99_pct, m.shape_error_deg,
+                  m.reached ? "" : "  (target not reached)");
+    }
+  }
   bool any_after = false;
   for (const RunResult& r : rep.results) any_after |= r.after_fit_stretch_p99_pct.has_value();
   if (any_after) {
@@ -76,11 +96,15 @@ void PrintMeasureTable(const MeasureReport& rep) {
 
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
                const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,
-               const std::string& motion, const std::string& clip_name, double seconds, bool fit_colliders) {
+               const std::string& motion, const std::string& clip_name, double seconds, bool fit_colliders,
+               const MeasureFlags& flags) {
   auto loaded = LoadOrReport(file);
   if (!loaded) return kExitBadInput;
   MeasureOptions opt;
   opt.duration = seconds;
+  opt.match_swing = flags.match_swing;
+  opt.tuned = !flags.plain;
+  opt.arc_series_share = flags.arc_series;
   // A clip file as the motion: retarget the named clip (once) and loop it, with constraints.
   std::shared_ptr<Retargeter> rt;
   std::shared_ptr<Clip> clip;
@@ -208,6 +232,7 @@ void AddMeasure(CLI::App& app, int& exit_code) {
     std::string file, motion = "head-turn", clip, solvers = "arc,parent,vrm", fps = "30,60,120", json, report, shirt;
     double seconds = 12.0;
     bool fit_colliders = false;
+    MeasureFlags flags;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->file, "a .vrm, .glb or .gltf file with spring chains and a humanoid head")->required();
@@ -222,11 +247,22 @@ void AddMeasure(CLI::App& app, int& exit_code) {
   cmd->add_option("--shirt", o->shirt, "clothing mesh (name or index) for the occlusion metric; default: a mesh "
                                        "whose name contains 'shirt', else none");
   cmd->add_flag("--fit-colliders", o->fit_colliders, "also measure after the collider fitter (before/after occlusion)");
+  cmd->add_flag("--match-swing", o->flags.match_swing,
+                "also compare at equal swing: scale each other solver's stiffness (bisection) until its tip lag "
+                "rms equals arc's, and report its stretch and shape there");
+  cmd->add_flag("--plain", o->flags.plain,
+                "arc and parent use the plain VRM mapping (no added relative damping); default: tuned, the same "
+                "for both");
+  cmd->add_option("--arc-series", o->flags.arc_series,
+                  "arc: share (0..1) of the flexibility of the joints above a segment that it is given; 1 = the "
+                  "tip swing of a parent-relative chain, 0 = the author's own stiffness per segment (docs/solver.md)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--report", o->report, "write a self-contained HTML report with plots");
   cmd->callback([o, &exit_code] {
     exit_code = RunMeasure(o->file, o->solvers, o->fps, o->shirt, o->json, o->report, false, nullptr, o->motion, o->clip,
-                           o->seconds, o->fit_colliders);
+                           o->seconds, o->fit_colliders, o->flags);
   });
 }
 

@@ -71,9 +71,19 @@ TEST(Spring, VrmParameterMapping) {
   EXPECT_NEAR(plain.k, 600.0f, 1e-2f);
   EXPECT_NEAR(plain.c, -std::log(0.6f) * 60.0f, 1e-3f);
   EXPECT_NEAR(plain.g.y, -30.0f, 1e-4f);
+  EXPECT_EQ(plain.c_rel, 0.0f);
+  // Tuned keeps the author's k and drag (and so the author's lag c V / k); here drag alone gives
+  // c = 30.65 > 60% of critical (1.2 sqrt(600) = 29.39): no relative damping is added.
   SegmentCoefficients tuned = MapVrmParameters(1.0f, 0.4f, 0.5f, {0, -1, 0}, 0.1f, true);
-  EXPECT_NEAR(tuned.k, 750.0f, 1e-2f);
-  EXPECT_GE(tuned.c, 1.2f * std::sqrt(tuned.k) - 1e-3f);
+  EXPECT_NEAR(tuned.k, 600.0f, 1e-2f);
+  EXPECT_NEAR(tuned.c, plain.c, 1e-4f);
+  EXPECT_EQ(tuned.c_rel, 0.0f);
+  // stiffness 4, L = 5 cm: k = 4 / (0.05 / 60) = 4800, 1.2 sqrt(4800) = 83.14; drag gives 30.65,
+  // so 52.49 /s of relative damping is added.
+  SegmentCoefficients stiff = MapVrmParameters(4.0f, 0.4f, 0.0f, {0, -1, 0}, 0.05f, true);
+  EXPECT_NEAR(stiff.k, 4800.0f, 1e-1f);
+  EXPECT_NEAR(stiff.c, 30.650f, 1e-2f);
+  EXPECT_NEAR(stiff.c_rel, 52.49f, 2e-2f);
   // Stability clamp: a 1 mm segment does not get k above (1/h)^2.
   EXPECT_LE(MapVrmParameters(4.0f, 0.4f, 0, {0, -1, 0}, 0.001f, true).k, 14400.0f);
 }
@@ -220,9 +230,9 @@ TEST(Contact, RestingStrandStaysOnCapsuleWithoutBounceAndSlides) {
       if (rep.contacts > 0) ++contact_steps;
       EXPECT_LE(std::fabs(gap), 1e-4f) << "step " << step << ": contact is " << gap * 1000 << " mm from the surface";
       // A bounce is the 3 cm push-out turned into velocity: 0.03 m / h = 3.6 m/s. What remains
-      // (measured up to 0.4 mm/s) is the rigid link's own kinematics: a link tilted 8 degrees
+      // (measured up to 1.3 mm/s) is the rigid link's own kinematics: a link tilted 8 degrees
       // from the contact plane, swinging sideways, moves slightly along the normal.
-      EXPECT_LE(u * glm::dot(v, n), 1e-3f) << "step " << step << ": outward velocity " << u * glm::dot(v, n);
+      EXPECT_LE(u * glm::dot(v, n), 2e-3f) << "step " << step << ": outward velocity " << u * glm::dot(v, n);
       EXPECT_NEAR(v.x, free_vx, 0.01f) << "step " << step << ": sliding slowed by the contact";
       if (step > 60) EXPECT_NEAR(v.x, 0.2f, 0.01f) << "step " << step << ": not sliding with the head";
     }

@@ -26,7 +26,11 @@ struct FitOptions {
   std::string attach = "head";    ///< VRM humanoid bone the hair hangs from
   float root_tolerance = 0.015f;  ///< metres: hair this close to the attachment's surface is root
   float pin_fraction = 0.06f;     ///< share of the hair length from the root pinned to the head
+  float root_ramp_segments = 1.0f;///< segments over which the head's weight fades after the pin
   int min_triangles = 8;          ///< smaller connected pieces are not hair clumps
+  /// metres at human scale: a clump that reaches less far from its root (a bun, a scalp cap)
+  /// cannot hang and stays rigid on the attachment
+  float min_hang_length = 0.04f;
 };
 
 struct FitResult {
@@ -34,6 +38,7 @@ struct FitResult {
   std::vector<std::string> changes;   ///< one line per change, for the report
   std::vector<std::string> warnings;  ///< unsupported transforms, kept creator settings
   std::vector<int> chain_vertices;    ///< hair vertices per new chain
+  std::vector<std::string> rigid;     ///< clumps kept rigid on the attachment, and why
 };
 
 /// Fits chains to the selected hair in place. The original settings are stored in the avatar

@@ -73,7 +73,12 @@ struct MeasureOptions {
   float occlusion_threshold = 0.001f;  ///< metres behind the shirt that count as hidden
   float penetration_threshold = 0.001f;///< metres of link-in-capsule overlap that count
   int shirt_mesh = -1;                 ///< Avatar mesh index of the clothing layer, -1 = none
-  bool tuned = true;                   ///< SpringConfig::tuned for arc/parent
+  bool tuned = true;                   ///< SpringConfig::tuned, the same for arc and parent
+  float arc_series_share = 0.0f;       ///< SpringConfig::arc_series_share
+  /// Also compare at equal swing: each non-arc solver's stiffness is scaled by bisection until
+  /// its tip lag rms equals arc's (needs arc among the solvers); see RunResult::matched.
+  bool match_swing = false;
+  double match_tolerance = 0.01;       ///< relative swing difference at which bisection stops
   std::vector<uint8_t> segment_checks; ///< per rig chain, empty = none
   /// The body motion. Empty = the standard head-turn. Called once per run (and once more for the
   /// independent root check), so samplers may keep state.
@@ -90,7 +95,38 @@ struct RunResult {
   double stretch_worst_pct = 0;
   double root_drift_mm = 0;
   double settle_mm = 0;                 ///< max tip motion between samples in the last 2 s
-  double shape_error_deg = 0;           ///< mean over chains of the mean segment deviation, 0-4 s
+  /// The tentacle as a number: mean over chains (of two or more segments), samples in 0-4 s and
+  /// segments below the first of the angle between a segment and where the rest arc puts it when
+  /// the whole chain swings rigidly with its first segment (attachment frame). A rigid swing
+  /// reads 0; a chain that curls reads its curl.
+  double shape_error_deg = 0;
+  /// Mean over chains, samples in 0-4 s and segments of the angle between a segment and its rest
+  /// arc direction in the attachment frame (swing and curl together; the former shape error).
+  double arc_deviation_deg = 0;
+  /// Swing: distance of each chain's tip, in its attachment frame (rotation and translation, no
+  /// scale), from where it rests at the end of the run; rms over chains and 30 Hz samples of the
+  /// whole run, and the largest value, in mm.
+  double swing_rms_mm = 0;
+  double swing_max_mm = 0;
+  std::vector<double> swing_rms_per_chain_mm;
+  /// Stretch on welded positions: vertices at the same rest position (UV seams, split normals)
+  /// are one vertex and each edge counts once. Per chain: the edges whose vertices' largest
+  /// spring weight lies on that chain (empty set = 0).
+  double stretch_p99_welded_pct = 0;
+  double stretch_worst_welded_pct = 0;
+  std::vector<double> stretch_p99_per_chain_pct;
+  /// With MeasureOptions::match_swing, for a non-arc solver: the same run with every joint's
+  /// stiffness scaled so that swing_rms_mm equals arc's at the same frame rate.
+  struct Matched {
+    double stiffness_scale = 1;
+    double target_swing_rms_mm = 0;
+    double swing_rms_mm = 0;
+    double stretch_p99_pct = 0;         ///< welded
+    double shape_error_deg = 0;
+    int iterations = 0;
+    bool reached = false;               ///< within match_tolerance of the target
+  };
+  std::optional<Matched> matched;
   std::optional<int> occlusion_hidden;  ///< max over samples of front-strand vertices hidden
   std::optional<double> occlusion_max_depth_mm;
   /// The same run after the collider fitter (hairswing measure --fit-colliders); unset otherwise.
@@ -105,6 +141,7 @@ struct RunResult {
   std::vector<double> stretch_p99_series_pct;    ///< p99 of the edge ratio at each sample
   std::vector<std::vector<glm::vec3>> tip_paths; ///< per chain, the tip at each sample
   std::vector<double> shape_error_per_chain_deg;
+  std::vector<double> swing_series_mm;           ///< rms over chains of the tip lag at each sample
   std::vector<double> frame_ms;                  ///< solver time of every caller frame
   std::vector<uint64_t> hashes;                  ///< state hash at each 30 Hz sample
   StepReport steps;
@@ -116,6 +153,7 @@ struct MeasureReport {
   int chains = 0;
   int hair_vertices = 0;
   int hair_edges = 0;
+  int hair_edges_welded = 0;      ///< edges after merging vertices at the same rest position
   int front_strand_vertices = 0;  ///< hair vertices in front of the shirt at rest (0 = no shirt)
   bool fps_identical = true;      ///< every solver: same hashes at common times across fps
   std::vector<std::string> chain_names;

@@ -30,9 +30,23 @@ bool ParseSolverMode(std::string_view s, SolverMode* out);
 
 struct SpringConfig {
   SolverMode mode = SolverMode::kArc;
-  /// arc/parent: use the tuned defaults (a little stiffer, at least 60% of critical damping)
-  /// instead of the plain mapping of the VRM parameters. vrm mode ignores this.
+  /// arc/parent: the tuned defaults (docs/solver.md): the author's k and drag are kept (so the
+  /// author's lag, c V / k, is kept), and relative damping is added until every segment has at
+  /// least 60% of critical damping. Relative damping acts on the velocity relative to the moving
+  /// rest target, so it settles oscillation without adding lag. false = the plain VRM mapping.
+  /// vrm mode ignores this.
   bool tuned = true;
+  /// arc only, in [0, 1]: how much of the flexibility of the joints above a segment it is given.
+  /// A parent-relative chain (VRM, three-vrm) adds up the bends of all joints above a segment, so
+  /// its tip swings about (n+1)/2 times as far as an arc chain of n segments with the same
+  /// stiffness; share 1 gives each arc segment the series stiffness of the segments down to it
+  /// (1/(k'_i L_i) = sum over m <= i of 1/(k_m L_m)): the same static tip swing, and the same curve.
+  /// 0 (default) = every segment keeps the author's own k: the least curl and stretch, less tip
+  /// swing on long chains. docs/solver.md has the measured trade-off.
+  float arc_series_share = 0.0f;
+  /// Multiplies every joint's stiffness (all modes): the swing-matched comparison of `measure`
+  /// scales it until two solvers swing alike. 1 = as authored.
+  float stiffness_scale = 1.0f;
   int max_steps_per_call = 12;        ///< drivers run at most this many steps per call (0.1 s)
   float teleport_distance = 0.5f;     ///< metres the attachment may jump in one step before reset
   float teleport_angle = 1.5f;        ///< radians the attachment may turn in one step before reset
@@ -75,8 +89,9 @@ struct StepReport {
 /// Solver coefficients for one segment (docs/solver.md, "From VRM parameters to k, c, g").
 struct SegmentCoefficients {
   float k;          ///< restoring coefficient, 1/s^2
-  float c;          ///< damping rate, 1/s
+  float c;          ///< damping rate of the world velocity (air drag, the author's dragForce), 1/s
   glm::vec3 g;      ///< gravity, m/s^2 (world)
+  float c_rel = 0;  ///< damping rate of the velocity relative to the rest target, 1/s
 };
 
 /// The mapping from a joint's VRM parameters (and its rest length in metres) to k, c, g.
@@ -122,11 +137,13 @@ class SpringWorld {
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
   /// Per segment coefficients in use (index = flat joint index; the tail joint's entry unused).
-  std::span<const SegmentCoefficients> coefficients() const { return coef_; }
+  std::span<const SegmentCoefficients> coefficients() const {
+    return config_.mode == SolverMode::kArc ? coef_arc_ : coef_;
+  }
 
  private:
   SpringWorld() = default;
-  StepReport Run(std::span<Transform> pose, float h);
+  StepReport Run(std::span<Transform> pose, float h, bool variable);
   void PrepareWorld(std::span<Transform> pose);
   void ResolveColliders(bool scale_radius);
   void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
@@ -134,7 +151,7 @@ class SpringWorld {
   void ResetChain(int chain, std::span<Transform> pose);
   void UpdateWorldPath(int joint, std::span<const Transform> pose);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
-  void SolveChainVrm(int chain, std::span<Transform> pose, float h, StepReport& rep);
+  void SolveChainVrm(int chain, std::span<Transform> pose, float h, bool variable, StepReport& rep);
 
   const Rig* rig_ = nullptr;
   SpringConfig config_;
@@ -144,12 +161,17 @@ class SpringWorld {
   // Per joint (flat, parallel to rig.joint_node). Segment j runs from joint j to joint j+1.
   std::vector<glm::vec3> tail_;          // hot: segment end, world
   std::vector<glm::vec3> vel_;           // hot: m/s
+  std::vector<glm::vec3> prev_target_;   // hot (arc/parent): rest target at the previous step
+  std::vector<uint8_t> in_contact_;      // arc: the segment touched a collider in the last step
   std::vector<glm::vec3> vrm_prev_;      // hot (vrm): previous tail, center space
   std::vector<glm::vec3> vrm_cur_;       // hot (vrm): current tail, center space
   std::vector<glm::quat> solved_rot_;    // vrm compat: last solved local rotation per joint
   std::vector<glm::vec3> stale_child_;   // vrm compat: child position at the start of the frame
   std::vector<SegmentCoefficients> coef_;
   std::vector<float> damp_;              // e^(-c h) for the fixed step h
+  std::vector<float> damp_rel_;          // e^(-c_rel h) for the fixed step h (parent)
+  std::vector<float> damp_rel_arc_;      // the same with arc's coefficients
+  std::vector<SegmentCoefficients> coef_arc_;  // arc: series stiffness, its relative damping
   std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
   std::vector<glm::vec3> axis_unit_;     // the same, normalised
   std::vector<float> axis_len_;          // its length (local units)

@@ -12,6 +12,7 @@
 // Everything changed is recorded in the root extension HAIRSWING_fit_undo for UndoFit.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -23,6 +24,7 @@
 
 #include "core/chain_weights.h"
 #include "fit/body_scale.h"
+#include "fit/weight_smoothing.h"
 #include "hairswing/fit.h"
 #include "hairswing/retarget.h"
 #include "hairswing/rig.h"
@@ -55,7 +57,56 @@ std::vector<glm::vec3> Resample(const std::vector<glm::vec3>& line, int n) {
   return out;
 }
 
+constexpr float kMaxLineRatio = 1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
+
 }  // namespace
+
+void internal::SmoothChainWeights(const std::vector<std::vector<std::pair<int, float>>>& adj, const std::vector<float>& geo,
+                                  const std::vector<int>& chain_of, int chain, float pinned_geo, float segment,
+                                  std::vector<std::vector<float>>* weights) {
+  // Jacobi diffusion: w <- (w + mean of the neighbours) / 2 on the chain's vertices, the pinned
+  // band held at the attachment. Each pass spreads a weight step over about one more edge, so
+  // the number of passes follows (spread / edge length)^2 with the spread half a segment.
+  std::vector<int> verts;
+  double edge_sum = 0;
+  size_t edge_n = 0;
+  for (size_t w = 0; w < adj.size(); ++w) {
+    if (chain_of[w] != chain || geo[w] < 0) continue;
+    verts.push_back(static_cast<int>(w));
+    for (const auto& [n, len] : adj[w]) {
+      edge_sum += len;
+      ++edge_n;
+    }
+  }
+  if (verts.empty() || edge_n == 0) return;
+  const double mean_edge = std::max(edge_sum / edge_n, 1e-9);
+  const int passes = std::clamp(static_cast<int>(std::lround(std::pow(0.5 * segment / mean_edge, 2.0))), 4, 400);
+  auto& wts = *weights;
+  std::vector<std::vector<float>> next(verts.size());
+  std::vector<float> mean;
+  for (int pass = 0; pass < passes; ++pass) {
+    for (size_t i = 0; i < verts.size(); ++i) {
+      const int w = verts[i];
+      next[i] = wts[w];
+      if (geo[w] <= pinned_geo) continue;  // the pinned band stays on the attachment
+      mean.resize(wts[w].size());
+      // Neighbours weighted by 1 / length^2, so the diffusion follows distances on the surface,
+      // not edge counts (a uniform average steepens the weights where edges are short, e.g. where
+      // a ponytail is gathered at its tie).
+      std::fill(mean.begin(), mean.end(), 0.0f);
+      float total = 0.0f;
+      for (const auto& [n, len] : adj[w]) {
+        if (chain_of[n] != chain || geo[n] < 0 || wts[n].size() != mean.size()) continue;
+        const float wn = 1.0f / std::max(len * len, 1e-12f);
+        for (size_t k = 0; k < mean.size(); ++k) mean[k] += wn * wts[n][k];
+        total += wn;
+      }
+      if (total <= 0.0f) continue;
+      for (size_t k = 0; k < mean.size(); ++k) next[i][k] = 0.5f * wts[w][k] + 0.5f * mean[k] / total;
+    }
+    for (size_t i = 0; i < verts.size(); ++i) wts[verts[i]].swap(next[i]);
+  }
+}
 
 Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
   HairSelection out;
@@ -239,11 +290,22 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       }
       float gmax = 0;
       for (int w : verts) gmax = std::max(gmax, geo[w]);
-      if (gmax < 0.01f * unit) {
-        const std::string e = "the selected hair is too short to hang from the " + opt.attach;
-        if (first_error.empty()) first_error = e;
-        result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) + " vertices: " + e);
+      // A piece that reaches only a few cm from where it meets the head (a bun, a scalp cap, a
+      // hair tie) cannot hang: a chain would only bend it through the skull. It stays rigid on
+      // the attachment, as the artist made it.
+      auto keep_rigid = [&](const std::string& why) {
+        result.rigid.push_back("kept a clump of " + std::to_string(verts.size()) + " vertices rigid on the " + opt.attach +
+                               ": " + why);
         for (int w : verts) geo[w] = -1.0f;
+      };
+      auto cm = [&](float metres) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f cm", 100.0f * metres / unit);
+        return std::string(b);
+      };
+      if (gmax < opt.min_hang_length * unit) {
+        keep_rigid("it reaches only " + cm(gmax) + " from its root (less than " + cm(opt.min_hang_length * unit) +
+                   " cannot hang)");
         continue;
       }
       // 5. Centre line through the level sets.
@@ -259,6 +321,24 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       for (int b = 0; b < bins; ++b)
         if (count[b]) line.push_back(sum[b] / static_cast<float>(count[b]));
       if (line.size() < 2) return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
+      // The centroids of the distance bands zig-zag on coarse cards and cut through the head on
+      // pieces that wrap around it (their bands are rings). Smooth the line (ends kept); if it is
+      // still much longer than the clump's own geodesic extent it does not run along the clump.
+      auto line_length = [](const std::vector<glm::vec3>& l) {
+        float len = 0;
+        for (size_t i = 1; i < l.size(); ++i) len += glm::length(l[i] - l[i - 1]);
+        return len;
+      };
+      for (int pass = 0; pass < 8 && line.size() > 2 && line_length(line) > 1.1f * gmax; ++pass) {
+        std::vector<glm::vec3> sm = line;
+        for (size_t i = 1; i + 1 < line.size(); ++i) sm[i] = 0.25f * line[i - 1] + 0.5f * line[i] + 0.25f * line[i + 1];
+        line.swap(sm);
+      }
+      if (line_length(line) > kMaxLineRatio * gmax) {
+        keep_rigid("its centre line (" + cm(line_length(line)) + ") would leave the clump (geodesic extent " + cm(gmax) +
+                   ")");
+        continue;
+      }
       // Joint count from the clump's length: about one segment per 8 cm at human scale, at least
       // 3 joints, at most --joints. Many very short segments get very stiff (k grows as 1/L) and
       // bend in alternating kinks.
@@ -290,12 +370,14 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       }
       result.changes.push_back("added chain " + std::to_string(chain_index) + ": " + std::to_string(n_joints) +
                                " joints under \"" + av.nodes[attach].name + "\", " + std::to_string(verts.size()) +
-                               " hair vertices, length " + std::to_string(ch.length / unit) + " (avatar units)");
+                               " hair vertices, length " + cm(ch.length) + " (geodesic extent " + cm(gmax) + ")");
       result.chain_vertices.push_back(static_cast<int>(verts.size()));
       chains.push_back(std::move(ch));
       ++chain_index;
     }
-    if (chains.empty())
+    // A primitive whose clumps all stay rigid is skinned to the attachment below; it is an error
+    // only when nothing in the whole selection can hang (checked after the loop).
+    if (chains.empty() && result.rigid.empty())
       return Status(StatusCode::kInvalidInput, first_error.empty() ? "no hair clump large enough to fit" : first_error);
 
     // 6b. Skin: the mesh node's skin gains the attachment and the new joints.
@@ -343,6 +425,28 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       prim.positions = world;  // bind pose = rest world for the new skin
     }
     prims.push_back(rec);
+    // Weights on the welded surface: hat functions of the arc length along the chain with a root
+    // ramp one segment wide, then smoothed by diffusion over the mesh (the pinned band fixed), so
+    // the weight changes gradually across every edge even where the geodesic distance kinks.
+    std::vector<std::vector<float>> wts(nw);  // per welded vertex: [attach, joint 0, joint 1, ...]
+    for (size_t c = 0; c < chains.size(); ++c) {
+      const Chain& ch = chains[c];
+      const size_t n_inf = ch.nodes.size() + 1;
+      const float pin = opt.pin_fraction * ch.length;
+      // Root ramp: the attachment's weight fades over one segment after the pinned band (the
+      // arc solver turns a chain about its root, and the stretch at the root is about the turn
+      // times the strand's width over the width of this fade); the joints share the rest with
+      // hat functions. Measured alternatives are in docs/fit.md.
+      const float ramp = ch.length / static_cast<float>(ch.nodes.size() - 1) * opt.root_ramp_segments;
+      for (size_t w = 0; w < nw; ++w) {
+        if (chain_of[w] != static_cast<int>(c) || geo[w] < 0) continue;
+        wts[w].assign(n_inf, 0.0f);
+        const float s = geo[w] / ch.gmax * ch.length;
+        internal::FadedChainWeights(ch.pts, s, pin, ramp, &wts[w]);
+      }
+      internal::SmoothChainWeights(adj, geo, chain_of, static_cast<int>(c), pin / ch.length * ch.gmax,
+                         ch.length / static_cast<float>(ch.nodes.size() - 1), &wts);
+    }
     prim.joints.assign(prim.positions.size(), glm::u16vec4(0));
     prim.weights.assign(prim.positions.size(), glm::vec4(0));
     for (size_t v = 0; v < prim.positions.size(); ++v) {
@@ -353,13 +457,20 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
         prim.weights[v] = glm::vec4(1, 0, 0, 0);
         continue;
       }
-      const Chain& ch = chains[c];
-      const float s = geo[w] / ch.gmax * ch.length;
-      int j0, j1;
-      float w0, w1;
-      internal::ChainWeights(slots[c], ch.pts, attach_slot, s, opt.pin_fraction * ch.length, &j0, &w0, &j1, &w1);
-      prim.joints[v] = glm::u16vec4(j0, j1 >= 0 ? j1 : 0, 0, 0);
-      prim.weights[v] = glm::vec4(w0, j1 >= 0 ? w1 : 0, 0, 0);
+      // The four largest influences, renormalised.
+      std::vector<int> order(wts[w].size());
+      std::iota(order.begin(), order.end(), 0);
+      std::partial_sort(order.begin(), order.begin() + std::min<size_t>(4, order.size()), order.end(),
+                        [&](int a, int b) { return wts[w][a] > wts[w][b]; });
+      float total = 0;
+      for (size_t k = 0; k < 4 && k < order.size(); ++k) total += wts[w][order[k]];
+      for (size_t k = 0; k < 4 && k < order.size(); ++k) {
+        const int inf = order[k];
+        const float wt = total > 0 ? wts[w][inf] / total : (k == 0 ? 1.0f : 0.0f);
+        if (wt <= 0.0f) continue;
+        prim.joints[v][k] = static_cast<uint16_t>(inf == 0 ? attach_slot : slots[c][inf - 1]);
+        prim.weights[v][k] = wt;
+      }
     }
     result.changes.push_back("erased and refitted the skin weights of " + av.meshes[mesh_index].name + "/" +
                              std::to_string(prim_index) + " (" + std::to_string(prim.positions.size()) + " vertices)");
@@ -382,6 +493,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     }
     result.chains += static_cast<int>(chains.size());
   }
+  if (result.chains == 0)
+    return Status(StatusCode::kInvalidInput, "no clump of the selected hair can hang (" + result.rigid.back() + ")");
   if (av.vrm.version == VrmVersion::kNone) av.vrm.version = VrmVersion::kV1;
   if (av.vrm.humanoid.empty()) {
     av.vrm.humanoid = hm.bones;

@@ -60,6 +60,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const bool always = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
     if (always || PointContactFast(colliders_[ci], bound_c, bound_r, &n) < 0.0f) near_colliders_[near_end++] = ci;
   }
+  bool below_contact = false;  // a segment above touched a collider (this step or the last)
   // The rotation of the previous joint's world frame, when it is this joint's parent.
   int cached_node = -1;
   glm::quat cached_rot(1, 0, 0, 0);
@@ -79,10 +80,16 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       const glm::vec3 animated(world_[next][3]);
       vel_[j] = (animated - tail_[j]) / h;
       tail_[j] = animated;
+      prev_target_[j] = animated;
       continue;
     }
+    // Draping: below a segment that touches a collider (this step or the last), the head-frame
+    // arc would pull the strand back through the collider (a lower segment's arc direction does
+    // not know the strand was deflected above it). There the rest direction comes from the
+    // deflected parent, so the strand hangs around the collider, as it rests on it.
+    const bool drape = arc && below_contact;
     const glm::vec3 rest_vec =
-        arc ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
+        arc && !drape ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
     const float joint_scale = glm::length(glm::vec3(joint_world[0]));
     const float len = fast ? joint_scale * axis_len_[j] : glm::length(glm::mat3(joint_world) * axis_local_[j]);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
@@ -90,13 +97,29 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       UpdateWorldPath(j, pose);
       tail_[j] = glm::vec3(world_[next][3]);
       vel_[j] = glm::vec3(0.0f);
+      prev_target_[j] = tail_[j];
       continue;
     }
-    const SegmentCoefficients& cf = coef_[j];
+    const SegmentCoefficients& cf = arc ? coef_arc_[j] : coef_[j];
     const glm::vec3 x = tail_[j];
-    const glm::vec3 f = cf.k * (o + rest_vec - x) + cf.g;
-    const float damp = h == static_cast<float>(kStep) ? damp_[j] : std::exp(-cf.c * h);
-    const glm::vec3 u = damp * (vel_[j] + h * f);
+    // The rest target now and at the previous step (it moves with the head and with this
+    // segment's joint). x is the end as it was at the previous step, so the pull compares it with
+    // the target of that same instant: comparing it with the target of this step would count the
+    // target's whole move over the step as lag (a lead of h V in steady motion, larger than the
+    // drag lag c V / k on stiff short segments).
+    const glm::vec3 target = o + rest_vec;
+    const glm::vec3 target_before = prev_target_[j];
+    const glm::vec3 vt = (target - target_before) / h;
+    prev_target_[j] = target;
+    const glm::vec3 f = cf.k * (target_before - x) + cf.g;
+    const bool fixed = h == static_cast<float>(kStep);
+    const float damp = fixed ? damp_[j] : std::exp(-cf.c * h);
+    const float damp_rel = fixed ? (arc ? damp_rel_arc_[j] : damp_rel_[j]) : std::exp(-cf.c_rel * h);
+    // Relative damping on the velocity relative to the target, then the pull, then air drag on
+    // the world velocity:  u = e^(-c h) (v_t + e^(-c_rel h) (v - v_t) + h f). The pull is added
+    // after the relative damping so it does not damp the spring's own impulse: a segment moving
+    // with its target lags by the drag alone (c V / k), whatever c_rel is.
+    const glm::vec3 u = damp * (vt + damp_rel * (vel_[j] - vt) + h * f);
     const glm::vec3 y = x + h * u;
     auto rest_dir = [&] { return rest_vec / std::max(glm::length(rest_vec), 1e-12f); };
     auto project = [&](const glm::vec3& p) {
@@ -131,6 +154,9 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       if (!any) break;
       rep.flags |= kStepContact;
     }
+    const bool touched = n_normals > 0;
+    below_contact = below_contact || touched || in_contact_[j];
+    in_contact_[j] = touched ? 1 : 0;
     const glm::vec3 dir = (xh - o) / len;
     vs -= glm::dot(vs, dir) * dir;
     // Removing the radial part can tilt the velocity back into a contact whose normal is not

@@ -13,6 +13,10 @@ namespace hairswing::internal {
 
 bool PoseIsFinite(std::span<const Transform> pose);
 
+/// Relative damping rate (1/s) that brings a segment with restoring coefficient k and drag rate c
+/// to 60% of critical damping in all (the tuned defaults); 0 when the drag already does.
+float TunedRelativeDamping(float k, float c);
+
 /// The rotation of a world matrix with its scale removed (columns normalised).
 inline glm::quat RotationOf(const glm::mat4& m) {
   glm::mat3 r(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),

@@ -9,6 +9,7 @@
 
 namespace hairswing {
 
+
 const char* SolverModeName(SolverMode m) {
   switch (m) {
     case SolverMode::kArc: return "arc";
@@ -38,22 +39,32 @@ SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gr
   const float len = std::max(rest_length, 1e-4f);
   float k = std::max(stiffness, 0.0f) / (len * kRefDt);
   const float drag = std::clamp(drag_force, 0.0f, 0.999f);
-  float c = -std::log(1.0f - drag) / kRefDt;
-  if (tuned) {
-    // Artist rigs a little stiffer and never less than 60% of critical damping (2 sqrt(k)).
-    k *= 1.25f;
-    c = std::max(c, 1.2f * std::sqrt(k));
-  }
+  const float c = -std::log(1.0f - drag) / kRefDt;
   // The pull is integrated explicitly: keep h*sqrt(k) <= 1 at h = 1/120 s for stability.
   constexpr float kMaxK = 120.0f * 120.0f;
   k = std::min(k, kMaxK);
-  return {k, c, gravity_dir * (std::max(gravity_power, 0.0f) / kRefDt)};
+  SegmentCoefficients out{k, c, gravity_dir * (std::max(gravity_power, 0.0f) / kRefDt), 0.0f};
+  if (tuned) out.c_rel = internal::TunedRelativeDamping(k, c);
+  return out;
+}
+
+float internal::TunedRelativeDamping(float k, float c) {
+  // Tuned: at least 60% of critical damping (2 sqrt(k)) in all, the part the author's drag does
+  // not give added as damping relative to the rest target. Drag of the world velocity is what
+  // makes hair lag a moving head (quasi-steady lag c V / k); relative damping only removes the
+  // oscillation about the target, so raising it never adds lag (an earlier mapping raised c
+  // itself, which on 1-3 cm segments doubled or tripled the lag).
+  return std::max(0.0f, 1.2f * std::sqrt(std::max(k, 0.0f)) - c);
 }
 
 Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& config) {
   if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains.size())
     return Status(StatusCode::kInvalidInput, "segment_checks has " + std::to_string(config.segment_checks.size()) +
                                                  " entries, the rig has " + std::to_string(rig.chains.size()) + " chains");
+  if (!(config.stiffness_scale > 0.0f) || !std::isfinite(config.stiffness_scale))
+    return Status(StatusCode::kInvalidInput, "stiffness_scale must be a positive number");
+  if (!(config.arc_series_share >= 0.0f && config.arc_series_share <= 1.0f))
+    return Status(StatusCode::kInvalidInput, "arc_series_share must be in [0, 1]");
   if (config.max_steps_per_call < 1)
     return Status(StatusCode::kInvalidInput, "max_steps_per_call must be at least 1");
   SpringWorld w;
@@ -65,6 +76,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   const size_t nj = rig.joint_node.size();
   w.tail_.assign(nj, glm::vec3(0));
   w.vel_.assign(nj, glm::vec3(0));
+  w.prev_target_.assign(nj, glm::vec3(0));
+  w.in_contact_.assign(nj, 0);
   w.vrm_prev_.assign(nj, glm::vec3(0));
   w.vrm_cur_.assign(nj, glm::vec3(0));
   w.stale_child_.assign(nj, glm::vec3(0));
@@ -87,8 +100,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.rest_length_[j] = glm::length(p1 - p0);
       w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world[node]) * glm::vec4(p1, 1.0f));
       w.arc_attach_[j] = attach_inv * (p1 - p0);
-      w.coef_[j] = MapVrmParameters(rig.joint_stiffness[j], rig.joint_drag[j], rig.joint_gravity_power[j],
-                                    rig.joint_gravity_dir[j], w.rest_length_[j], config.tuned);
+      w.coef_[j] = MapVrmParameters(rig.joint_stiffness[j] * config.stiffness_scale, rig.joint_drag[j],
+                                    rig.joint_gravity_power[j], rig.joint_gravity_dir[j], w.rest_length_[j], config.tuned);
       // Nodes from this joint (exclusive) down to the next joint (inclusive), parents first.
       w.path_begin_[j] = static_cast<int>(w.path_nodes_.size());
       std::vector<int> up;
@@ -119,10 +132,37 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.chain_reach_.assign(rig.chains.size(), 0.0f);
   for (size_t c = 0; c < rig.chains.size(); ++c)
     for (int j = rig.chains[c].joint_begin; j + 1 < rig.chains[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
+  // arc: SpringConfig::arc_series_share. Under a load F on every segment end, a parent-relative
+  // chain (VRM, three-vrm, parent mode) turns joint m by F / (k_m L_m), so segment i turns,
+  // relative to the head, by the sum over m <= i. An arc segment has its own target in the head
+  // frame and turns only by its own F / (k_i L_i). With share s it is given its own compliance
+  // plus s times the compliance of the segments above it: 1/(k'_i L_i) = 1/(k_i L_i) +
+  // s sum_{m<i} 1/(k_m L_m). s = 1 gives the parent chain's static tip swing (and its curve).
+  w.coef_arc_ = w.coef_;
+  const double share = std::clamp(static_cast<double>(config.arc_series_share), 0.0, 1.0);
+  if (share > 0)
+    for (const RigChain& ch : rig.chains) {
+      double above = 0.0;
+      for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+        const double l = std::max(w.rest_length_[j], 1e-4f);
+        const double own = w.coef_[j].k > 0 ? 1.0 / (w.coef_[j].k * l) : 0.0;
+        const double compliance = own + share * above;
+        above += own;
+        SegmentCoefficients& cf = w.coef_arc_[j];
+        cf.k = compliance > 0 ? static_cast<float>(1.0 / (compliance * l)) : 0.0f;
+        if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
+      }
+    }
   w.near_colliders_.resize(rig.chain_colliders.size());
   w.prev_attach_.assign(rig.chains.size(), glm::mat4(1.0f));
   w.damp_.resize(nj);
-  for (size_t j = 0; j < nj; ++j) w.damp_[j] = std::exp(-w.coef_[j].c * static_cast<float>(kStep));
+  w.damp_rel_.resize(nj);
+  w.damp_rel_arc_.resize(nj);
+  for (size_t j = 0; j < nj; ++j) {
+    w.damp_[j] = std::exp(-w.coef_[j].c * static_cast<float>(kStep));
+    w.damp_rel_[j] = std::exp(-w.coef_[j].c_rel * static_cast<float>(kStep));
+    w.damp_rel_arc_[j] = std::exp(-w.coef_arc_[j].c_rel * static_cast<float>(kStep));
+  }
   // Nodes a step needs before solving: every ancestor (inclusive) of a chain's attachment, a
   // collider node or a center node. Rig order is parents first, so a sorted list is too.
   std::vector<uint8_t> need(rig.node_count(), 0);
@@ -172,6 +212,7 @@ void SpringWorld::SetMode(SolverMode mode) {
         glm::vec3 prev(from_center * glm::vec4(vrm_prev_[j], 1.0f));
         tail_[j] = cur;
         vel_[j] = (cur - prev) / h;
+        prev_target_[j] = cur;  // no target history: the first step damps against a still target
       }
     }
   }
@@ -243,6 +284,8 @@ void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
     UpdateWorldPath(j, pose);
     tail_[j] = glm::vec3(world_[rig.joint_node[j + 1]][3]);
     vel_[j] = glm::vec3(0.0f);
+    prev_target_[j] = tail_[j];
+    in_contact_[j] = 0;
     vrm_cur_[j] = vrm_prev_[j] = glm::vec3(to_center * glm::vec4(tail_[j], 1.0f));
     solved_rot_[j] = pose[node].rotation;
   }
@@ -278,7 +321,7 @@ bool SpringWorld::CheckTeleport(int chain) {
   return false;
 }
 
-StepReport SpringWorld::Run(std::span<Transform> pose, float h) {
+StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
   StepReport rep;
   HS_ASSERT(pose.size() == rig_->node_count());
   if (!internal::PoseIsFinite(pose)) {
@@ -310,7 +353,7 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h) {
       ++rep.teleports;
       continue;
     }
-    if (config_.mode == SolverMode::kVrm) SolveChainVrm(c, pose, h, rep);
+    if (config_.mode == SolverMode::kVrm) SolveChainVrm(c, pose, h, variable, rep);
     else SolveChainArc(c, pose, h, rep);
     prev_attach_[c] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
     has_prev_attach_[c] = 1;
@@ -326,11 +369,11 @@ void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform>
   world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
 }
 
-StepReport SpringWorld::Step(std::span<Transform> pose) { return Run(pose, static_cast<float>(kStep)); }
+StepReport SpringWorld::Step(std::span<Transform> pose) { return Run(pose, static_cast<float>(kStep), false); }
 
 StepReport SpringWorld::StepVariable(std::span<Transform> pose, float dt) {
   HS_ASSERT(config_.mode == SolverMode::kVrm);
-  return Run(pose, dt);
+  return Run(pose, dt, true);
 }
 
 uint64_t SpringWorld::StateHash() const {

@@ -13,8 +13,16 @@
 
 namespace hairswing {
 
-void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, StepReport& rep) {
+void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, bool variable, StepReport& rep) {
   const Rig& rig = *rig_;
+  // Fixed steps (Step): VRM content is authored for one update per 60 Hz frame, and the Verlet
+  // update is not frame-rate independent (drag per call, stiffness * dt per call: at 120 calls
+  // per second a chain is twice as stiff and twice as damped as the author saw it). Each fixed
+  // step therefore applies the 60 Hz update's effect over h: drag kept per step (1 - drag)^(h/dt_ref),
+  // pushes scaled by h/dt_ref. StepVariable (three-vrm's own per-frame update) is unchanged.
+  constexpr float kRefDt = 1.0f / 60.0f;
+  const bool emulate = !variable;
+  const float push_scale = emulate ? dt / kRefDt : 1.0f;
   const RigChain& ch = rig.chains[chain];
   const glm::mat4 center_to_world = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
   const glm::mat4 world_to_center = ch.center >= 0 ? glm::inverse(center_to_world) : glm::mat4(1.0f);
@@ -50,12 +58,12 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const glm::vec3 axis_in_parent = glm::normalize(glm::mat3(initial_local) * bone_axis);
     const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * axis_in_parent);
 
-    const float drag = rig.joint_drag[j];
+    const float keep = emulate ? std::pow(1.0f - rig.joint_drag[j], dt / kRefDt) : 1.0f - rig.joint_drag[j];
     const glm::vec3 cur = vrm_cur_[j];
-    glm::vec3 next = cur + (cur - vrm_prev_[j]) * (1.0f - drag);
+    glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
     next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));
-    next += world_axis * (rig.joint_stiffness[j] * dt);
-    next += rig.joint_gravity_dir[j] * (rig.joint_gravity_power[j] * dt);
+    next += world_axis * (rig.joint_stiffness[j] * config_.stiffness_scale * dt * push_scale);
+    next += rig.joint_gravity_dir[j] * (rig.joint_gravity_power[j] * dt * push_scale);
     const glm::vec3 pos(bone_world[3]);
     next = glm::normalize(next - pos) * bone_length + pos;
 
