@@ -1,6 +1,7 @@
-// HTML report: summary tables and four plots per avatar (stretch over time, tip trajectories,
-// shape error per chain, update-time histogram), drawn by uPlot. The page embeds the library,
-// its CSS and the data, so it opens offline from a file.
+// HTML report: summary tables and five plots per avatar (stretch over time, tip trajectories,
+// shape error per chain, stretch versus swing, update-time histogram), drawn by uPlot (the
+// stretch-versus-swing scatter as inline SVG). The page embeds the library, its CSS and the data,
+// so it opens offline from a file.
 #include "report.h"
 
 #include <fstream>
@@ -66,9 +67,47 @@ for (const [i, rep] of DATA.entries()) {
       axes: [{label: 'chain', values: (u, v) => v.map(i => rep.chain_names[i] ?? '')}, {label: 'deviation (deg)'}],
       series: [{label: 'chain'}, ...order.map(r => ({label: r.solver, fill: colors[r.solver] + 'bb', stroke: colors[r.solver],
         paths: uPlot.paths.bars({size: [widths[r.solver], 60]}), points: {show: false}}))]}, data,
-      plotDiv(sec, 'Shape error per chain: mean deviation from the rest arc, 0-4 s (' + fps + ' fps)'));
+      plotDiv(sec, 'Shape error per chain: curl beyond a rigid swing of the first segment, 0-4 s (' + fps + ' fps)'));
   }
-  // 4. update-time histogram
+  // 4. stretch versus swing: every solver as run, and the other solvers at arc's swing
+  {
+    const box = plotDiv(sec, 'Stretch versus swing (' + fps + ' fps): p99 edge stretch on welded positions ' +
+      'against tip lag rms; hollow marks = stiffness scaled to arc\'s swing');
+    const pts = [];
+    for (const r of runs) {
+      pts.push({x: r.swing_rms_mm, y: r.stretch_p99_welded_pct, s: r.solver, hollow: false});
+      if (r.matched) pts.push({x: r.matched.swing_rms_mm, y: r.matched.stretch_p99_pct, s: r.solver, hollow: true,
+                               k: r.matched.stiffness_scale});
+    }
+    const W = Math.min(600, width), H = 300, L = 60, B = 40, T = 10, R = 20;
+    const xmax = Math.max(...pts.map(p => p.x)) * 1.15 || 1, ymax = Math.max(...pts.map(p => p.y)) * 1.15 || 1;
+    const X = v => L + (W - L - R) * v / xmax, Y = v => H - B - (H - B - T) * v / ymax;
+    const ns = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('width', W); svg.setAttribute('height', H); svg.setAttribute('class', 'scatter');
+    const el = (tag, attrs, text) => { const e = document.createElementNS(ns, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text !== undefined) e.textContent = text;
+      svg.appendChild(e); return e; };
+    el('line', {x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: '#333'});
+    el('line', {x1: L, y1: T, x2: L, y2: H - B, stroke: '#333'});
+    for (let i = 0; i <= 4; ++i) {
+      el('text', {x: X(xmax * i / 4), y: H - B + 16, 'font-size': 11, 'text-anchor': 'middle'}, (xmax * i / 4).toFixed(1));
+      el('text', {x: L - 6, y: Y(ymax * i / 4) + 4, 'font-size': 11, 'text-anchor': 'end'}, (ymax * i / 4).toFixed(1));
+    }
+    el('text', {x: (L + W - R) / 2, y: H - 6, 'font-size': 12, 'text-anchor': 'middle'}, 'swing: tip lag rms (mm)');
+    el('text', {x: 14, y: (T + H - B) / 2, 'font-size': 12, 'text-anchor': 'middle',
+                transform: 'rotate(-90 14 ' + (T + H - B) / 2 + ')'}, 'p99 stretch, welded (%)');
+    for (const p of pts) {
+      el('circle', {cx: X(p.x), cy: Y(p.y), r: 6, stroke: colors[p.s], 'stroke-width': 2,
+                    fill: p.hollow ? 'white' : colors[p.s]});
+      // Matched points sit at the same swing: put their labels above and below the mark.
+      const dy = !p.hollow ? 4 : p.s === 'vrm' ? 18 : -10;
+      el('text', {x: X(p.x) + 9, y: Y(p.y) + dy, 'font-size': 11},
+         p.s + (p.hollow ? ' x' + p.k.toFixed(2) : ''));
+    }
+    box.appendChild(svg);
+  }
+  // 5. update-time histogram
   {
     const all = rep.results.filter(r => r.fps === 60).length ? rep.results.filter(r => r.fps === 60) : runs;
     const maxMs = Math.max(...all.flatMap(r => r.frame_ms));
@@ -84,6 +123,7 @@ for (const [i, rep] of DATA.entries()) {
   }
 }
 document.body.dataset.plotsDrawn = String(document.querySelectorAll('.uplot canvas').length);
+document.body.dataset.scattersDrawn = String(document.querySelectorAll('svg.scatter circle').length);
 )JS";
 
 std::string Esc(const std::string& s) {
@@ -133,13 +173,16 @@ th{background:#f3f3f3} td:first-child{text-align:left}
             " front-strand vertices. Frame-rate identity (30/60/120 fps): <b>" +
             (d["fps_identical"].get<bool>() ? "identical" : "different") +
             "</b>.</p>\n";
-    html += "<table><tr><th>solver</th><th>fps</th><th>p99 stretch %</th><th>worst edge %</th><th>root drift mm</th>"
+    html += "<table><tr><th>solver</th><th>fps</th><th>swing rms mm</th><th>swing max mm</th><th>p99 stretch %</th>"
+            "<th>p99 welded %</th><th>worst edge %</th><th>root drift mm</th>"
             "<th>settle mm</th><th>shape error &deg;</th><th>hidden by shirt (&gt;1 mm)</th><th>max depth mm</th>"
             "<th>after collider fit: hidden / depth mm / p99 %</th>"
             "<th>penetration samples</th><th>update p50 ms</th><th>update p95 ms</th></tr>\n";
     for (const auto& r : d["results"]) {
       html += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" + std::to_string(r["fps"].get<int>()) + "</td><td>" +
-              Num(r["stretch_p99_pct"], 2) + "</td><td>" + Num(r["stretch_worst_pct"], 2) + "</td><td>" +
+              Num(r["swing_rms_mm"], 2) + "</td><td>" + Num(r["swing_max_mm"], 1) + "</td><td>" +
+              Num(r["stretch_p99_pct"], 2) + "</td><td>" + Num(r["stretch_p99_welded_pct"], 2) + "</td><td>" +
+              Num(r["stretch_worst_pct"], 2) + "</td><td>" +
               Num(r["root_drift_mm"], 6) + "</td><td>" + Num(r["settle_mm"], 6) + "</td><td>" + Num(r["shape_error_deg"], 2) +
               "</td><td>" + (r["occlusion_hidden"].is_null() ? "&ndash;" : std::to_string(r["occlusion_hidden"].get<int>())) +
               "</td><td>" + Num(r["occlusion_max_depth_mm"], 1) + "</td><td>" +
@@ -150,7 +193,23 @@ th{background:#f3f3f3} td:first-child{text-align:left}
               "</td><td>" + std::to_string(r["penetration_samples"].get<int>()) + "</td><td>" + Num(r["update_p50_ms"], 4) + "</td><td>" +
               Num(r["update_p95_ms"], 4) + "</td></tr>\n";
     }
-    html += "</table></section>\n";
+    html += "</table>\n";
+    // The swing-matched comparison, when it was run.
+    std::string matched;
+    for (const auto& r : d["results"]) {
+      if (!r.contains("matched")) continue;
+      const auto& m = r["matched"];
+      matched += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" + std::to_string(r["fps"].get<int>()) + "</td><td>" +
+                 Num(m["stiffness_scale"], 3) + "</td><td>" + Num(m["target_swing_rms_mm"], 2) + "</td><td>" +
+                 Num(m["swing_rms_mm"], 2) + "</td><td>" + Num(m["stretch_p99_pct"], 2) + "</td><td>" +
+                 Num(m["shape_error_deg"], 2) + "</td><td>" + (m["reached"].get<bool>() ? "yes" : "no") + "</td></tr>\n";
+    }
+    if (!matched.empty())
+      html += "<p class=\"note\">At equal swing: each other solver's stiffness scaled (bisection) until its tip lag rms "
+              "equals arc's at the same frame rate.</p><table><tr><th>solver</th><th>fps</th><th>stiffness &times;</th>"
+              "<th>arc's swing mm</th><th>swing mm</th><th>p99 welded %</th><th>shape error &deg;</th><th>reached</th></tr>\n" +
+              matched + "</table>\n";
+    html += "</section>\n";
   }
   html += "<script>";
   html += kUplotJs;

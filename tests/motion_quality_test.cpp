@@ -248,19 +248,21 @@ TEST(MotionQuality, FittedWeightsChangeGraduallyAcrossEveryEdge) {
 }
 
 TEST(MotionQuality, StrandDrapedOverACapsuleHangsAroundItUnderArc) {
-  // A 4-segment strand (8 cm segments) hangs from a root 12 cm in front of the head; a capsule
-  // along X, 14 cm below and 3 cm behind the root line, radius 5 cm, sits in the way of its lower
-  // segments, so at rest it lies over the capsule. The head turns (standard head-turn). Under arc
-  // the segments below the contact hang from the deflected strand instead of pulling towards
-  // their original arc, which runs through the capsule: no link may sink into it.
+  // A 4-segment strand (8 cm segments) hangs from a root 12 cm in front of the head. A capsule
+  // along X, radius 5 cm, its axis 17 cm below the root and 1 cm behind the strand's line, is in
+  // the way of the second segment: the strand comes to rest over the capsule's front. The head
+  // then turns (standard head-turn) and comes to rest. The segments below the one that touches
+  // must hang from it, clear of the capsule: under arc their original direction (straight down in
+  // the head frame) runs into the capsule from where the strand now is, and pulling towards it
+  // pressed the next segment onto the surface (the strand wrapped around the capsule with a kink
+  // at every joint, in contact at every step).
   test::ChainSpec cs;
   cs.joints = 5;
   cs.root_offset = {0, -0.02f, 0.12f};
   cs.segment = {0, -0.08f, 0};
   cs.hit_radius = 0.005f;
   Avatar av = test::MakeHairAvatar({cs});
-  // Capsule on the head (node 2), in head space.
-  const glm::vec3 c0(-0.3f, -0.16f, 0.15f), c1(0.3f, -0.16f, 0.15f);
+  const glm::vec3 c0(-0.3f, -0.19f, 0.11f), c1(0.3f, -0.19f, 0.11f);  // head space
   const float radius = 0.05f;
   test::AddCollider(av, 2, ColliderShape::kCapsule, c0, radius, c1);
   auto rig = BuildRig(av);
@@ -273,23 +275,33 @@ TEST(MotionQuality, StrandDrapedOverACapsuleHangsAroundItUnderArc) {
   HeadTurnMotion motion(*rig, head, HumanoidRigNode(av, *rig, "hips"));
   ClipDriver driver(*world, motion);
   driver.Reset();
-  // Let it drape first (the head-turn is still for the first instant), then turn.
-  float worst = 0;
+  float deepest = 0, lower_clearance = 1e9f;
   int contact_steps = 0;
   const RigChain& ch = rig->chains[0];
-  for (int f = 0; f < 6 * 120; ++f) {
+  for (int f = 1; f <= 6 * 120; ++f) {
     StepReport rep = driver.Advance(SpringWorld::kStep);
     if (rep.contacts > 0) ++contact_steps;
     const glm::mat4& hw = world->world()[head];
     const glm::vec3 h0(hw * glm::vec4(c0, 1)), h1(hw * glm::vec4(c1, 1));
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       const glm::vec3 a(world->world()[rig->joint_node[j]][3]), b = world->tails()[j];
-      worst = std::max(worst, LinkPenetration(a, b, h0, h1, radius));
+      deepest = std::max(deepest, LinkPenetration(a, b, h0, h1, radius));
+      // Segments 2 and 3 beyond their first quarter (segment 2 starts where segment 1 touches),
+      // once the head is still again (the last second).
+      if (j - ch.joint_begin >= 2 && f > 5 * 120)
+        for (float q : {0.25f, 0.5f, 0.75f, 1.0f}) {
+          const glm::vec3 p = a + q * (b - a);
+          float u, v;
+          ClosestSegmentParams(p, p, h0, h1, &u, &v);
+          lower_clearance = std::min(lower_clearance, glm::length(p - (h0 + v * (h1 - h0))) - radius - cs.hit_radius);
+        }
     }
   }
-  EXPECT_GT(contact_steps, 100) << "the strand does rest on the capsule";
-  std::printf("deepest link in the capsule: %.2f mm\n", 1000 * worst);
-  EXPECT_LT(worst, 0.001f);
+  std::printf("deepest link in the capsule %.2f mm; lower segments clear of it by %.1f mm\n", 1000 * deepest,
+              1000 * lower_clearance);
+  EXPECT_GT(contact_steps, 600) << "the strand does rest on the capsule";
+  EXPECT_LT(deepest, 0.001f);
+  EXPECT_GT(lower_clearance, 0.002f) << "the lower segments are pressed onto the capsule";
 }
 
 TEST(MotionQuality, SwingMatchedBisectionReachesItsTarget) {

@@ -11,6 +11,7 @@ if [[ ! -x /usr/bin/chromium || ! -d "$root/web/report/node_modules/playwright-c
 fi
 rm -rf "$work" && mkdir -p "$work"
 "$cli" make-demo-avatar --variant ponytail -o "$work/ponytail.vrm"
-"$cli" measure "$work/ponytail.vrm" --fps 30,60 --report "$work/report.html" --json "$work/report.json"
-node "$root/web/report/check_report.mjs" "$work/report.html" "$work/report.png" 4
+"$cli" measure "$work/ponytail.vrm" --fps 30,60 --match-swing --report "$work/report.html" --json "$work/report.json"
+# 4 uPlot plots; 5 scatter points at the highest frame rate: arc, parent, vrm and the two matched runs.
+node "$root/web/report/check_report.mjs" "$work/report.html" "$work/report.png" 4 5
 echo "report screenshot: $work/report.png"
