@@ -15,14 +15,33 @@ void AddFit(CLI::App& app, int& exit_code) {
       "fit",
       "Fit spring chains to selected hair: erase its skin weights, find where it meets the head, walk "
       "the connected hair surface outward, place N joints along its centre line, skin it smoothly "
-      "with a pinned band at the root, and add a VRM 1.0 spring per clump. --undo restores a fitted "
-      "file exactly. Collider fitting is not part of this command yet.");
-  struct Opts { std::string avatar, hair, wear, out, attach = "head", report; int joints = 6; bool undo = false, force = false, colliders = false; };
+      "with a pinned band at the root, and add a VRM 1.0 spring per clump. Pieces that cannot hang (a "
+      "bun, a scalp cap: reaching less than --min-hang from the head, or whose centre line would leave "
+      "them) stay rigid on the head and are reported. --colliders also fits the colliders. --undo "
+      "restores a fitted file exactly.");
+  struct Opts {
+    std::string avatar, hair, wear, out, attach = "head", report;
+    int joints = 6;
+    FitOptions fit;
+    bool undo = false, force = false, colliders = false;
+  };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
   cmd->add_option("--hair", o->hair, "MESH, MESH/INDEX or material:NAME");
   cmd->add_option("--wear", o->wear, "a separate hair file with the same armature to put on first");
-  cmd->add_option("--joints", o->joints, "joints per chain, tip included")->capture_default_str();
+  cmd->add_option("--joints", o->joints, "joints per chain at most, tip included")->capture_default_str();
+  cmd->add_option("--segment-length", o->fit.segment_length,
+                  "metres per segment at human scale (1.7 m): a clump gets length / this + 1 joints, 3 to --joints")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--root-ramp", o->fit.root_ramp_segments,
+                  "segments over which the head's weight fades after the pinned band")
+      ->check(CLI::Range(0.25, 4.0))
+      ->capture_default_str();
+  cmd->add_option("--min-hang", o->fit.min_hang_length,
+                  "metres at human scale: a clump that reaches less far from where it meets the head stays rigid")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--attach", o->attach, "humanoid bone the hair hangs from")->capture_default_str();
   cmd->add_option("-o,--output", o->out, "output .vrm or .glb")->required();
   cmd->add_option("--report", o->report, "write the list of changes as JSON");
@@ -58,7 +77,7 @@ void AddFit(CLI::App& app, int& exit_code) {
       if (!o->hair.empty()) {
         auto sel = SelectHair(av, o->hair);
         if (!sel.ok()) return fail(sel.status().message());
-        FitOptions opt;
+        FitOptions opt = o->fit;
         opt.joints = o->joints;
         opt.attach = o->attach;
         auto fit = FitHairChains(av, sel.value(), opt);

@@ -1,13 +1,17 @@
-// The hair-chain fitter (include/hairswing/fit.h). Works on the rest pose in world space:
+// The hair-chain fitter (include/hairswing/fit.h, docs/fit.md). Works on the rest pose in world
+// space:
 //   1. the selected primitives' vertices, welded by position so seams do not split the surface;
 //   2. connected clumps (union of triangles); tiny pieces are not hair;
 //   3. the root: vertices within root_tolerance of the attachment's surface (the vertices of other
 //      meshes skinned to the attachment bone), an error if the hair never comes that close;
-//   4. geodesic distance from the root over the mesh graph (Dijkstra on edge lengths);
+//   4. geodesic distance from the root over the mesh graph (Dijkstra on edge lengths); a clump
+//      that reaches less than min_hang_length cannot hang and stays rigid on the attachment;
 //   5. a centre line through the level sets of that distance (centroids of distance bins),
-//      resampled by arc length into N joint positions;
-//   6. new joint nodes under the attachment, skin weights from the geodesic distance with hat
-//      functions between neighbouring joints and a pinned band at the root;
+//      smoothed; a line much longer than the clump's extent leaves the clump (rigid again);
+//      the joints go along it by arc length from the end of the pinned band;
+//   6. new joint nodes under the attachment; skin weights from the arc length: the pinned band,
+//      a fade of the attachment over root_ramp_segments, hat functions between joints, then
+//      diffused over the surface;
 //   7. a VRM 1.0 spring per clump colliding with every existing collider group.
 // Everything changed is recorded in the root extension HAIRSWING_fit_undo for UndoFit.
 #include <algorithm>
@@ -55,6 +59,21 @@ std::vector<glm::vec3> Resample(const std::vector<glm::vec3>& line, int n) {
     out.push_back(line[i - 1] + (line[i] - line[i - 1]) * t);
   }
   return out;
+}
+
+// The polyline without its first `cut` metres of arc length.
+std::vector<glm::vec3> CutLine(const std::vector<glm::vec3>& line, float cut) {
+  float acc = 0;
+  for (size_t i = 1; i < line.size(); ++i) {
+    const float seg = glm::length(line[i] - line[i - 1]);
+    if (acc + seg > cut) {
+      std::vector<glm::vec3> out{line[i - 1] + (line[i] - line[i - 1]) * ((cut - acc) / seg)};
+      out.insert(out.end(), line.begin() + i, line.end());
+      return out;
+    }
+    acc += seg;
+  }
+  return {line[line.size() - 2], line.back()};
 }
 
 constexpr float kMaxLineRatio = 1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
@@ -241,7 +260,14 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       if (!adj[w].empty()) clumps[uf.Find(static_cast<int>(w))].push_back(static_cast<int>(w));
     std::vector<float> geo(nw, -1.0f);
     std::vector<int> chain_of(nw, -1);
-    struct Chain { std::vector<int> nodes; std::vector<glm::vec3> pts; std::vector<glm::mat4> world; float length; float gmax; };
+    // pts: joint positions; length: their arc length; pinned: arc length of the centre line
+    // before the first joint (the band pinned to the attachment); full = pinned + length.
+    struct Chain {
+      std::vector<int> nodes;
+      std::vector<glm::vec3> pts;
+      std::vector<glm::mat4> world;
+      float length, pinned, full, gmax;
+    };
     std::vector<Chain> chains;
     std::string first_error;  // a clump that cannot hang: an error when it is the only one
     for (auto& [root_id, verts] : clumps) {
@@ -346,7 +372,11 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       const int n_joints = std::clamp(static_cast<int>(std::lround(gmax / (opt.segment_length * unit))) + 1, 3,
                                       std::max(3, opt.joints));
       Chain ch;
-      ch.pts = Resample(line, n_joints);
+      // The first joint sits where the pinned band ends: the hair pivots where it starts to move,
+      // not inside the band that stays on the head.
+      ch.full = line_length(line);
+      ch.pinned = opt.pin_fraction * ch.full;
+      ch.pts = Resample(CutLine(line, ch.pinned), n_joints);
       for (int w : verts) chain_of[w] = static_cast<int>(chains.size());
       ch.gmax = gmax;
       ch.length = 0;
@@ -425,27 +455,28 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       prim.positions = world;  // bind pose = rest world for the new skin
     }
     prims.push_back(rec);
-    // Weights on the welded surface: hat functions of the arc length along the chain with a root
-    // ramp one segment wide, then smoothed by diffusion over the mesh (the pinned band fixed), so
-    // the weight changes gradually across every edge even where the geodesic distance kinks.
+    // Weights on the welded surface: the attachment fading out after the pinned band, hat
+    // functions of the arc length between the joints, then diffusion over the mesh (the pinned
+    // band fixed), so the weight changes gradually across every edge even where the geodesic
+    // distance kinks.
     std::vector<std::vector<float>> wts(nw);  // per welded vertex: [attach, joint 0, joint 1, ...]
     for (size_t c = 0; c < chains.size(); ++c) {
       const Chain& ch = chains[c];
       const size_t n_inf = ch.nodes.size() + 1;
-      const float pin = opt.pin_fraction * ch.length;
-      // Root ramp: the attachment's weight fades over one segment after the pinned band (the
-      // arc solver turns a chain about its root, and the stretch at the root is about the turn
-      // times the strand's width over the width of this fade); the joints share the rest with
-      // hat functions. Measured alternatives are in docs/fit.md.
+      // Root ramp: the attachment's weight fades over root_ramp_segments after the pinned band
+      // (the arc solver turns a chain about its root, and the stretch at the root is about the
+      // turn times the strand's width over the width of this fade); the joints share the rest
+      // with hat functions. Measured alternatives are in docs/fit.md.
       const float ramp = ch.length / static_cast<float>(ch.nodes.size() - 1) * opt.root_ramp_segments;
       for (size_t w = 0; w < nw; ++w) {
         if (chain_of[w] != static_cast<int>(c) || geo[w] < 0) continue;
         wts[w].assign(n_inf, 0.0f);
-        const float s = geo[w] / ch.gmax * ch.length;
-        internal::FadedChainWeights(ch.pts, s, pin, ramp, &wts[w]);
+        // Arc length along the centre line, from the first joint (negative inside the pinned band).
+        const float s = geo[w] / ch.gmax * ch.full - ch.pinned;
+        internal::FadedChainWeights(ch.pts, s, 0.0f, ramp, &wts[w]);
       }
-      internal::SmoothChainWeights(adj, geo, chain_of, static_cast<int>(c), pin / ch.length * ch.gmax,
-                         ch.length / static_cast<float>(ch.nodes.size() - 1), &wts);
+      internal::SmoothChainWeights(adj, geo, chain_of, static_cast<int>(c), ch.pinned / ch.full * ch.gmax,
+                                   ch.length / static_cast<float>(ch.nodes.size() - 1), &wts);
     }
     prim.joints.assign(prim.positions.size(), glm::u16vec4(0));
     prim.weights.assign(prim.positions.size(), glm::vec4(0));
