@@ -59,10 +59,10 @@ glm::dvec3 SteadyTail(glm::dvec3 o, glm::dvec3 r, double L, double k, double c, 
 
 TEST(MotionQuality, SteadyLagOnAConstantTurnIsTheAuthorsDragLag) {
   // One segment hanging 10 cm below a root 10 cm behind the head's vertical axis, the head turning
-  // at 2 rad/s. First-order answer: the tail lags by c V / k along its path (V = omega * 0.1 m)
-  // and swings out by omega^2 * 0.1 m / k. Two cases: drag alone above 60% of critical (no relative
-  // damping), and a stiff short segment where the tuned mapping adds relative damping, which must
-  // not add lag (an earlier mapping raised c to 1.2 sqrt(k): 2.7 times the lag here).
+  // at 2 rad/s. First-order answer: the tail lags by c_ss V / k along its path (V = omega * 0.1 m)
+  // and swings out by omega^2 * 0.1 m / k. Two cases: a 10 cm segment with a little relative
+  // damping, and a stiff 5 cm one where the tuned mapping adds a lot (61 /s), which must not add
+  // lag (an earlier mapping raised the drag itself to 1.2 sqrt(k): 4.7 times the lag here).
   struct Case {
     float stiffness, length;
   };
@@ -92,14 +92,16 @@ TEST(MotionQuality, SteadyLagOnAConstantTurnIsTheAuthorsDragLag) {
       const glm::mat4& hw = world->world()[head];
       const glm::mat3 rot = glm::transpose(glm::mat3(hw));
       const glm::vec3 tail = rot * (world->tails()[0] - glm::vec3(hw[3]));
-      // The author's coefficients, computed by hand: k = stiffness / (L / 60), c = -ln(0.6) * 60.
-      // The step keeps e^(-c h) of the velocity after adding the pull's impulse h f, so in steady
-      // motion at speed V it needs h f = V (e^(c h) - 1): the drag it applies is
-      // c_ss = (e^(c h) - 1) / h (1.136 c here), and c_rel does not enter.
+      // The author's lag, computed by hand from three-vrm's update at 60 fps: each frame the tail
+      // keeps (1 - drag) of its displacement and is pushed by stiffness * dt * (e / L) towards
+      // the rest direction; moving steadily at V it needs drag * V * dt of push per frame:
+      // e = drag / dt * V * L / stiffness = c_ss V / k with c_ss = drag / dt = 24 /s and
+      // k = stiffness / (L dt). (Our step's own drag rate c, for the relative damping below, is
+      // the one that reproduces it: (e^(c h) - 1) / h = c_ss.)
       const double k = cs.stiffness / (cs.length / 60.0);
-      const double c = -std::log(0.6) * 60.0;
+      const double c_ss = 0.4 * 60.0;
       const double h = 1.0 / 120.0;
-      const double c_ss = (std::exp(c * h) - 1.0) / h;
+      const double c = std::log(1.0 + h * c_ss) / h;
       const double c_rel = std::max(0.0, 1.2 * std::sqrt(k) - c);
       // In the head frame the head is still; express the steady state there with the same w
       // (a frame turning with the head; the head's own rotation does not change the balance).

@@ -66,24 +66,26 @@ std::vector<float> MaxDeviationDuringTurn(const Avatar& av, SolverMode mode, int
 }
 
 TEST(Spring, VrmParameterMapping) {
-  // stiffness 1, L = 0.1 m: k = 1 / (0.1 * 1/60) = 600 /s^2; drag 0.4: c = -ln(0.6) * 60.
+  // stiffness 1, L = 0.1 m: k = 1 / (0.1 * 1/60) = 600 /s^2. drag 0.4: three-vrm's 60 Hz update
+  // lags by drag/dt_ref * V / k = 24 V / k in steady motion; our step lags by
+  // (e^(c h) - 1)/h * V / k, so c = 120 ln(1 + 0.4 / 2) = 21.878 /s.
   SegmentCoefficients plain = MapVrmParameters(1.0f, 0.4f, 0.5f, {0, -1, 0}, 0.1f, false);
   EXPECT_NEAR(plain.k, 600.0f, 1e-2f);
-  EXPECT_NEAR(plain.c, -std::log(0.6f) * 60.0f, 1e-3f);
+  EXPECT_NEAR(plain.c, 21.878f, 1e-3f);
+  EXPECT_NEAR((std::exp(plain.c / 120.0f) - 1.0f) * 120.0f, 24.0f, 1e-3f);
   EXPECT_NEAR(plain.g.y, -30.0f, 1e-4f);
   EXPECT_EQ(plain.c_rel, 0.0f);
-  // Tuned keeps the author's k and drag (and so the author's lag c V / k); here drag alone gives
-  // c = 30.65 > 60% of critical (1.2 sqrt(600) = 29.39): no relative damping is added.
+  // Tuned keeps the author's k and drag (and so the author's lag) and adds relative damping up to
+  // 60% of critical: 1.2 sqrt(600) - 21.878 = 7.516 /s.
   SegmentCoefficients tuned = MapVrmParameters(1.0f, 0.4f, 0.5f, {0, -1, 0}, 0.1f, true);
   EXPECT_NEAR(tuned.k, 600.0f, 1e-2f);
   EXPECT_NEAR(tuned.c, plain.c, 1e-4f);
-  EXPECT_EQ(tuned.c_rel, 0.0f);
-  // stiffness 4, L = 5 cm: k = 4 / (0.05 / 60) = 4800, 1.2 sqrt(4800) = 83.14; drag gives 30.65,
-  // so 52.49 /s of relative damping is added.
+  EXPECT_NEAR(tuned.c_rel, 7.516f, 2e-3f);
+  // stiffness 4, L = 5 cm: k = 4 / (0.05 / 60) = 4800, 1.2 sqrt(4800) = 83.138: 61.26 /s added.
   SegmentCoefficients stiff = MapVrmParameters(4.0f, 0.4f, 0.0f, {0, -1, 0}, 0.05f, true);
   EXPECT_NEAR(stiff.k, 4800.0f, 1e-1f);
-  EXPECT_NEAR(stiff.c, 30.650f, 1e-2f);
-  EXPECT_NEAR(stiff.c_rel, 52.49f, 2e-2f);
+  EXPECT_NEAR(stiff.c, 21.878f, 1e-3f);
+  EXPECT_NEAR(stiff.c_rel, 61.26f, 2e-2f);
   // Stability clamp: a 1 mm segment does not get k above (1/h)^2.
   EXPECT_LE(MapVrmParameters(4.0f, 0.4f, 0, {0, -1, 0}, 0.001f, true).k, 14400.0f);
 }
