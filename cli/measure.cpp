@@ -104,7 +104,7 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
   opt.duration = seconds;
   opt.match_swing = flags.match_swing;
   opt.tuned = !flags.plain;
-  opt.arc_series_share = flags.arc_series;
+  opt.arc_liveliness = flags.arc_liveliness;
   // A clip file as the motion: retarget the named clip (once) and loop it, with constraints.
   std::shared_ptr<Retargeter> rt;
   std::shared_ptr<Clip> clip;
@@ -253,9 +253,9 @@ void AddMeasure(CLI::App& app, int& exit_code) {
   cmd->add_flag("--plain", o->flags.plain,
                 "arc and parent use the plain VRM mapping (no added relative damping); default: tuned, the same "
                 "for both");
-  cmd->add_option("--arc-series", o->flags.arc_series,
-                  "arc: share (0..1) of the flexibility of the joints above a segment that it is given; 1 = the "
-                  "tip swing of a parent-relative chain, 0 = the author's own stiffness per segment (docs/solver.md)")
+  cmd->add_option("--arc-liveliness", o->flags.arc_liveliness,
+                  "arc: how much of the author's liveliness to keep, 0..1: 1 = its chains swing about as far as "
+                  "the VRM reference's (drag raised per chain), 0 = the author's drag per segment (docs/solver.md)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--json", o->json, "write the results as JSON");

@@ -17,7 +17,7 @@ void PrintMeasureTable(const MeasureReport& rep);
 struct MeasureFlags {
   bool match_swing = false;  ///< also the swing-matched comparison
   bool plain = false;        ///< plain VRM mapping for arc and parent
-  float arc_series = 0.0f;   ///< SpringConfig::arc_series_share
+  float arc_liveliness = 1.0f;  ///< SpringConfig::arc_liveliness
 };
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
                const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,

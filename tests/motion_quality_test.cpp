@@ -314,6 +314,7 @@ TEST(MotionQuality, SwingMatchedBisectionReachesItsTarget) {
   MeasureOptions opt;
   opt.fps = {60};
   opt.match_swing = true;
+  opt.arc_liveliness = 0.0f;  // arc with the author's drag per segment: it swings less than the others
   auto rep = Measure(av, opt);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   ASSERT_EQ(rep->results.size(), 3u);
@@ -328,10 +329,11 @@ TEST(MotionQuality, SwingMatchedBisectionReachesItsTarget) {
     ASSERT_TRUE(r.matched.has_value());
     EXPECT_TRUE(r.matched->reached);
     EXPECT_NEAR(r.matched->swing_rms_mm, target, 0.02 * target);
-    EXPECT_GT(std::fabs(std::log(r.matched->stiffness_scale)), 0.05) << "the other solvers do swing differently";
+    EXPECT_GT(std::fabs(std::log(r.matched->stiffness_scale)), 0.3) << "the other solvers do swing differently";
     // Independent check: simulate at that scale, tip in the head frame against its end position.
     SpringConfig cfg;
     cfg.mode = r.solver;
+    cfg.arc_liveliness = 0.0f;
     cfg.stiffness_scale = static_cast<float>(r.matched->stiffness_scale);
     auto world = SpringWorld::Create(*rig, cfg);
     ASSERT_TRUE(world.ok());

@@ -74,7 +74,7 @@ struct MeasureOptions {
   float penetration_threshold = 0.001f;///< metres of link-in-capsule overlap that count
   int shirt_mesh = -1;                 ///< Avatar mesh index of the clothing layer, -1 = none
   bool tuned = true;                   ///< SpringConfig::tuned, the same for arc and parent
-  float arc_series_share = 0.0f;       ///< SpringConfig::arc_series_share
+  float arc_liveliness = 1.0f;         ///< SpringConfig::arc_liveliness
   /// Also compare at equal swing: each non-arc solver's stiffness is scaled by bisection until
   /// its tip lag rms equals arc's (needs arc among the solvers); see RunResult::matched.
   bool match_swing = false;

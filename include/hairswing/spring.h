@@ -36,14 +36,14 @@ struct SpringConfig {
   /// rest target, so it settles oscillation without adding lag. false = the plain VRM mapping.
   /// vrm mode ignores this.
   bool tuned = true;
-  /// arc only, in [0, 1]: how much of the flexibility of the joints above a segment it is given.
-  /// A parent-relative chain (VRM, three-vrm) adds up the bends of all joints above a segment, so
-  /// its tip swings about (n+1)/2 times as far as an arc chain of n segments with the same
-  /// stiffness; share 1 gives each arc segment the series stiffness of the segments down to it
-  /// (1/(k'_i L_i) = sum over m <= i of 1/(k_m L_m)): the same static tip swing, and the same curve.
-  /// 0 (default) = every segment keeps the author's own k: the least curl and stretch, less tip
-  /// swing on long chains. docs/solver.md has the measured trade-off.
-  float arc_series_share = 0.0f;
+  /// arc only, in [0, 1]: how much of the author's liveliness arc keeps. A parent-relative chain
+  /// (VRM, three-vrm) adds up the lags of all joints above a segment, so its tip lags about
+  /// (n+1)/2 times as far as an arc chain of n segments with the same parameters. With 1 (default)
+  /// every arc segment's air drag is multiplied by the chain's factor T_parent / T_arc (from the
+  /// segments' k, drag and lengths), so the tip swings about as far as the author saw it, as a rigid
+  /// swing rather than a curl; 0 = the author's drag per segment (less swing on long chains, less
+  /// root stretch). chain_drag_factor() reports the factor. docs/solver.md has the measurements.
+  float arc_liveliness = 1.0f;
   /// Multiplies every joint's stiffness (all modes): the swing-matched comparison of `measure`
   /// scales it until two solvers swing alike. 1 = as authored.
   float stiffness_scale = 1.0f;
@@ -137,6 +137,8 @@ class SpringWorld {
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
   /// Per segment coefficients in use (index = flat joint index; the tail joint's entry unused).
+  /// arc: the factor each chain's air drag is multiplied by (SpringConfig::arc_liveliness).
+  std::span<const float> chain_drag_factor() const { return chain_drag_factor_; }
   std::span<const SegmentCoefficients> coefficients() const {
     return config_.mode == SolverMode::kArc ? coef_arc_ : coef_;
   }
@@ -171,6 +173,7 @@ class SpringWorld {
   std::vector<float> damp_;              // e^(-c h) for the fixed step h
   std::vector<float> damp_rel_;          // e^(-c_rel h) for the fixed step h (parent)
   std::vector<float> damp_rel_arc_;      // the same with arc's coefficients
+  std::vector<float> damp_arc_;          // e^(-c h) with arc's coefficients
   std::vector<SegmentCoefficients> coef_arc_;  // arc: series stiffness, its relative damping
   std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
   std::vector<glm::vec3> axis_unit_;     // the same, normalised
@@ -192,6 +195,7 @@ class SpringWorld {
   std::vector<Transform> pose_scratch_;
   std::vector<int> near_colliders_;      // broad phase: colliders that can reach the chain
   std::vector<float> chain_reach_;       // rest length of each chain, metres (unscaled)
+  std::vector<float> chain_drag_factor_; // arc: drag factor per chain (arc_liveliness)
   std::vector<int> world_nodes_;         // nodes whose world matrix a step needs, parents first
 };
 

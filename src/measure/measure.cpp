@@ -241,7 +241,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
     SpringConfig cfg;
     cfg.mode = mode;
     cfg.tuned = opt.tuned;  // identical k, c, g for arc and parent
-    cfg.arc_series_share = opt.arc_series_share;
+    cfg.arc_liveliness = opt.arc_liveliness;
     cfg.stiffness_scale = scale;
     cfg.segment_checks = opt.segment_checks;
     auto w = SpringWorld::Create(rig, cfg);

@@ -113,7 +113,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     prev_target_[j] = target;
     const glm::vec3 f = cf.k * (target_before - x) + cf.g;
     const bool fixed = h == static_cast<float>(kStep);
-    const float damp = fixed ? damp_[j] : std::exp(-cf.c * h);
+    const float damp = fixed ? (arc ? damp_arc_[j] : damp_[j]) : std::exp(-cf.c * h);
     const float damp_rel = fixed ? (arc ? damp_rel_arc_[j] : damp_rel_[j]) : std::exp(-cf.c_rel * h);
     // Relative damping on the velocity relative to the target, then the pull, then air drag on
     // the world velocity:  u = e^(-c h) (v_t + e^(-c_rel h) (v - v_t) + h f). The pull is added

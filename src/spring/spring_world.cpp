@@ -69,8 +69,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
                                                  " entries, the rig has " + std::to_string(rig.chains.size()) + " chains");
   if (!(config.stiffness_scale > 0.0f) || !std::isfinite(config.stiffness_scale))
     return Status(StatusCode::kInvalidInput, "stiffness_scale must be a positive number");
-  if (!(config.arc_series_share >= 0.0f && config.arc_series_share <= 1.0f))
-    return Status(StatusCode::kInvalidInput, "arc_series_share must be in [0, 1]");
+  if (!(config.arc_liveliness >= 0.0f && config.arc_liveliness <= 1.0f))
+    return Status(StatusCode::kInvalidInput, "arc_liveliness must be in [0, 1]");
   if (config.max_steps_per_call < 1)
     return Status(StatusCode::kInvalidInput, "max_steps_per_call must be at least 1");
   SpringWorld w;
@@ -136,36 +136,48 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       if (j + 1 < rig.chains[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1) w.chain_fast_[c] = 0;
     }
   w.chain_reach_.assign(rig.chains.size(), 0.0f);
+  w.chain_drag_factor_.assign(rig.chains.size(), 1.0f);
   for (size_t c = 0; c < rig.chains.size(); ++c)
     for (int j = rig.chains[c].joint_begin; j + 1 < rig.chains[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
-  // arc: SpringConfig::arc_series_share. Under a load F on every segment end, a parent-relative
-  // chain (VRM, three-vrm, parent mode) turns joint m by F / (k_m L_m), so segment i turns,
-  // relative to the head, by the sum over m <= i. An arc segment has its own target in the head
-  // frame and turns only by its own F / (k_i L_i). With share s it is given its own compliance
-  // plus s times the compliance of the segments above it: 1/(k'_i L_i) = 1/(k_i L_i) +
-  // s sum_{m<i} 1/(k_m L_m). s = 1 gives the parent chain's static tip swing (and its curve).
+  // arc: the author's liveliness (SpringConfig::arc_liveliness). In steady motion a segment lags
+  // its target by the angle lambda = c_ss / (k L) per unit of speed (c_ss the drag's steady
+  // effect, see MapVrmParameters). A parent-relative chain (VRM, three-vrm, parent mode) adds up
+  // the lags of the joints above a segment, so its tip lags by T_parent = sum_i L_i sum_{m<=i}
+  // lambda_m, an arc chain's by T_arc = sum_i L_i lambda_i: (n+1)/2 times less for n equal
+  // segments. Every arc segment of the chain gets its drag multiplied by the same factor
+  // F = T_parent / T_arc, so the chain swings about as far as the one the author tuned, turning
+  // rigidly about its root instead of curling. (Giving each segment the parent chain's own lag,
+  // by stiffness or by drag, gives back the parent chain's curl: docs/solver.md.)
   w.coef_arc_ = w.coef_;
-  const double share = std::clamp(static_cast<double>(config.arc_series_share), 0.0, 1.0);
-  if (share > 0)
-    for (const RigChain& ch : rig.chains) {
-      double above = 0.0;
-      for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-        const double l = std::max(w.rest_length_[j], 1e-4f);
-        const double own = w.coef_[j].k > 0 ? 1.0 / (w.coef_[j].k * l) : 0.0;
-        const double compliance = own + share * above;
-        above += own;
-        SegmentCoefficients& cf = w.coef_arc_[j];
-        cf.k = compliance > 0 ? static_cast<float>(1.0 / (compliance * l)) : 0.0f;
-        if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
-      }
+  const double live = std::clamp(static_cast<double>(config.arc_liveliness), 0.0, 1.0);
+  constexpr double kH = SpringWorld::kStep;
+  auto steady_drag = [&](double c) { return (std::exp(c * kH) - 1.0) / kH; };
+  for (const RigChain& ch : rig.chains) {
+    double above = 0.0, t_parent = 0.0, t_arc = 0.0;
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      const double l = std::max(w.rest_length_[j], 1e-4f);
+      const double lambda = w.coef_[j].k > 0 ? steady_drag(w.coef_[j].c) / (w.coef_[j].k * l) : 0.0;
+      above += lambda;
+      t_parent += l * above;
+      t_arc += l * lambda;
     }
+    const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
+    w.chain_drag_factor_[&ch - rig.chains.data()] = static_cast<float>(factor);
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      SegmentCoefficients& cf = w.coef_arc_[j];
+      cf.c = static_cast<float>(std::log(1.0 + kH * factor * steady_drag(cf.c)) / kH);
+      if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
+    }
+  }
   w.near_colliders_.resize(rig.chain_colliders.size());
   w.prev_attach_.assign(rig.chains.size(), glm::mat4(1.0f));
   w.damp_.resize(nj);
+  w.damp_arc_.resize(nj);
   w.damp_rel_.resize(nj);
   w.damp_rel_arc_.resize(nj);
   for (size_t j = 0; j < nj; ++j) {
     w.damp_[j] = std::exp(-w.coef_[j].c * static_cast<float>(kStep));
+    w.damp_arc_[j] = std::exp(-w.coef_arc_[j].c * static_cast<float>(kStep));
     w.damp_rel_[j] = std::exp(-w.coef_[j].c_rel * static_cast<float>(kStep));
     w.damp_rel_arc_[j] = std::exp(-w.coef_arc_[j].c_rel * static_cast<float>(kStep));
   }
