@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -35,5 +36,10 @@ void AddDemo(CLI::App& app, int& exit_code);
 void AddValidateClips(CLI::App& app, int& exit_code);
 void AddRetarget(CLI::App& app, int& exit_code);
 void AddFit(CLI::App& app, int& exit_code);
+void AddCheck(CLI::App& app, int& exit_code);
+
+/// Warnings for springs that move no mesh, or joints no vertex follows while joints below them
+/// do (inspect and check print them).
+std::vector<std::string> SpringsWithoutMesh(const Avatar& avatar);
 
 }  // namespace hairswing::cli

@@ -131,6 +131,7 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
   Json warnings = Json::array();
   for (const auto& w : load_warnings) warnings.push_back(w);
   for (const auto& w : CheckAvatar(av)) warnings.push_back(w);
+  for (const auto& w : SpringsWithoutMesh(av)) warnings.push_back(w);
   r["warnings"] = warnings;
   return r;
 }
@@ -150,6 +151,10 @@ void PrintText(const Json& r) {
                 s(m["triangles"]).c_str(), m["skinned"].get<bool>() ? "skinned" : "rigid", m["primitives"].size());
   std::printf("  springs      %zu chains, %s joints (tips included)\n", r["springs"].size(), s(r["spring_joint_count"]).c_str());
   for (const auto& sp : r["springs"]) {
+    if (sp["joints"].empty()) {
+      std::printf("    %-28s no joints\n", s(sp["name"]).c_str());
+      continue;
+    }
     const auto& j0 = sp["joints"][0];
     std::printf("    %-28s %zu joints%s  stiffness %.3g drag %.3g gravity %.3g hitRadius %.3g  groups %s\n",
                 s(sp["name"]).c_str(), sp["joints"].size(), sp["virtual_tail"].is_null() ? "" : " + 7 cm virtual tail",
@@ -171,6 +176,40 @@ void PrintText(const Json& r) {
 }
 
 }  // namespace
+
+// Spring joints that no skinned vertex follows: a spring that moves no mesh at all, or joints
+// without vertices between joints with vertices (the mesh skips them). The tail of a chain is only
+// an end point, and unweighted joints at the end of a chain (end bones, usual in VRM 0.x exports)
+// only swing nothing beyond the mesh, so neither is reported.
+std::vector<std::string> SpringsWithoutMesh(const Avatar& av) {
+  std::vector<std::string> out;
+  auto rig = BuildRig(av);
+  if (!rig.ok()) return out;
+  const std::vector<int> counts = SpringJointVertexCounts(av, rig.value());
+  for (const RigChain& ch : rig->chains) {
+    int last_weighted = -1;
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+      if (counts[j] > 0) last_weighted = j;
+    std::vector<std::string> idle;
+    int swinging = 0;
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j, ++swinging)
+      if (counts[j] == 0 && (last_weighted < 0 || j < last_weighted))
+        idle.push_back(NodeName(av, rig->source_node[rig->joint_node[j]]));
+    if (idle.empty()) continue;
+    const std::string name = "spring \"" + av.vrm.springs[ch.source_spring].name + "\"";
+    if (static_cast<int>(idle.size()) == swinging) {
+      out.push_back(name + " moves no mesh: no skinned vertex has weight on its joints (hair rigidly parented, or "
+                           "skinned to other bones)");
+    } else {
+      std::string list;
+      for (const auto& n : idle) list += (list.empty() ? "" : ", ") + n;
+      out.push_back(name + ": " + std::to_string(idle.size()) + " of its " + std::to_string(swinging) +
+                    " joints own no vertex although joints below them do (" + list +
+                    "): the mesh does not follow them");
+    }
+  }
+  return out;
+}
 
 void AddInspect(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("inspect", "Show what an avatar file holds: format, humanoid, meshes, "

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   hairswing::cli::AddRetarget(app, exit_code);
   hairswing::cli::AddValidateClips(app, exit_code);
   hairswing::cli::AddFit(app, exit_code);
+  hairswing::cli::AddCheck(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

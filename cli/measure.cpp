@@ -59,11 +59,22 @@ void PrintMeasureTable(const MeasureReport& rep) {
   std::printf("%-7s %4s %9s %9s %9s %9s %9s %9s %9s %9s %12s %9s %5s %8s %8s\n", "solver", "fps", "swing mm", "swing max",
               "p99 str %", "welded %", "worst %", "shape deg", "root mm", "settle mm", "hidden(>1mm)", "depth mm", "pen.",
               "p50 ms", "p95 ms");
+  // Stretch of hair that no skinned vertex follows cannot be measured: "n/a", not 0.00.
+  auto pct = [&](double v) {
+    if (!rep.skinned_hair) return std::string("n/a");
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", v);
+    return std::string(b);
+  };
+  if (!rep.skinned_hair)
+    std::printf("no skinned hair: no vertex is skinned to a spring joint (hair rigidly parented, or skinned to other "
+                "bones), so stretch is n/a; swing and shape are the joints' own\n");
   for (const RunResult& r : rep.results)
-    std::printf("%-7s %4d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.1e %9.1e %12s %9s %5d %8.3f %8.3f\n", SolverModeName(r.solver),
-                r.fps, r.swing_rms_mm, r.swing_max_mm, r.stretch_p99_pct, r.stretch_p99_welded_pct, r.stretch_worst_pct,
-                r.shape_error_deg, r.root_drift_mm, r.settle_mm, Opt(r.occlusion_hidden).c_str(),
-                Opt(r.occlusion_max_depth_mm).c_str(), r.penetration_samples, r.update_p50_ms, r.update_p95_ms);
+    std::printf("%-7s %4d %9.2f %9.2f %9s %9s %9s %9.2f %9.1e %9.1e %12s %9s %5d %8.3f %8.3f\n", SolverModeName(r.solver),
+                r.fps, r.swing_rms_mm, r.swing_max_mm, pct(r.stretch_p99_pct).c_str(), pct(r.stretch_p99_welded_pct).c_str(),
+                pct(r.stretch_worst_pct).c_str(), r.shape_error_deg, r.root_drift_mm, r.settle_mm,
+                Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(), r.penetration_samples,
+                r.update_p50_ms, r.update_p95_ms);
   std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n", rep.fps_identical ? "identical" : "DIFFERENT");
   bool any_matched = false;
   for (const RunResult& r : rep.results) any_matched |= r.matched.has_value();
@@ -73,14 +84,14 @@ void PrintMeasureTable(const MeasureReport& rep) {
                 "shape deg");
     for (const RunResult& r : rep.results) {
       if (r.solver == SolverMode::kArc) {
-        std::printf("%-7s %4d %11.3f %10.2f %10.2f %10.2f %10.2f\n", "arc", r.fps, 1.0, r.swing_rms_mm, r.swing_rms_mm,
-                    r.stretch_p99_welded_pct, r.shape_error_deg);
+        std::printf("%-7s %4d %11.3f %10.2f %10.2f %10s %10.2f\n", "arc", r.fps, 1.0, r.swing_rms_mm, r.swing_rms_mm,
+                    pct(r.stretch_p99_welded_pct).c_str(), r.shape_error_deg);
         continue;
       }
       if (!r.matched) continue;
       const auto& m = *r.matched;
-      std::printf("%-7s %4d %11.3f %10.2f %10.2f %10.2f %10.2f%s\n", SolverModeName(r.solver), r.fps, m.stiffness_scale,
-                  m.target_swing_rms_mm, m.swing_rms_mm, m.stretch_p99_pct, m.shape_error_deg,
+      std::printf("%-7s %4d %11.3f %10.2f %10.2f %10s %10.2f%s\n", SolverModeName(r.solver), r.fps, m.stiffness_scale,
+                  m.target_swing_rms_mm, m.swing_rms_mm, pct(m.stretch_p99_pct).c_str(), m.shape_error_deg,
                   m.reached ? "" : "  (target not reached)");
     }
   }
@@ -89,8 +100,8 @@ void PrintMeasureTable(const MeasureReport& rep) {
   if (any_after) {
     std::printf("after collider fitting:\n%-7s %4s %12s %10s %10s\n", "solver", "fps", "hidden(>1mm)", "depth mm", "p99 str %");
     for (const RunResult& r : rep.results)
-      std::printf("%-7s %4d %12s %10s %10.2f\n", SolverModeName(r.solver), r.fps, Opt(r.after_fit_occlusion_hidden).c_str(),
-                  Opt(r.after_fit_occlusion_max_depth_mm).c_str(), *r.after_fit_stretch_p99_pct);
+      std::printf("%-7s %4d %12s %10s %10s\n", SolverModeName(r.solver), r.fps, Opt(r.after_fit_occlusion_hidden).c_str(),
+                  Opt(r.after_fit_occlusion_max_depth_mm).c_str(), pct(*r.after_fit_stretch_p99_pct).c_str());
   }
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <nlohmann/json.hpp>
 
 #include "hairswing/demo.h"
 #include "hairswing/io.h"
@@ -127,6 +128,37 @@ TEST(Measure, HandMadeAvatarRootsFixedSettledAndFrameRateIdentical) {
   // No humanoid head: a clear error.
   av.vrm.humanoid.erase("head");
   EXPECT_FALSE(Measure(av, opt).ok());
+}
+
+TEST(Measure, SpringsThatDriveNoMeshReportStretchAsNotAvailable) {
+  // The hand-made avatar has springs but no mesh at all: stretch is not 0 %, it is unknown.
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  MeasureOptions opt;
+  opt.fps = {60};
+  opt.match_swing = true;
+  auto rep = Measure(av, opt);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_FALSE(rep->skinned_hair);
+  EXPECT_EQ(rep->hair_vertices, 0);
+  const auto j = nlohmann::json::parse(MeasureReportJson(rep.value(), false));
+  EXPECT_FALSE(j["skinned_hair"].get<bool>());
+  for (const auto& r : j["results"]) {
+    EXPECT_TRUE(r["stretch_p99_pct"].is_null());
+    EXPECT_TRUE(r["stretch_worst_pct"].is_null());
+    EXPECT_TRUE(r["stretch_p99_welded_pct"].is_null());
+    for (const auto& c : r["stretch_p99_per_chain_pct"]) EXPECT_TRUE(c.is_null());
+    if (r["solver"] != "arc") EXPECT_TRUE(r["matched"]["stretch_p99_pct"].is_null());
+    EXPECT_GT(r["swing_rms_mm"].get<double>(), 1.0) << "the joints do swing";
+  }
+  // A skinned avatar keeps numbers.
+  Avatar demo = MakeDemoAvatar(DemoVariant::kPonytail);
+  opt.match_swing = false;
+  opt.solvers = {SolverMode::kArc};
+  auto rep2 = Measure(demo, opt);
+  ASSERT_TRUE(rep2.ok());
+  EXPECT_TRUE(rep2->skinned_hair);
+  const auto j2 = nlohmann::json::parse(MeasureReportJson(rep2.value(), false));
+  EXPECT_TRUE(j2["results"][0]["stretch_p99_pct"].is_number());
 }
 
 TEST(DemoAvatar, DeterministicAndComplete) {

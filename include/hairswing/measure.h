@@ -111,7 +111,7 @@ struct RunResult {
   std::vector<double> swing_rms_per_chain_mm;
   /// Stretch on welded positions: vertices at the same rest position (UV seams, split normals)
   /// are one vertex and each edge counts once. Per chain: the edges whose vertices' largest
-  /// spring weight lies on that chain (empty set = 0).
+  /// spring weight lies on that chain (NaN, JSON null, for a chain that owns no edge).
   double stretch_p99_welded_pct = 0;
   double stretch_worst_welded_pct = 0;
   std::vector<double> stretch_p99_per_chain_pct;
@@ -154,6 +154,9 @@ struct MeasureReport {
   int hair_vertices = 0;
   int hair_edges = 0;
   int hair_edges_welded = 0;      ///< edges after merging vertices at the same rest position
+  /// false when no skinned vertex follows a spring joint (hair rigidly parented, or skinned to
+  /// other bones): stretch cannot be measured, and the JSON gives it as null ("n/a").
+  bool skinned_hair = true;
   int front_strand_vertices = 0;  ///< hair vertices in front of the shirt at rest (0 = no shirt)
   bool fps_identical = true;      ///< every solver: same hashes at common times across fps
   std::vector<std::string> chain_names;

@@ -106,4 +106,11 @@ Status PosePrimitive(const Rig& rig, const MeshInstance& inst, const Primitive& 
                      std::span<const glm::mat4> world, std::span<glm::mat4> palette_scratch,
                      std::span<glm::vec3> out);
 
+/// For every spring joint (flat index into Rig::joint_node), how many vertices of skinned
+/// primitives carry weight on it: 0 means the mesh does not follow that joint.
+std::vector<int> SpringJointVertexCounts(const Avatar& avatar, const Rig& rig);
+
+/// Vertices of skinned primitives that carry weight on any spring joint (the hair).
+int HairVertexCount(const Avatar& avatar, const Rig& rig);
+
 }  // namespace hairswing

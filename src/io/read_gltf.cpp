@@ -10,6 +10,7 @@
 #include <tiny_gltf.h>
 
 #include "hairswing/io.h"
+#include "io/compat.h"
 #include "io/read_internal.h"
 
 namespace hairswing {
@@ -666,6 +667,21 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   Avatar& av = out.avatar;
   av.source_path = name;
   try {
+    // Buffer lengths that disagree with the bytes present (docs/compat.md): tinygltf is given the
+    // real lengths; CheckBufferLengthFixes below keeps every view within the real bytes.
+    std::vector<uint8_t> rewrapped;
+    const uint8_t* load_data = data;
+    size_t load_size = size;
+    const std::vector<BufferLengthFix> length_fixes = MatchBufferLengths(
+        root, data, size, is_glb, [&](const std::string& uri) { return JoinPath(base_dir, PercentDecode(uri)); });
+    if (!length_fixes.empty()) {
+      json_text = Dump(root);
+      if (is_glb) {
+        rewrapped = RewrapGlb(data, size, json_text);
+        load_data = rewrapped.data();
+        load_size = rewrapped.size();
+      }
+    }
     // Declared buffer sizes, so missing .bin files can be served as zeros (see FsContext).
     FsContext fsctx;
     fsctx.base_dir = base_dir;
@@ -694,7 +710,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     loader.SetImageLoader(&KeepImageBytes, nullptr);
     tinygltf::Model model;
     std::string err, warn;
-    bool ok = is_glb ? loader.LoadBinaryFromMemory(&model, &err, &warn, data, static_cast<unsigned>(size), base_dir)
+    bool ok = is_glb ? loader.LoadBinaryFromMemory(&model, &err, &warn, load_data, static_cast<unsigned>(load_size), base_dir)
                      : loader.LoadASCIIFromString(&model, &err, &warn, json_text.data(),
                                                   static_cast<unsigned>(json_text.size()), base_dir);
     if (!ok) {
@@ -710,6 +726,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
         out.warnings.push_back(file + ": " + Idx("buffers", i) + " file \"" + uri + "\" not found");
       }
     }
+    CheckBufferLengthFixes(length_fixes, root, file, &out.warnings);
     std::string ext = std::filesystem::path(name).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
     av.source_format = ext == ".vrm" ? "vrm" : is_glb ? "glb" : "gltf";

@@ -190,6 +190,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
     }
   }
   report.hair_edges_welded = static_cast<int>(welded.edges.size());
+  report.skinned_hair = !welded.edges.empty();
 
   // The shirt and the front-strand vertices: hair that at rest is in front of the shirt
   // (a ray into the body hits it, nothing of the shirt between the vertex and the viewer).
@@ -392,7 +393,8 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
     std::vector<std::vector<double>> per_chain(rig.chains.size());
     for (size_t e = 0; e < welded.edges.size(); ++e)
       if (welded.chain[e] >= 0) per_chain[welded.chain[e]].push_back(max_welded[e]);
-    for (auto& v : per_chain) r.stretch_p99_per_chain_pct.push_back(v.empty() ? 0.0 : SummariseStretch(v).p99_pct);
+    for (auto& v : per_chain)
+      r.stretch_p99_per_chain_pct.push_back(v.empty() ? std::nan("") : SummariseStretch(v).p99_pct);
     if (shirt_inst) {
       r.occlusion_hidden = hidden_max;
       r.occlusion_max_depth_mm = depth_max;
@@ -473,13 +475,16 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   j["hair_edges_welded"] = rep.hair_edges_welded;
   j["front_strand_vertices"] = rep.front_strand_vertices;
   j["fps_identical"] = rep.fps_identical;
+  j["skinned_hair"] = rep.skinned_hair;
+  // Stretch of hair that no skinned vertex follows is not 0 %: it is not measurable.
+  auto stretch = [&](double v) { return rep.skinned_hair && std::isfinite(v) ? Json(v) : Json(nullptr); };
   Json results = Json::array();
   for (const RunResult& r : rep.results) {
     Json o;
     o["solver"] = SolverModeName(r.solver);
     o["fps"] = r.fps;
-    o["stretch_p99_pct"] = r.stretch_p99_pct;
-    o["stretch_worst_pct"] = r.stretch_worst_pct;
+    o["stretch_p99_pct"] = stretch(r.stretch_p99_pct);
+    o["stretch_worst_pct"] = stretch(r.stretch_worst_pct);
     o["root_drift_mm"] = r.root_drift_mm;
     o["settle_mm"] = r.settle_mm;
     o["shape_error_deg"] = r.shape_error_deg;
@@ -487,14 +492,16 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
     o["swing_rms_mm"] = r.swing_rms_mm;
     o["swing_max_mm"] = r.swing_max_mm;
     o["swing_rms_per_chain_mm"] = r.swing_rms_per_chain_mm;
-    o["stretch_p99_welded_pct"] = r.stretch_p99_welded_pct;
-    o["stretch_worst_welded_pct"] = r.stretch_worst_welded_pct;
-    o["stretch_p99_per_chain_pct"] = r.stretch_p99_per_chain_pct;
+    o["stretch_p99_welded_pct"] = stretch(r.stretch_p99_welded_pct);
+    o["stretch_worst_welded_pct"] = stretch(r.stretch_worst_welded_pct);
+    Json per_chain = Json::array();
+    for (double v : r.stretch_p99_per_chain_pct) per_chain.push_back(stretch(v));
+    o["stretch_p99_per_chain_pct"] = per_chain;
     if (r.matched)
       o["matched"] = {{"stiffness_scale", r.matched->stiffness_scale},
                       {"target_swing_rms_mm", r.matched->target_swing_rms_mm},
                       {"swing_rms_mm", r.matched->swing_rms_mm},
-                      {"stretch_p99_pct", r.matched->stretch_p99_pct},
+                      {"stretch_p99_pct", stretch(r.matched->stretch_p99_pct)},
                       {"shape_error_deg", r.matched->shape_error_deg},
                       {"iterations", r.matched->iterations},
                       {"reached", r.matched->reached}};
@@ -504,7 +511,7 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
     if (r.after_fit_stretch_p99_pct)
       o["occlusion_after_fit"] = {{"hidden", r.after_fit_occlusion_hidden ? Json(*r.after_fit_occlusion_hidden) : Json(nullptr)},
                                   {"max_depth_mm", r.after_fit_occlusion_max_depth_mm ? Json(*r.after_fit_occlusion_max_depth_mm) : Json(nullptr)},
-                                  {"stretch_p99_pct", *r.after_fit_stretch_p99_pct}};
+                                  {"stretch_p99_pct", stretch(*r.after_fit_stretch_p99_pct)}};
     else
       o["occlusion_after_fit"] = nullptr;
     o["penetration_samples"] = r.penetration_samples;

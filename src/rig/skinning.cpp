@@ -1,5 +1,7 @@
 // Linear-blend skinning. Palette matrices are world[joint] * inverseBind[joint]; a vertex is the
 // weight-blended sum of its (up to four) palette transforms applied to the bind-pose position.
+#include <algorithm>
+
 #include "hairswing/rig.h"
 
 namespace hairswing {
@@ -57,6 +59,48 @@ Status PosePrimitive(const Rig& rig, const MeshInstance& inst, const Primitive& 
   const glm::mat4& m = world[inst.node];
   for (size_t v = 0; v < out.size(); ++v) out[v] = glm::vec3(m * glm::vec4(prim.positions[v], 1.0f));
   return Status::Ok();
+}
+
+namespace {
+// Calls fn(vertex weight > 0 on rig node) for every skinned vertex influence.
+template <typename Fn>
+void ForEachInfluence(const Avatar& av, const Rig& rig, Fn fn) {
+  for (const MeshInstance& inst : rig.meshes) {
+    if (inst.skin < 0) continue;
+    const RigSkin& skin = rig.skins[inst.skin];
+    for (const Primitive& p : av.meshes[inst.mesh].primitives) {
+      const size_t n = std::min(p.joints.size(), p.weights.size());
+      for (size_t v = 0; v < n; ++v) fn(&p, v, [&](auto visit) {
+        for (int k = 0; k < 4; ++k)
+          if (p.weights[v][k] > 0.0f && p.joints[v][k] < skin.joints.size()) visit(skin.joints[p.joints[v][k]]);
+      });
+    }
+  }
+}
+}  // namespace
+
+std::vector<int> SpringJointVertexCounts(const Avatar& av, const Rig& rig) {
+  std::vector<int> joint_of_node(rig.node_count(), -1);
+  for (size_t j = 0; j < rig.joint_node.size(); ++j) joint_of_node[rig.joint_node[j]] = static_cast<int>(j);
+  std::vector<int> counts(rig.joint_node.size(), 0);
+  ForEachInfluence(av, rig, [&](const Primitive*, size_t, auto influences) {
+    influences([&](int node) {
+      if (joint_of_node[node] >= 0) ++counts[joint_of_node[node]];
+    });
+  });
+  return counts;
+}
+
+int HairVertexCount(const Avatar& av, const Rig& rig) {
+  std::vector<uint8_t> spring(rig.node_count(), 0);
+  for (int n : rig.joint_node) spring[n] = 1;
+  int count = 0;
+  ForEachInfluence(av, rig, [&](const Primitive*, size_t, auto influences) {
+    bool hair = false;
+    influences([&](int node) { hair = hair || spring[node]; });
+    count += hair ? 1 : 0;
+  });
+  return count;
 }
 
 }  // namespace hairswing

@@ -68,54 +68,58 @@ def glb_base():
     doc["buffers"] = [{"byteLength": len(data)}]
     return glb(doc, data)
 
-cases = []  # (file name, bytes, expected substring)
+def main():
+    cases = []  # (file name, bytes, expected substring)
 
-def mutate(name, fn, expect):
-    d = base()
-    fn(d)
-    cases.append((name, json.dumps(d).encode(), expect))
+    def mutate(name, fn, expect):
+        d = base()
+        fn(d)
+        cases.append((name, json.dumps(d).encode(), expect))
 
-good_glb = glb_base()
-cases.append(("truncated.glb", good_glb[: len(good_glb) // 2], "truncated"))
-cases.append(("glb_bad_version.glb", good_glb[:4] + struct.pack("<I", 7) + good_glb[8:], "header.version"))
-cases.append(("glb_chunk_not_json.glb", good_glb[:16] + b"XXXX" + good_glb[20:], "not a JSON chunk"))
-cases.append(("glb_chunk_too_long.glb", good_glb[:12] + struct.pack("<I", 0x7fffffff) + good_glb[16:], "chunk 0.length"))
-# Found by the fuzzer: a declared total length below the header size once underflowed a check.
-cases.append(("glb_length_too_small.glb", good_glb[:8] + struct.pack("<I", 8) + good_glb[12:], "smaller than the header"))
-cases.append(("empty.gltf", b"", "JSON"))
-cases.append(("invalid_json.gltf", json.dumps(base()).encode()[:-40], "JSON"))
-cases.append(("top_level_array.gltf", b"[1, 2, 3]", "top level is not an object"))
-cases.append(("nan_in_positions.gltf", json.dumps(base(nan=True)).encode(), "accessors[0]"))
-mutate("node_mesh_out_of_range.gltf", lambda d: d["nodes"][3].update(mesh=99), "nodes[3].mesh")
-mutate("node_child_out_of_range.gltf", lambda d: d["nodes"][1].update(children=[2, 42]), "nodes[1].children")
-mutate("cyclic_nodes.gltf", lambda d: (d["nodes"][0].update(children=[3]), d["nodes"][2].update(children=[1])), "cyclic node hierarchy")
-mutate("self_child.gltf", lambda d: d["nodes"][2].update(children=[2]), "own child")
-mutate("two_parents.gltf", lambda d: d["nodes"][3].update(children=[2]), "already has parent")
-cases.append(("huge_translation.gltf", json.dumps(base()).replace('"translation": [0, 0.1, -0.05]', '"translation": [0, 1e39, -0.05]').encode(), "nodes[1].translation"))
-mutate("zero_quaternion.gltf", lambda d: d["nodes"][1].update(rotation=[0, 0, 0, 0]), "nodes[1].rotation")
-mutate("absurd_accessor_count.gltf", lambda d: d["accessors"][0].update(count=4000000000), "accessors[0]")
-mutate("accessor_past_view.gltf", lambda d: d["accessors"][0].update(count=1000), "accessors[0]")
-mutate("vertex_index_out_of_range.gltf", lambda d: d["accessors"][1].update(bufferView=0, byteOffset=12, componentType=5125, count=3), "primitives[0].indices")
-mutate("skin_joint_out_of_range.gltf", lambda d: d["skins"][0].update(joints=[0, 77]), "skins[0].joints[1]")
-mutate("ibm_missing_buffer.gltf", lambda d: (d["buffers"].append({"byteLength": 128, "uri": "no_such.bin"}), d["bufferViews"][2].update(buffer=1, byteOffset=0)), "skins[0].inverseBindMatrices")
-mutate("spring_joint_out_of_range.gltf", lambda d: d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][1].update(node=50), "springs[0].joints[1].node")
-mutate("spring_collider_group_out_of_range.gltf", lambda d: d["extensions"]["VRMC_springBone"]["springs"][0].update(colliderGroups=[3]), "springs[0].colliderGroups[0]")
-mutate("collider_negative_radius.gltf", lambda d: d["extensions"]["VRMC_springBone"]["colliders"][0]["shape"]["sphere"].update(radius=-1), "colliders[0].shape")
-mutate("collider_no_shape.gltf", lambda d: d["extensions"]["VRMC_springBone"]["colliders"][0].pop("shape"), "colliders[0].shape")
-mutate("spring_param_not_number.gltf", lambda d: d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][0].update(stiffness="stiff"), "joints[0].stiffness")
-mutate("vrm0_bone_out_of_range.gltf", lambda d: d["extensions"].update(VRM={"secondaryAnimation": {"boneGroups": [{"bones": [9]}]}}), "boneGroups[0].bones[0]")
-mutate("required_draco.gltf", lambda d: d.update(extensionsRequired=["KHR_draco_mesh_compression"]), "KHR_draco_mesh_compression")
-mutate("scene_root_out_of_range.gltf", lambda d: d["scenes"][0].update(nodes=[12]), "scenes[0].nodes")
+    good_glb = glb_base()
+    cases.append(("truncated.glb", good_glb[: len(good_glb) // 2], "truncated"))
+    cases.append(("glb_bad_version.glb", good_glb[:4] + struct.pack("<I", 7) + good_glb[8:], "header.version"))
+    cases.append(("glb_chunk_not_json.glb", good_glb[:16] + b"XXXX" + good_glb[20:], "not a JSON chunk"))
+    cases.append(("glb_chunk_too_long.glb", good_glb[:12] + struct.pack("<I", 0x7fffffff) + good_glb[16:], "chunk 0.length"))
+    # Found by the fuzzer: a declared total length below the header size once underflowed a check.
+    cases.append(("glb_length_too_small.glb", good_glb[:8] + struct.pack("<I", 8) + good_glb[12:], "smaller than the header"))
+    cases.append(("empty.gltf", b"", "JSON"))
+    cases.append(("invalid_json.gltf", json.dumps(base()).encode()[:-40], "JSON"))
+    cases.append(("top_level_array.gltf", b"[1, 2, 3]", "top level is not an object"))
+    cases.append(("nan_in_positions.gltf", json.dumps(base(nan=True)).encode(), "accessors[0]"))
+    mutate("node_mesh_out_of_range.gltf", lambda d: d["nodes"][3].update(mesh=99), "nodes[3].mesh")
+    mutate("node_child_out_of_range.gltf", lambda d: d["nodes"][1].update(children=[2, 42]), "nodes[1].children")
+    mutate("cyclic_nodes.gltf", lambda d: (d["nodes"][0].update(children=[3]), d["nodes"][2].update(children=[1])), "cyclic node hierarchy")
+    mutate("self_child.gltf", lambda d: d["nodes"][2].update(children=[2]), "own child")
+    mutate("two_parents.gltf", lambda d: d["nodes"][3].update(children=[2]), "already has parent")
+    cases.append(("huge_translation.gltf", json.dumps(base()).replace('"translation": [0, 0.1, -0.05]', '"translation": [0, 1e39, -0.05]').encode(), "nodes[1].translation"))
+    mutate("zero_quaternion.gltf", lambda d: d["nodes"][1].update(rotation=[0, 0, 0, 0]), "nodes[1].rotation")
+    mutate("absurd_accessor_count.gltf", lambda d: d["accessors"][0].update(count=4000000000), "accessors[0]")
+    mutate("accessor_past_view.gltf", lambda d: d["accessors"][0].update(count=1000), "accessors[0]")
+    mutate("vertex_index_out_of_range.gltf", lambda d: d["accessors"][1].update(bufferView=0, byteOffset=12, componentType=5125, count=3), "primitives[0].indices")
+    mutate("skin_joint_out_of_range.gltf", lambda d: d["skins"][0].update(joints=[0, 77]), "skins[0].joints[1]")
+    mutate("ibm_missing_buffer.gltf", lambda d: (d["buffers"].append({"byteLength": 128, "uri": "no_such.bin"}), d["bufferViews"][2].update(buffer=1, byteOffset=0)), "skins[0].inverseBindMatrices")
+    mutate("spring_joint_out_of_range.gltf", lambda d: d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][1].update(node=50), "springs[0].joints[1].node")
+    mutate("spring_collider_group_out_of_range.gltf", lambda d: d["extensions"]["VRMC_springBone"]["springs"][0].update(colliderGroups=[3]), "springs[0].colliderGroups[0]")
+    mutate("collider_negative_radius.gltf", lambda d: d["extensions"]["VRMC_springBone"]["colliders"][0]["shape"]["sphere"].update(radius=-1), "colliders[0].shape")
+    mutate("collider_no_shape.gltf", lambda d: d["extensions"]["VRMC_springBone"]["colliders"][0].pop("shape"), "colliders[0].shape")
+    mutate("spring_param_not_number.gltf", lambda d: d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][0].update(stiffness="stiff"), "joints[0].stiffness")
+    mutate("vrm0_bone_out_of_range.gltf", lambda d: d["extensions"].update(VRM={"secondaryAnimation": {"boneGroups": [{"bones": [9]}]}}), "boneGroups[0].bones[0]")
+    mutate("required_draco.gltf", lambda d: d.update(extensionsRequired=["KHR_draco_mesh_compression"]), "KHR_draco_mesh_compression")
+    mutate("scene_root_out_of_range.gltf", lambda d: d["scenes"][0].update(nodes=[12]), "scenes[0].nodes")
 
-os.makedirs(HERE, exist_ok=True)
-with open(os.path.join(HERE, "valid_base.gltf"), "w") as f:
-    json.dump(base(), f, indent=1)
-with open(os.path.join(HERE, "valid_base.glb"), "wb") as f:
-    f.write(good_glb)
-with open(os.path.join(HERE, "expected.tsv"), "w") as f:
-    f.write("# file\tsubstring the one-line error must contain\n")
-    for name, data, expect in cases:
-        with open(os.path.join(HERE, name), "wb") as g:
-            g.write(data)
-        f.write(f"{name}\t{expect}\n")
-print(f"wrote {len(cases)} broken files to {HERE}")
+    os.makedirs(HERE, exist_ok=True)
+    with open(os.path.join(HERE, "valid_base.gltf"), "w") as f:
+        json.dump(base(), f, indent=1)
+    with open(os.path.join(HERE, "valid_base.glb"), "wb") as f:
+        f.write(good_glb)
+    with open(os.path.join(HERE, "expected.tsv"), "w") as f:
+        f.write("# file\tsubstring the one-line error must contain\n")
+        for name, data, expect in cases:
+            with open(os.path.join(HERE, name), "wb") as g:
+                g.write(data)
+            f.write(f"{name}\t{expect}\n")
+    print(f"wrote {len(cases)} broken files to {HERE}")
+
+if __name__ == "__main__":
+    main()
