@@ -118,6 +118,24 @@ d["accessors"].append({"componentType": 5126, "count": 3, "type": "VEC3"})
 d["meshes"][0]["primitives"][0]["targets"] = [{"POSITION": 3}]
 cases.append(("accessor_without_view.gltf", json.dumps(d).encode(), "ok", "-"))
 
+# 13. asset.version "2.1": GLTFLoader checks only the major version (UniVRM wants "2.0" exactly).
+#     A minor version of 2 promises backward compatibility.
+d = base()
+d["asset"]["version"] = "2.1"
+cases.append(("asset_version_2_1.gltf", json.dumps(d).encode(), "ok", "-"))
+
+# 14. No "scene" property: GLTFLoader shows scene 0; glTF leaves it to the application.
+d = base()
+d.pop("scene")
+cases.append(("no_scene_property.gltf", json.dumps(d).encode(), "ok", "-"))
+
+# 15. POSITION accessor without min/max (required by the spec; GLTFLoader warns and computes the
+#     bounds; we never read them).
+d = base()
+d["accessors"][0].pop("min")
+d["accessors"][0].pop("max")
+cases.append(("position_without_bounds.gltf", json.dumps(d).encode(), "ok", "-"))
+
 
 def main():
     os.makedirs(HERE, exist_ok=True)
