@@ -79,6 +79,9 @@ for (const [i, rep] of DATA.entries()) {
       if (r.matched) pts.push({x: r.matched.swing_rms_mm, y: r.matched.stretch_p99_pct, s: r.solver, hollow: true,
                                k: r.matched.stiffness_scale});
     }
+    // Without skinned hair stretch is n/a (null): nothing to place.
+    pts.splice(0, pts.length, ...pts.filter(p => typeof p.y === 'number' && typeof p.x === 'number'));
+    if (!pts.length) box.appendChild(document.createTextNode('No skinned hair: stretch is n/a.'));
     const W = Math.min(600, width), H = 300, L = 60, B = 40, T = 10, R = 20;
     const xmax = Math.max(...pts.map(p => p.x)) * 1.15 || 1, ymax = Math.max(...pts.map(p => p.y)) * 1.15 || 1;
     const X = v => L + (W - L - R) * v / xmax, Y = v => H - B - (H - B - T) * v / ymax;
