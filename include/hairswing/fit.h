@@ -27,6 +27,9 @@ struct FitOptions {
   float root_tolerance = 0.015f;  ///< metres: hair this close to the attachment's surface is root
   float pin_fraction = 0.06f;     ///< share of the hair length from the root pinned to the head
   float root_ramp_segments = 1.0f;///< segments over which the head's weight fades after the pin
+  /// remove artist springs that moved the refitted mesh before and move nothing after the fit
+  /// (recorded in the undo record, restored by UndoFit)
+  bool remove_orphan_springs = true;
   int min_triangles = 8;          ///< smaller connected pieces are not hair clumps
   /// metres at human scale: a clump that reaches less far from its root (a bun, a scalp cap)
   /// cannot hang and stays rigid on the attachment

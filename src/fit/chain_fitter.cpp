@@ -76,6 +76,67 @@ std::vector<glm::vec3> CutLine(const std::vector<glm::vec3>& line, float cut) {
   return {line[line.size() - 2], line.back()};
 }
 
+// Nodes that some skinned vertex has weight on.
+std::vector<uint8_t> NodesOwningVertices(const Avatar& av) {
+  std::vector<uint8_t> owned(av.nodes.size(), 0);
+  for (const Node& n : av.nodes) {
+    if (n.mesh < 0 || n.skin < 0 || n.mesh >= static_cast<int>(av.meshes.size()) ||
+        n.skin >= static_cast<int>(av.skins.size()))
+      continue;
+    const Skin& skin = av.skins[n.skin];
+    for (const Primitive& p : av.meshes[n.mesh].primitives)
+      for (size_t v = 0; v < std::min(p.joints.size(), p.weights.size()); ++v)
+        for (int k = 0; k < 4; ++k) {
+          const size_t j = p.joints[v][k];
+          if (p.weights[v][k] > 0.0f && j < skin.joints.size() && skin.joints[j] >= 0 &&
+              skin.joints[j] < static_cast<int>(owned.size()))
+            owned[skin.joints[j]] = 1;
+        }
+  }
+  return owned;
+}
+
+// A spring moves a mesh when a vertex follows one of its joints but the last (a tail only).
+bool SpringMovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
+  for (size_t j = 0; j + 1 < s.joints.size(); ++j)
+    if (s.joints[j].node >= 0 && s.joints[j].node < static_cast<int>(owned.size()) && owned[s.joints[j].node])
+      return true;
+  return false;
+}
+
+Json SpringToJson(const Spring& s) {
+  Json joints = Json::array();
+  for (const SpringJoint& j : s.joints)
+    joints.push_back({j.node, j.hit_radius, j.stiffness, j.gravity_power, j.gravity_dir.x, j.gravity_dir.y,
+                      j.gravity_dir.z, j.drag_force});
+  return {{"name", s.name}, {"joints", joints}, {"collider_groups", s.collider_groups}, {"center", s.center},
+          {"source_group", s.source_group}, {"has_virtual_tail", s.has_virtual_tail},
+          {"virtual_tail", {s.virtual_tail.x, s.virtual_tail.y, s.virtual_tail.z}}, {"segment_checks", s.segment_checks}};
+}
+
+Spring SpringFromJson(const Json& j) {
+  Spring s;
+  s.name = j.at("name").get<std::string>();
+  for (const Json& a : j.at("joints")) {
+    SpringJoint jt;
+    jt.node = a.at(0).get<int>();
+    jt.hit_radius = a.at(1).get<float>();
+    jt.stiffness = a.at(2).get<float>();
+    jt.gravity_power = a.at(3).get<float>();
+    jt.gravity_dir = {a.at(4).get<float>(), a.at(5).get<float>(), a.at(6).get<float>()};
+    jt.drag_force = a.at(7).get<float>();
+    s.joints.push_back(jt);
+  }
+  s.collider_groups = j.at("collider_groups").get<std::vector<int>>();
+  s.center = j.at("center").get<int>();
+  s.source_group = j.at("source_group").get<int>();
+  s.has_virtual_tail = j.at("has_virtual_tail").get<bool>();
+  const Json& t = j.at("virtual_tail");
+  s.virtual_tail = {t.at(0).get<float>(), t.at(1).get<float>(), t.at(2).get<float>()};
+  s.segment_checks = j.at("segment_checks").get<bool>();
+  return s;
+}
+
 constexpr float kMaxLineRatio = 1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
 
 }  // namespace
@@ -208,6 +269,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   const glm::vec3 attach_pos(rig.rest_world[attach_rig][3]);
   if (!have_surface) surface.push_back(attach_pos);
 
+  const std::vector<uint8_t> owned_before = NodesOwningVertices(av);
   // Undo record.
   Json undo = {{"nodes_before", av.nodes.size()}, {"skins_before", av.skins.size()},
                {"springs_before", av.vrm.springs.size()}, {"vrm_version_before", static_cast<int>(av.vrm.version)},
@@ -534,6 +596,25 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   if (!have_surface)
     result.warnings.push_back("no geometry is skinned to \"" + av.nodes[attach].name +
                               "\": the root was taken as the hair nearest to the bone itself");
+  // Artist springs that moved this mesh before and move nothing now (their hair was refitted):
+  // removed, so they neither cost time nor count in the measurement (kept in the undo record).
+  Json removed = Json::array();
+  if (opt.remove_orphan_springs) {
+    const std::vector<uint8_t> owned_after = NodesOwningVertices(av);
+    const size_t old_springs = undo["springs_before"].get<size_t>();
+    std::vector<Spring> kept;
+    for (size_t i = 0; i < av.vrm.springs.size(); ++i) {
+      const Spring& sp = av.vrm.springs[i];
+      if (i < old_springs && SpringMovesMesh(sp, owned_before) && !SpringMovesMesh(sp, owned_after)) {
+        removed.push_back({{"index", i}, {"spring", SpringToJson(sp)}});
+        result.changes.push_back("removed spring \"" + sp.name + "\": the refitted hair no longer follows its joints");
+        continue;
+      }
+      kept.push_back(sp);
+    }
+    av.vrm.springs.swap(kept);
+  }
+  undo["removed_springs"] = removed;
   undo["children"] = children;
   undo["skin_joints"] = skin_joints;
   undo["node_skin"] = node_skin;
@@ -580,7 +661,17 @@ Status UndoFit(Avatar& av) {
     for (auto s = u.at("node_skin").begin(); s != u.at("node_skin").end(); ++s) av.nodes.at(std::stoul(s.key())).skin = s.value().get<int>();
     av.skins.resize(u.at("skins_before").get<size_t>());
     av.nodes.resize(nodes);
-    av.vrm.springs.resize(u.at("springs_before").get<size_t>());
+    // Drop the fitted springs, then put the removed artist springs back at their places.
+    const Json no_removed = Json::array();
+    const Json& removed = u.contains("removed_springs") ? u.at("removed_springs") : no_removed;
+    const size_t before = u.at("springs_before").get<size_t>();
+    if (removed.size() > before) throw std::runtime_error("removed_springs: more than there were");
+    av.vrm.springs.resize(before - removed.size());
+    for (const Json& r : removed) {
+      const size_t at = r.at("index").get<size_t>();
+      if (at > av.vrm.springs.size()) throw std::runtime_error("removed_springs: index out of range");
+      av.vrm.springs.insert(av.vrm.springs.begin() + static_cast<long>(at), SpringFromJson(r.at("spring")));
+    }
     av.vrm.version = static_cast<VrmVersion>(u.at("vrm_version_before").get<int>());
     if (u.at("humanoid_was_empty").get<bool>()) av.vrm.humanoid.clear();
   } catch (const std::exception& e) {
