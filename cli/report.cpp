@@ -166,7 +166,10 @@ th{background:#f3f3f3} td:first-child{text-align:left}
   html += "</style></head><body>\n<h1>hairswing measurement report</h1>\n";
   html += "<p class=\"note\">Standard head-turn: 12 s (4 s of head yaw 50&deg; and pitch 15&deg; with 3 cm hip sway, then 8 s "
           "still). Simulation at 120 Hz, mesh sampled at 30 Hz. <b>arc</b> = hairswing (rest direction from the original arc), "
-          "<b>parent</b> = the usual solver (rest direction from the bent parent), <b>vrm</b> = VRMC_springBone 1.0 reference.</p>\n";
+          "<b>parent</b> = the usual solver (rest direction from the bent parent), <b>vrm</b> = VRMC_springBone 1.0 reference. "
+          "Read stretch next to swing (tip lag): less motion always means less stretch. Shape error is the curl "
+          "beyond a rigid swing (the tentacle). The equal-swing table compares the other solvers at arc's swing "
+          "(docs/measure.md).</p>\n";
   for (size_t i = 0; i < reports.size(); ++i) {
     const nlohmann::json& d = data[i];
     html += "<section id=\"avatar-" + std::to_string(i) + "\"><h2>" + Esc(d["avatar"].get<std::string>()) + "</h2>\n";
