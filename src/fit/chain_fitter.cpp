@@ -381,10 +381,11 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       // A piece that reaches only a few cm from where it meets the head (a bun, a scalp cap, a
       // hair tie) cannot hang: a chain would only bend it through the skull. It stays rigid on
       // the attachment, as the artist made it.
+      const std::vector<int>& clump = verts;  // clang 14 cannot capture a structured binding
       auto keep_rigid = [&](const std::string& why) {
-        result.rigid.push_back("kept a clump of " + std::to_string(verts.size()) + " vertices rigid on the " + opt.attach +
+        result.rigid.push_back("kept a clump of " + std::to_string(clump.size()) + " vertices rigid on the " + opt.attach +
                                ": " + why);
-        for (int w : verts) geo[w] = -1.0f;
+        for (int w : clump) geo[w] = -1.0f;
       };
       auto cm = [&](float metres) {
         char b[32];
