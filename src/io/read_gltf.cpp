@@ -73,10 +73,13 @@ bool FsWriteWholeFile(std::string* err, const std::string&, const std::vector<un
   return false;
 }
 
-// Images are kept as encoded bytes; we never decode pixels.
+// Images are kept as encoded bytes; we never decode pixels. tinygltf hands an image stored in a
+// bufferView over as a pointer into the buffer without checking that the view lies inside it, so
+// those bytes are not read here but copied, bounds-checked, in ReadPassThrough.
 bool KeepImageBytes(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
                     const unsigned char* bytes, int size, void*) {
   image->as_is = true;
+  if (image->bufferView >= 0) return true;
   image->image.assign(bytes, bytes + std::max(size, 0));
   return true;
 }
@@ -566,7 +569,21 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
     if (src.uri.rfind("data:", 0) != 0) img.uri = src.uri;
     bool from_missing = src.bufferView >= 0 && src.bufferView < static_cast<int>(m.bufferViews.size()) &&
                         missing_buffers.count(m.bufferViews[src.bufferView].buffer);
-    if (src.as_is && !from_missing) img.bytes = src.image;
+    if (src.bufferView >= 0 && !from_missing) {
+      if (src.bufferView >= static_cast<int>(m.bufferViews.size()))
+        throw ReadError(Idx("images", i) + ".bufferView", "index out of range");
+      const auto& view = m.bufferViews[src.bufferView];
+      if (view.buffer < 0 || view.buffer >= static_cast<int>(m.buffers.size()))
+        throw ReadError(Idx("bufferViews", src.bufferView) + ".buffer", "index out of range");
+      const auto& buf = m.buffers[view.buffer].data;
+      if (view.byteOffset > buf.size() || view.byteLength > buf.size() - view.byteOffset)
+        throw ReadError(Idx("images", i), "bufferViews[" + std::to_string(src.bufferView) + "] exceeds buffer " +
+                                              std::to_string(view.buffer) + " (" + std::to_string(buf.size()) + " bytes)");
+      img.bytes.assign(buf.begin() + static_cast<long>(view.byteOffset),
+                       buf.begin() + static_cast<long>(view.byteOffset + view.byteLength));
+    } else if (src.as_is && !from_missing) {
+      img.bytes = src.image;
+    }
     if (img.bytes.empty())
       warnings.push_back(file + ": " + Idx("images", i) + " (\"" +
                          (src.uri.empty() ? src.name : src.uri) + "\") not found; kept as a reference");

@@ -107,6 +107,9 @@ def main():
     mutate("vrm0_bone_out_of_range.gltf", lambda d: d["extensions"].update(VRM={"secondaryAnimation": {"boneGroups": [{"bones": [9]}]}}), "boneGroups[0].bones[0]")
     mutate("required_draco.gltf", lambda d: d.update(extensionsRequired=["KHR_draco_mesh_compression"]), "KHR_draco_mesh_compression")
     mutate("scene_root_out_of_range.gltf", lambda d: d["scenes"][0].update(nodes=[12]), "scenes[0].nodes")
+    # Found by the fuzzer: tinygltf hands an image's bufferView over unchecked.
+    mutate("image_view_past_buffer.gltf", lambda d: (d["bufferViews"].append({"buffer": 0, "byteOffset": 100, "byteLength": 1000}),
+                                                     d.update(images=[{"bufferView": 3, "mimeType": "image/png"}])), "images[0]")
 
     os.makedirs(HERE, exist_ok=True)
     with open(os.path.join(HERE, "valid_base.gltf"), "w") as f:
