@@ -174,6 +174,7 @@ class SpringWorld {
   std::vector<float> damp_rel_;          // e^(-c_rel h) for the fixed step h (parent)
   std::vector<float> damp_rel_arc_;      // the same with arc's coefficients
   std::vector<float> damp_arc_;          // e^(-c h) with arc's coefficients
+  std::vector<float> vrm_keep_fixed_;    // vrm: velocity kept per fixed step, (1 - drag)^(h / dt_ref)
   std::vector<SegmentCoefficients> coef_arc_;  // arc: series stiffness, its relative damping
   std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
   std::vector<glm::vec3> axis_unit_;     // the same, normalised

@@ -171,6 +171,11 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   }
   w.near_colliders_.resize(rig.chain_colliders.size());
   w.prev_attach_.assign(rig.chains.size(), glm::mat4(1.0f));
+  // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
+  // (vrm_solver.cpp), computed once here exactly as the step would.
+  w.vrm_keep_fixed_.resize(nj);
+  for (size_t j = 0; j < nj; ++j)
+    w.vrm_keep_fixed_[j] = std::pow(1.0f - rig.joint_drag[j], static_cast<float>(kStep) / (1.0f / 60.0f));
   w.damp_.resize(nj);
   w.damp_arc_.resize(nj);
   w.damp_rel_.resize(nj);

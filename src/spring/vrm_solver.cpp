@@ -58,7 +58,9 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const glm::vec3 axis_in_parent = glm::normalize(glm::mat3(initial_local) * bone_axis);
     const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * axis_in_parent);
 
-    const float keep = emulate ? std::pow(1.0f - rig.joint_drag[j], dt / kRefDt) : 1.0f - rig.joint_drag[j];
+    const float keep = !emulate                          ? 1.0f - rig.joint_drag[j]
+                       : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
+                                                         : std::pow(1.0f - rig.joint_drag[j], dt / kRefDt);
     const glm::vec3 cur = vrm_cur_[j];
     glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
     next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));
