@@ -42,7 +42,7 @@ struct SpringConfig {
   /// every arc segment's air drag is multiplied by the chain's factor T_parent / T_arc (from the
   /// segments' k, drag and lengths), so the tip swings about as far as the author saw it, as a rigid
   /// swing rather than a curl; 0 = the author's drag per segment (less swing on long chains, less
-  /// root stretch). chain_drag_factor() reports the factor. docs/solver.md has the measurements.
+  /// root stretch). docs/solver.md has the measurements.
   float arc_liveliness = 1.0f;
   /// Multiplies every joint's stiffness (all modes): the swing-matched comparison of `measure`
   /// scales it until two solvers swing alike. 1 = as authored.
@@ -137,10 +137,8 @@ class SpringWorld {
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
   /// Per segment coefficients in use (index = flat joint index; the tail joint's entry unused).
-  /// arc: the factor each chain's air drag is multiplied by (SpringConfig::arc_liveliness).
-  std::span<const float> chain_drag_factor() const { return chain_drag_factor_; }
   std::span<const SegmentCoefficients> coefficients() const {
-    return config_.mode == SolverMode::kArc ? coef_arc_ : coef_;
+    return Coefficients(config_.mode == SolverMode::kArc).coef;
   }
 
  private:
@@ -169,13 +167,17 @@ class SpringWorld {
   std::vector<glm::vec3> vrm_cur_;       // hot (vrm): current tail, center space
   std::vector<glm::quat> solved_rot_;    // vrm compat: last solved local rotation per joint
   std::vector<glm::vec3> stale_child_;   // vrm compat: child position at the start of the frame
-  std::vector<SegmentCoefficients> coef_;
-  std::vector<float> damp_;              // e^(-c h) for the fixed step h
-  std::vector<float> damp_rel_;          // e^(-c_rel h) for the fixed step h (parent)
-  std::vector<float> damp_rel_arc_;      // the same with arc's coefficients
-  std::vector<float> damp_arc_;          // e^(-c h) with arc's coefficients
+  // Per joint coefficients of one mode and their per-step factors for the fixed step h.
+  struct ModeCoefficients {
+    std::vector<SegmentCoefficients> coef;
+    std::vector<float> damp;      // e^(-c h)
+    std::vector<float> damp_rel;  // e^(-c_rel h)
+    void FillStepFactors();
+  };
+  const ModeCoefficients& Coefficients(bool arc) const { return arc ? arc_coef_ : parent_coef_; }
+  ModeCoefficients parent_coef_;         // parent (and the VRM parameters as mapped)
+  ModeCoefficients arc_coef_;            // arc: drag raised by the chain's liveliness factor
   std::vector<float> vrm_keep_fixed_;    // vrm: velocity kept per fixed step, (1 - drag)^(h / dt_ref)
-  std::vector<SegmentCoefficients> coef_arc_;  // arc: series stiffness, its relative damping
   std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
   std::vector<glm::vec3> axis_unit_;     // the same, normalised
   std::vector<float> axis_len_;          // its length (local units)
@@ -196,7 +198,6 @@ class SpringWorld {
   std::vector<Transform> pose_scratch_;
   std::vector<int> near_colliders_;      // broad phase: colliders that can reach the chain
   std::vector<float> chain_reach_;       // rest length of each chain, metres (unscaled)
-  std::vector<float> chain_drag_factor_; // arc: drag factor per chain (arc_liveliness)
   std::vector<int> world_nodes_;         // nodes whose world matrix a step needs, parents first
 };
 

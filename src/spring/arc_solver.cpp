@@ -100,7 +100,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       prev_target_[j] = tail_[j];
       continue;
     }
-    const SegmentCoefficients& cf = arc ? coef_arc_[j] : coef_[j];
+    const ModeCoefficients& mc = Coefficients(arc);
+    const SegmentCoefficients& cf = mc.coef[j];
     const glm::vec3 x = tail_[j];
     // The rest target now and at the previous step (it moves with the head and with this
     // segment's joint). x is the end as it was at the previous step, so the pull compares it with
@@ -113,8 +114,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     prev_target_[j] = target;
     const glm::vec3 f = cf.k * (target_before - x) + cf.g;
     const bool fixed = h == static_cast<float>(kStep);
-    const float damp = fixed ? (arc ? damp_arc_[j] : damp_[j]) : std::exp(-cf.c * h);
-    const float damp_rel = fixed ? (arc ? damp_rel_arc_[j] : damp_rel_[j]) : std::exp(-cf.c_rel * h);
+    const float damp = fixed ? mc.damp[j] : std::exp(-cf.c * h);
+    const float damp_rel = fixed ? mc.damp_rel[j] : std::exp(-cf.c_rel * h);
     // Relative damping on the velocity relative to the target, then the pull, then air drag on
     // the world velocity:  u = e^(-c h) (v_t + e^(-c_rel h) (v - v_t) + h f). The pull is added
     // after the relative damping so it does not damp the spring's own impulse: a segment moving

@@ -40,7 +40,7 @@ SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gr
   // to make the two equal: c = ln(1 + h drag / dt_ref) / h (21.9 /s for drag 0.4). Matching the
   // free decay instead (c = -ln(1 - drag)/dt_ref, 30.6 /s) made the parent mode swing 20-30 %
   // more than the VRM reference on every file we measured; this way it swings 7-10 % less.
-  constexpr float kRefDt = 1.0f / 60.0f;
+  constexpr float kRefDt = internal::kVrmRefDt;
   const float len = std::max(rest_length, 1e-4f);
   float k = std::max(stiffness, 0.0f) / (len * kRefDt);
   const float drag = std::clamp(drag_force, 0.0f, 0.999f);
@@ -89,7 +89,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.stale_child_.assign(nj, glm::vec3(0));
   w.solved_rot_.resize(nj);
   for (size_t j = 0; j < nj; ++j) w.solved_rot_[j] = rig.rest_local[rig.joint_node[j]].rotation;
-  w.coef_.assign(nj, SegmentCoefficients{0, 0, glm::vec3(0)});
+  std::vector<SegmentCoefficients>& coef = w.parent_coef_.coef;
+  coef.assign(nj, SegmentCoefficients{0, 0, glm::vec3(0)});
   w.axis_local_.assign(nj, glm::vec3(0));
   w.arc_attach_.assign(nj, glm::vec3(0));
   w.rest_length_.assign(nj, 0.0f);
@@ -106,7 +107,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.rest_length_[j] = glm::length(p1 - p0);
       w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world[node]) * glm::vec4(p1, 1.0f));
       w.arc_attach_[j] = attach_inv * (p1 - p0);
-      w.coef_[j] = MapVrmParameters(rig.joint_stiffness[j] * config.stiffness_scale, rig.joint_drag[j],
+      coef[j] = MapVrmParameters(rig.joint_stiffness[j] * config.stiffness_scale, rig.joint_drag[j],
                                     rig.joint_gravity_power[j], rig.joint_gravity_dir[j], w.rest_length_[j], config.tuned);
       // Nodes from this joint (exclusive) down to the next joint (inclusive), parents first.
       w.path_begin_[j] = static_cast<int>(w.path_nodes_.size());
@@ -136,7 +137,6 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       if (j + 1 < rig.chains[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1) w.chain_fast_[c] = 0;
     }
   w.chain_reach_.assign(rig.chains.size(), 0.0f);
-  w.chain_drag_factor_.assign(rig.chains.size(), 1.0f);
   for (size_t c = 0; c < rig.chains.size(); ++c)
     for (int j = rig.chains[c].joint_begin; j + 1 < rig.chains[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
   // arc: the author's liveliness (SpringConfig::arc_liveliness). In steady motion a segment lags
@@ -148,7 +148,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // F = T_parent / T_arc, so the chain swings about as far as the one the author tuned, turning
   // rigidly about its root instead of curling. (Giving each segment the parent chain's own lag,
   // by stiffness or by drag, gives back the parent chain's curl: docs/solver.md.)
-  w.coef_arc_ = w.coef_;
+  w.arc_coef_.coef = coef;
   const double live = std::clamp(static_cast<double>(config.arc_liveliness), 0.0, 1.0);
   constexpr double kH = SpringWorld::kStep;
   auto steady_drag = [&](double c) { return (std::exp(c * kH) - 1.0) / kH; };
@@ -156,15 +156,14 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     double above = 0.0, t_parent = 0.0, t_arc = 0.0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       const double l = std::max(w.rest_length_[j], 1e-4f);
-      const double lambda = w.coef_[j].k > 0 ? steady_drag(w.coef_[j].c) / (w.coef_[j].k * l) : 0.0;
+      const double lambda = coef[j].k > 0 ? steady_drag(coef[j].c) / (coef[j].k * l) : 0.0;
       above += lambda;
       t_parent += l * above;
       t_arc += l * lambda;
     }
     const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
-    w.chain_drag_factor_[&ch - rig.chains.data()] = static_cast<float>(factor);
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      SegmentCoefficients& cf = w.coef_arc_[j];
+      SegmentCoefficients& cf = w.arc_coef_.coef[j];
       cf.c = static_cast<float>(std::log(1.0 + kH * factor * steady_drag(cf.c)) / kH);
       if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
     }
@@ -175,17 +174,9 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // (vrm_solver.cpp), computed once here exactly as the step would.
   w.vrm_keep_fixed_.resize(nj);
   for (size_t j = 0; j < nj; ++j)
-    w.vrm_keep_fixed_[j] = std::pow(1.0f - rig.joint_drag[j], static_cast<float>(kStep) / (1.0f / 60.0f));
-  w.damp_.resize(nj);
-  w.damp_arc_.resize(nj);
-  w.damp_rel_.resize(nj);
-  w.damp_rel_arc_.resize(nj);
-  for (size_t j = 0; j < nj; ++j) {
-    w.damp_[j] = std::exp(-w.coef_[j].c * static_cast<float>(kStep));
-    w.damp_arc_[j] = std::exp(-w.coef_arc_[j].c * static_cast<float>(kStep));
-    w.damp_rel_[j] = std::exp(-w.coef_[j].c_rel * static_cast<float>(kStep));
-    w.damp_rel_arc_[j] = std::exp(-w.coef_arc_[j].c_rel * static_cast<float>(kStep));
-  }
+    w.vrm_keep_fixed_[j] = std::pow(1.0f - rig.joint_drag[j], static_cast<float>(kStep) / internal::kVrmRefDt);
+  w.parent_coef_.FillStepFactors();
+  w.arc_coef_.FillStepFactors();
   // Nodes a step needs before solving: every ancestor (inclusive) of a chain's attachment, a
   // collider node or a center node. Rig order is parents first, so a sorted list is too.
   std::vector<uint8_t> need(rig.node_count(), 0);
@@ -206,6 +197,15 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.pose_scratch_ = rig.rest_local;
   w.Reset(rig.rest_local);
   return w;
+}
+
+void SpringWorld::ModeCoefficients::FillStepFactors() {
+  damp.resize(coef.size());
+  damp_rel.resize(coef.size());
+  for (size_t j = 0; j < coef.size(); ++j) {
+    damp[j] = std::exp(-coef[j].c * static_cast<float>(kStep));
+    damp_rel[j] = std::exp(-coef[j].c_rel * static_cast<float>(kStep));
+  }
 }
 
 void SpringWorld::SetSegmentChecks(int chain, bool on) {

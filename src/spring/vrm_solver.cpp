@@ -20,7 +20,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
   // per second a chain is twice as stiff and twice as damped as the author saw it). Each fixed
   // step therefore applies the 60 Hz update's effect over h: drag kept per step (1 - drag)^(h/dt_ref),
   // pushes scaled by h/dt_ref. StepVariable (three-vrm's own per-frame update) is unchanged.
-  constexpr float kRefDt = 1.0f / 60.0f;
+  constexpr float kRefDt = internal::kVrmRefDt;
   const bool emulate = !variable;
   const float push_scale = emulate ? dt / kRefDt : 1.0f;
   const RigChain& ch = rig.chains[chain];
