@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "hairswing/anim.h"
 #include "hairswing/demo.h"
 #include "hairswing/io.h"
 #include "hairswing/measure.h"
@@ -85,13 +86,13 @@ std::unique_ptr<Fixture> Make(Avatar av, SolverMode mode, bool segment_checks) {
   f->rig = std::move(BuildRig(f->avatar)).value();
   SpringConfig cfg;
   cfg.mode = mode;
-  cfg.segment_checks.assign(f->rig.chains.size(), segment_checks ? 1 : 0);
+  cfg.segment_checks.assign(f->rig.chains().size(), segment_checks ? 1 : 0);
   f->world = std::make_unique<SpringWorld>(std::move(SpringWorld::Create(f->rig, cfg)).value());
   f->motion = std::make_unique<HeadTurnMotion>(f->rig, HumanoidRigNode(f->avatar, f->rig, "head"),
                                                HumanoidRigNode(f->avatar, f->rig, "hips"));
   f->driver = std::make_unique<ClipDriver>(*f->world, *f->motion);
   f->driver->Reset();
-  for (const auto& ch : f->rig.chains) f->swinging += ch.joint_end - ch.joint_begin - 1;
+  for (const auto& ch : f->rig.chains()) f->swinging += ch.joint_end - ch.joint_begin - 1;
   return f;
 }
 

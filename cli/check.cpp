@@ -16,6 +16,7 @@
 #include <tbb/parallel_for.h>
 
 #include "commands.h"
+#include "hairswing/anim.h"
 #include "hairswing/humanoid.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
@@ -50,7 +51,7 @@ struct Shape {
 };
 
 Shape ShapeOf(const Avatar& av, const Rig& rig) {
-  return {static_cast<int>(av.vrm.springs.size()), static_cast<int>(rig.joint_node.size()),
+  return {static_cast<int>(av.vrm.springs.size()), static_cast<int>(rig.joint_node().size()),
           static_cast<int>(av.vrm.colliders.size()), HairVertexCount(av, rig)};
 }
 
@@ -69,11 +70,11 @@ std::string SimulateAllModes(const Avatar& av, const Rig& rig) {
       driver.Reset();
       for (int f = 0; f < 120; ++f) driver.Advance(1.0 / 60.0);
     } else {
-      std::vector<Transform> pose = rig.rest_local;
+      std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
       world->Reset(pose);
       for (int s = 0; s < 120; ++s) {
         for (int n = 0; n < static_cast<int>(rig.node_count()); ++n)
-          if (rig.parent[n] < 0) pose[n].translation.x = rig.rest_local[n].translation.x + 0.001f * s;
+          if (rig.parent()[n] < 0) pose[n].translation.x = rig.rest_local()[n].translation.x + 0.001f * s;
         world->Step(pose);
       }
     }

@@ -88,22 +88,22 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
   }
   const Clip& out = own ? clip : rt->Cached(clip);
   std::vector<uint8_t> spring(trig.node_count(), 0);
-  for (int n : trig.joint_node) spring[n] = 1;
+  for (int n : trig.joint_node()) spring[n] = 1;
   for (const Track& tr : out.tracks) {
     if (spring[tr.node]) ++r.hair_tracks;
     for (float v : tr.values)
       if (!std::isfinite(v)) ++r.invalid;
   }
   // Foot height range over the clip (world y of both feet), sampled at 30 Hz.
-  const int lf = t.map.bones.count("leftFoot") ? trig.node_to_rig[t.map.bones.at("leftFoot")] : -1;
-  const int rf = t.map.bones.count("rightFoot") ? trig.node_to_rig[t.map.bones.at("rightFoot")] : -1;
+  const int lf = t.map.bones.count("leftFoot") ? trig.node_to_rig()[t.map.bones.at("leftFoot")] : -1;
+  const int rf = t.map.bones.count("rightFoot") ? trig.node_to_rig()[t.map.bones.at("rightFoot")] : -1;
   std::vector<Transform> pose(trig.node_count());
   std::vector<glm::mat4> world(trig.node_count());
   r.foot_min = 1e9f;
   r.foot_max = -1e9f;
   const int n = std::max(1, static_cast<int>(out.duration * 30));
   for (int k = 0; k <= n; ++k) {
-    std::copy(trig.rest_local.begin(), trig.rest_local.end(), pose.begin());
+    std::copy(trig.rest_local().begin(), trig.rest_local().end(), pose.begin());
     out.Apply(out.duration * k / n, pose);
     ComputeWorld(trig, pose, world);
     for (int f : {lf, rf})
@@ -117,13 +117,13 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
   static const std::vector<std::string> kSnapshots = {"Idle_Loop", "Walk_Loop", "Jump_Loop", "Roll", "Dance_Loop",
                                                       "Crouch_Fwd_Loop", "Sitting_Idle_Loop"};
   if (!snapshot_dir.empty() && std::find(kSnapshots.begin(), kSnapshots.end(), clip.name) != kSnapshots.end()) {
-    std::copy(trig.rest_local.begin(), trig.rest_local.end(), pose.begin());
+    std::copy(trig.rest_local().begin(), trig.rest_local().end(), pose.begin());
     out.Apply(out.duration * 0.4, pose);
     ComputeWorld(trig, pose, world);
     glm::vec3 lo(1e9f), hi(-1e9f);
     for (size_t i = 0; i < trig.node_count(); ++i) {
-      lo = glm::min(lo, glm::vec3(trig.rest_world[i][3]));
-      hi = glm::max(hi, glm::vec3(trig.rest_world[i][3]));
+      lo = glm::min(lo, glm::vec3(trig.rest_world()[i][3]));
+      hi = glm::max(hi, glm::vec3(trig.rest_world()[i][3]));
     }
     const std::string stem = std::filesystem::path(t.path).stem().string();
     for (auto view : {RenderOptions::View::kFront, RenderOptions::View::kSide}) {

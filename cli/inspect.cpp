@@ -186,7 +186,7 @@ std::vector<std::string> SpringsWithoutMesh(const Avatar& av) {
   auto rig = BuildRig(av);
   if (!rig.ok()) return out;
   const std::vector<int> counts = SpringJointVertexCounts(av, rig.value());
-  for (const RigChain& ch : rig->chains) {
+  for (const RigChain& ch : rig->chains()) {
     int last_weighted = -1;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
       if (counts[j] > 0) last_weighted = j;
@@ -194,7 +194,7 @@ std::vector<std::string> SpringsWithoutMesh(const Avatar& av) {
     int swinging = 0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j, ++swinging)
       if (counts[j] == 0 && (last_weighted < 0 || j < last_weighted))
-        idle.push_back(NodeName(av, rig->source_node[rig->joint_node[j]]));
+        idle.push_back(NodeName(av, rig->source_node()[rig->joint_node()[j]]));
     if (idle.empty()) continue;
     const std::string name = "spring \"" + av.vrm.springs[ch.source_spring].name + "\"";
     if (static_cast<int>(idle.size()) == swinging) {

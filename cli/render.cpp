@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "hairswing/anim.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
 #include "hairswing/render.h"
@@ -40,7 +41,7 @@ void AddRender(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    std::vector<Transform> pose = rig->rest_local;
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     if (o->time >= 0) {
       const int head = HumanoidRigNode(av, *rig, "head");
       if (head < 0) {
@@ -74,12 +75,12 @@ void AddRender(CLI::App& app, int& exit_code) {
     const float extent = std::max({hi.y - lo.y, hi.x - lo.x, hi.z - lo.z, 0.1f}) * 1.25f;
     ro.metres_per_pixel = extent / static_cast<float>(ro.height);
     if (o->joints) {
-      for (int n : rig->joint_node) {
+      for (int n : rig->joint_node()) {
         ro.markers.push_back(glm::vec3(world[n][3]));
         ro.marker_colors.push_back({220, 30, 30});
       }
-      for (size_t c = 0; c < rig->collider_node.size(); ++c) {
-        ro.markers.push_back(glm::vec3(world[rig->collider_node[c]] * glm::vec4(rig->collider_offset[c], 1)));
+      for (size_t c = 0; c < rig->collider_node().size(); ++c) {
+        ro.markers.push_back(glm::vec3(world[rig->collider_node()[c]] * glm::vec4(rig->collider_offset()[c], 1)));
         ro.marker_colors.push_back({30, 60, 230});
       }
     }

@@ -73,17 +73,17 @@ TEST(ClipSampler, LoopOnceAndRestart) {
   auto clip = Clip::FromAvatar(av, *rig, 0);
   ASSERT_TRUE(clip.ok());
   EXPECT_DOUBLE_EQ(clip->duration, 1.0);
-  EXPECT_EQ(clip->AnimatedNodes(rig->node_count())[rig->node_to_rig[0]], 1);
+  EXPECT_EQ(clip->AnimatedNodes(rig->node_count())[rig->node_to_rig()[0]], 1);
   std::vector<Transform> pose(rig->node_count());
   ClipSampler loop(*rig, *clip, {}, ClipSampler::Playback::kLoop);
   loop.Sample(1.25, pose);  // wraps to 0.25
-  EXPECT_NEAR(pose[rig->node_to_rig[0]].translation.x, 0.25f, 1e-6f);
+  EXPECT_NEAR(pose[rig->node_to_rig()[0]].translation.x, 0.25f, 1e-6f);
   ClipSampler once(*rig, *clip, {}, ClipSampler::Playback::kOnce);
   once.Sample(1.25, pose);  // holds the last key
-  EXPECT_NEAR(pose[rig->node_to_rig[0]].translation.x, 1.0f, 1e-6f);
+  EXPECT_NEAR(pose[rig->node_to_rig()[0]].translation.x, 1.0f, 1e-6f);
   once.Restart(1.0);        // replay the action from t = 1
   once.Sample(1.5, pose);
-  EXPECT_NEAR(pose[rig->node_to_rig[0]].translation.x, 0.5f, 1e-6f);
+  EXPECT_NEAR(pose[rig->node_to_rig()[0]].translation.x, 0.5f, 1e-6f);
   EXPECT_FALSE(Clip::FromAvatar(av, *rig, 3).ok());
 }
 
@@ -124,11 +124,11 @@ TEST(NodeConstraints, RotationWithWeights) {
     auto rig = BuildRig(s.av);
     auto cs = BuildConstraints(s.av, *rig);
     ASSERT_TRUE(cs.ok());
-    std::vector<Transform> pose = rig->rest_local;
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     std::vector<glm::mat4> world(rig->node_count());
-    pose[rig->node_to_rig[1]].rotation = glm::angleAxis(glm::radians(90.0f), glm::vec3(0, 1, 0));
+    pose[rig->node_to_rig()[1]].rotation = glm::angleAxis(glm::radians(90.0f), glm::vec3(0, 1, 0));
     ApplyConstraints(*rig, cs.value(), pose, world);
-    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig[2]].rotation, {0, 1, 0}), 90.0f * w, 1e-3f) << "weight " << w;
+    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig()[2]].rotation, {0, 1, 0}), 90.0f * w, 1e-3f) << "weight " << w;
   }
 }
 
@@ -137,14 +137,14 @@ TEST(NodeConstraints, RollKeepsOnlyTheTwistAboutTheAxis) {
     ConstraintScene s(NodeConstraint::Kind::kRoll, w, "Y", {1, 0, 0});
     auto rig = BuildRig(s.av);
     auto cs = BuildConstraints(s.av, *rig);
-    std::vector<Transform> pose = rig->rest_local;
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     std::vector<glm::mat4> world(rig->node_count());
     // Source: 60 degrees of twist about Y, then 20 degrees of swing about Z. Only the twist
     // (60 degrees about Y) reaches the destination.
-    pose[rig->node_to_rig[1]].rotation = glm::angleAxis(glm::radians(20.0f), glm::vec3(0, 0, 1)) *
+    pose[rig->node_to_rig()[1]].rotation = glm::angleAxis(glm::radians(20.0f), glm::vec3(0, 0, 1)) *
                                          glm::angleAxis(glm::radians(60.0f), glm::vec3(0, 1, 0));
     ApplyConstraints(*rig, cs.value(), pose, world);
-    const glm::quat d = pose[rig->node_to_rig[2]].rotation;
+    const glm::quat d = pose[rig->node_to_rig()[2]].rotation;
     EXPECT_NEAR(AngleAbout(d, {0, 1, 0}), 60.0f * w, 1e-3f) << "weight " << w;
     EXPECT_NEAR(d.x, 0.0f, 1e-5f);
     EXPECT_NEAR(d.z, 0.0f, 1e-5f);
@@ -158,19 +158,19 @@ TEST(NodeConstraints, AimPointsTheAxisAtTheSource) {
     ConstraintScene s(NodeConstraint::Kind::kAim, w, "PositiveX", {0, 2, 0});
     auto rig = BuildRig(s.av);
     auto cs = BuildConstraints(s.av, *rig);
-    std::vector<Transform> pose = rig->rest_local;
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     std::vector<glm::mat4> world(rig->node_count());
     ApplyConstraints(*rig, cs.value(), pose, world);
-    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig[2]].rotation, {0, 0, 1}), 90.0f * w, 1e-3f) << "weight " << w;
+    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig()[2]].rotation, {0, 0, 1}), 90.0f * w, 1e-3f) << "weight " << w;
   }
   // NegativeZ aims the -Z axis: source at +X -> -Z turns to +X, 90 degrees about -Y... i.e. -90 about +Y.
   ConstraintScene s(NodeConstraint::Kind::kAim, 1.0f, "NegativeZ", {3, 0, 0});
   auto rig = BuildRig(s.av);
   auto cs = BuildConstraints(s.av, *rig);
-  std::vector<Transform> pose = rig->rest_local;
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
   std::vector<glm::mat4> world(rig->node_count());
   ApplyConstraints(*rig, cs.value(), pose, world);
-  const glm::vec3 aimed = pose[rig->node_to_rig[2]].rotation * glm::vec3(0, 0, -1);
+  const glm::vec3 aimed = pose[rig->node_to_rig()[2]].rotation * glm::vec3(0, 0, -1);
   EXPECT_NEAR(aimed.x, 1.0f, 1e-5f);
 }
 
@@ -197,7 +197,7 @@ TEST(ClipSampling, UalClipsSampleToFiniteValues) {
     ASSERT_TRUE(clip.ok());
     EXPECT_GT(clip->duration, 0.1);
     for (double t : {0.0, clip->duration * 0.37, clip->duration}) {
-      pose = rig->rest_local;
+      pose.assign(rig->rest_local().begin(), rig->rest_local().end());
       clip->Apply(t, pose);
       for (const auto& x : pose)
         ASSERT_TRUE(std::isfinite(x.translation.x) && std::isfinite(x.rotation.w)) << clip->name;

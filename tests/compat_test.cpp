@@ -82,7 +82,7 @@ TEST(Compat, ShortByteLengthSimulatesAndRoundTripsToTheRightLength) {
   ASSERT_TRUE(rig.ok()) << rig.status().message();
   auto world = SpringWorld::Create(*rig);
   ASSERT_TRUE(world.ok());
-  std::vector<Transform> pose = rig->rest_local;
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
   world->Reset(pose);
   for (int i = 0; i < 120; ++i) {
     pose[0].translation.x = 0.001f * i;  // the head slides: the hair follows

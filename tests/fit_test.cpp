@@ -4,6 +4,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "hairswing/anim.h"
 #include "hairswing/demo.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
@@ -22,8 +23,8 @@ std::vector<glm::vec3> RestWorld(const Avatar& av, int mesh, int prim) {
   std::vector<glm::mat4> pal(1024);
   const Primitive& p = av.meshes[mesh].primitives[prim];
   std::vector<glm::vec3> out(p.positions.size());
-  for (const MeshInstance& inst : rig->meshes)
-    if (inst.mesh == mesh) EXPECT_TRUE(PosePrimitive(*rig, inst, p, rig->rest_world, pal, out).ok());
+  for (const MeshInstance& inst : rig->meshes())
+    if (inst.mesh == mesh) EXPECT_TRUE(PosePrimitive(*rig, inst, p, rig->rest_world(), pal, out).ok());
   return out;
 }
 
@@ -61,16 +62,16 @@ TEST(Fit, DemoPonytailGetsOneSwingingChainThatSettlesAndPinsTheRoot) {
   HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
   ClipDriver driver(*world, motion);
   driver.Reset();
-  const RigChain& ch = rig->chains.back();
+  const RigChain& ch = rig->chains().back();
   const glm::vec3 tip0 = world->tails()[ch.joint_end - 2];
   const int head = HumanoidRigNode(av, *rig, "head");
   const Primitive& p = av.meshes[m].primitives[0];
   std::vector<glm::mat4> w(rig->node_count()), pal(1024);
   std::vector<glm::vec3> posed(p.positions.size());
   MeshInstance inst;
-  for (const MeshInstance& mi : rig->meshes)
+  for (const MeshInstance& mi : rig->meshes())
     if (mi.mesh == m) inst = mi;
-  const RigSkin& rs = rig->skins[inst.skin];
+  const RigSkin& rs = rig->skins()[inst.skin];
   float tip_move = 0, settle = 0, pin_dev = 0;
   glm::vec3 prev_tip = tip0;
   for (int f = 1; f <= 12 * 30; ++f) {
@@ -82,7 +83,7 @@ TEST(Fit, DemoPonytailGetsOneSwingingChainThatSettlesAndPinsTheRoot) {
     if (f % 15 == 0) {
       ComputeWorld(*rig, driver.pose(), w);
       ASSERT_TRUE(PosePrimitive(*rig, inst, p, w, pal, posed).ok());
-      const glm::mat4 head_delta = w[head] * glm::inverse(rig->rest_world[head]);
+      const glm::mat4 head_delta = w[head] * glm::inverse(rig->rest_world()[head]);
       for (size_t v = 0; v < p.positions.size(); ++v)
         if (p.weights[v].x == 1.0f && rs.joints[p.joints[v].x] == head)
           pin_dev = std::max(pin_dev, glm::length(posed[v] - glm::vec3(head_delta * glm::vec4(rest_before[v], 1))));
@@ -114,7 +115,7 @@ TEST(Fit, RenamedBonesAndScaleGiveTheSameResult) {
   auto joints_of = [](const Avatar& av) {
     auto rig = BuildRig(av);
     std::vector<glm::vec3> out;
-    for (int j = rig->chains.back().joint_begin; j < rig->chains.back().joint_end; ++j) out.push_back(glm::vec3(rig->rest_world[rig->joint_node[j]][3]));
+    for (int j = rig->chains().back().joint_begin; j < rig->chains().back().joint_end; ++j) out.push_back(glm::vec3(rig->rest_world()[rig->joint_node()[j]][3]));
     return out;
   };
   Avatar base = MakeDemoAvatar(DemoVariant::kPonytail);

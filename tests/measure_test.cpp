@@ -204,8 +204,8 @@ TEST(DemoAvatar, DeterministicAndComplete) {
       // Long enough to reach the shoulders and chest: the lowest hair joint is below shoulder height.
       auto rig = BuildRig(av);
       float lowest = 1e9f;
-      for (int j : rig->joint_node) lowest = std::min(lowest, rig->rest_world[j][3].y);
-      EXPECT_LT(lowest, rig->rest_world[rig->node_to_rig[av.vrm.humanoid.at("leftShoulder")]][3].y - 0.1f);
+      for (int j : rig->joint_node()) lowest = std::min(lowest, rig->rest_world()[j][3].y);
+      EXPECT_LT(lowest, rig->rest_world()[rig->node_to_rig()[av.vrm.humanoid.at("leftShoulder")]][3].y - 0.1f);
     }
   }
 }

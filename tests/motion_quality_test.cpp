@@ -12,6 +12,7 @@
 
 #include <glm/gtc/quaternion.hpp>
 
+#include "hairswing/anim.h"
 #include "hairswing/collide.h"
 #include "hairswing/demo.h"
 #include "hairswing/fit.h"
@@ -29,7 +30,7 @@ class SpinSampler : public PoseSampler {
  public:
   SpinSampler(const Rig& rig, int head, double omega) : rig_(rig), head_(head), omega_(omega) {}
   void Sample(double t, std::span<Transform> pose) override {
-    std::copy(rig_.rest_local.begin(), rig_.rest_local.end(), pose.begin());
+    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
     pose[head_].rotation = glm::angleAxis(static_cast<float>(omega_ * t), glm::vec3(0, 1, 0));
   }
 
@@ -221,8 +222,8 @@ TEST(MotionQuality, FittedWeightsChangeGraduallyAcrossEveryEdge) {
   ASSERT_TRUE(rig.ok());
   float chain_len = 0;
   for (size_t j = 0; j + 1 < spring.joints.size(); ++j)
-    chain_len += glm::length(glm::vec3(rig->rest_world[rig->node_to_rig[spring.joints[j + 1].node]][3]) -
-                             glm::vec3(rig->rest_world[rig->node_to_rig[spring.joints[j].node]][3]));
+    chain_len += glm::length(glm::vec3(rig->rest_world()[rig->node_to_rig()[spring.joints[j + 1].node]][3]) -
+                             glm::vec3(rig->rest_world()[rig->node_to_rig()[spring.joints[j].node]][3]));
   const float segment = chain_len / static_cast<float>(spring.joints.size() - 1);
   int pony = -1;
   for (size_t m = 0; m < av.meshes.size(); ++m)
@@ -279,14 +280,14 @@ TEST(MotionQuality, StrandDrapedOverACapsuleHangsAroundItUnderArc) {
   driver.Reset();
   float deepest = 0, lower_clearance = 1e9f;
   int contact_steps = 0;
-  const RigChain& ch = rig->chains[0];
+  const RigChain& ch = rig->chains()[0];
   for (int f = 1; f <= 6 * 120; ++f) {
     StepReport rep = driver.Advance(SpringWorld::kStep);
     if (rep.contacts > 0) ++contact_steps;
     const glm::mat4& hw = world->world()[head];
     const glm::vec3 h0(hw * glm::vec4(c0, 1)), h1(hw * glm::vec4(c1, 1));
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const glm::vec3 a(world->world()[rig->joint_node[j]][3]), b = world->tails()[j];
+      const glm::vec3 a(world->world()[rig->joint_node()[j]][3]), b = world->tails()[j];
       deepest = std::max(deepest, LinkPenetration(a, b, h0, h1, radius));
       // Segments 2 and 3 beyond their first quarter (segment 2 starts where segment 1 touches),
       // once the head is still again (the last second).

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hairswing/anim.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
 #include "hairswing/spring.h"
@@ -41,8 +42,8 @@ Motion MakeMotion(const Avatar& av, const Rig& rig, int frames, double dt, int s
   std::vector<Transform> pose(rig.node_count());
   if (head >= 0) {
     HeadTurnMotion ht(rig, head, hips);
-    m.head = rig.source_node[head];
-    m.hips = hips >= 0 ? rig.source_node[hips] : -1;
+    m.head = rig.source_node()[head];
+    m.hips = hips >= 0 ? rig.source_node()[hips] : -1;
     for (int f = 1; f <= frames; ++f) {
       ht.Sample(f * dt, pose);
       m.head_q.push_back(pose[head].rotation);
@@ -112,21 +113,21 @@ void RunParity(const Case& c) {
   auto world = SpringWorld::Create(*rig, cfg);
   ASSERT_TRUE(world.ok());
   std::map<int, int> joint_of_node;  // avatar node of a swinging joint -> flat joint index
-  for (const RigChain& ch : rig->chains)
-    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) joint_of_node[rig->source_node[rig->joint_node[j]]] = j;
+  for (const RigChain& ch : rig->chains())
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) joint_of_node[rig->source_node()[rig->joint_node()[j]]] = j;
   std::vector<int> order;
   for (const auto& n : ref["joints"]) {
     ASSERT_TRUE(joint_of_node.count(n.get<int>())) << "three-vrm has a joint on node " << n << " that we do not";
     order.push_back(joint_of_node[n.get<int>()]);
   }
   EXPECT_EQ(order.size(), joint_of_node.size()) << "joint counts differ";
-  std::vector<Transform> pose = rig->rest_local;
-  const int head = m.head >= 0 ? rig->node_to_rig[m.head] : -1;
-  const int hips = m.hips >= 0 ? rig->node_to_rig[m.hips] : -1;
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+  const int head = m.head >= 0 ? rig->node_to_rig()[m.head] : -1;
+  const int hips = m.hips >= 0 ? rig->node_to_rig()[m.hips] : -1;
   float worst = 0;
   int worst_step = -1;
   for (int f = 0; f < frames; ++f) {
-    pose = rig->rest_local;
+    pose.assign(rig->rest_local().begin(), rig->rest_local().end());
     if (head >= 0) pose[head].rotation = m.head_q[f];
     if (hips >= 0) pose[hips].translation = m.hips_t[f];
     world->StepVariable(pose, static_cast<float>(dt));

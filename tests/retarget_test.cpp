@@ -88,13 +88,13 @@ TEST(Retarget, TPoseLeavesEveryMappedBoneAtTheAvatarsRest) {
     ASSERT_TRUE(r.ok()) << r.status().message();
     Clip out = r->Retarget(Clip::FromAvatar(ual, r->source_rig(), tpose).value());
     const Rig& rig = r->target_rig();
-    std::vector<Transform> pose = rig.rest_local;
+    std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
     out.Apply(0.0, pose);
     std::vector<glm::mat4> world(rig.node_count());
     ComputeWorld(rig, pose, world);
     for (const auto& [bone, node] : tm.bones) {
-      const int n = rig.node_to_rig[node];
-      EXPECT_LT(AngleDeg(WorldRot(world[n]), WorldRot(rig.rest_world[n])), 3.0f) << bone;
+      const int n = rig.node_to_rig()[node];
+      EXPECT_LT(AngleDeg(WorldRot(world[n]), WorldRot(rig.rest_world()[n])), 3.0f) << bone;
     }
   }
 }
@@ -112,7 +112,7 @@ TEST(Retarget, AllUalClipsValidateOnEveryAvatar) {
     ASSERT_TRUE(r.ok()) << r.status().message();
     const Rig& rig = r->target_rig();
     std::vector<uint8_t> spring(rig.node_count(), 0);
-    for (int n : rig.joint_node) spring[n] = 1;
+    for (int n : rig.joint_node()) spring[n] = 1;
     for (size_t a = 0; a < ual.animations.size(); ++a) {
       Clip out = r->Retarget(Clip::FromAvatar(ual, r->source_rig(), static_cast<int>(a)).value());
       int invalid = 0, hair = 0;
@@ -157,7 +157,7 @@ TEST(Retarget, AClipTrackOnAHairJointIsOwnedByTheClip) {
   ASSERT_TRUE(clip.ok());
   int hair_tracks = 0;
   for (const Track& t : clip->tracks)
-    for (int j : rig->joint_node) hair_tracks += t.node == j;
+    for (int j : rig->joint_node()) hair_tracks += t.node == j;
   EXPECT_EQ(hair_tracks, 1);
   auto world = SpringWorld::Create(*rig);
   world->SetOwnedNodes(clip->AnimatedNodes(rig->node_count()));
@@ -165,9 +165,9 @@ TEST(Retarget, AClipTrackOnAHairJointIsOwnedByTheClip) {
   ClipDriver driver(*world, sampler);
   driver.Reset();
   for (int f = 0; f < 60; ++f) driver.Advance(1.0 / 60.0);
-  std::vector<Transform> expect = rig->rest_local;
+  std::vector<Transform> expect(rig->rest_local().begin(), rig->rest_local().end());
   clip->Apply(1.0, expect);
-  const int n = rig->node_to_rig[hair_node];
+  const int n = rig->node_to_rig()[hair_node];
   EXPECT_LT(AngleDeg(driver.pose()[n].rotation, expect[n].rotation), 1e-3f);
 }
 
@@ -204,17 +204,17 @@ Frame Time: 0.5
   auto clip = Clip::FromAvatar(av, *rig, 0);
   ASSERT_TRUE(clip.ok());
   EXPECT_DOUBLE_EQ(clip->duration, 0.5);
-  std::vector<Transform> pose = rig->rest_local;
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
   clip->Apply(0.5, pose);
   // Root translation = OFFSET + channels = (5, 7, 9).
-  EXPECT_LT(glm::length(pose[rig->node_to_rig[0]].translation - glm::vec3(5, 7, 9)), 1e-5f);
+  EXPECT_LT(glm::length(pose[rig->node_to_rig()[0]].translation - glm::vec3(5, 7, 9)), 1e-5f);
   // Root: Z 90 degrees (Rz * Rx(0) * Ry(0)): +X turns to +Y.
-  EXPECT_LT(glm::length(pose[rig->node_to_rig[0]].rotation * glm::vec3(1, 0, 0) - glm::vec3(0, 1, 0)), 1e-5f);
+  EXPECT_LT(glm::length(pose[rig->node_to_rig()[0]].rotation * glm::vec3(1, 0, 0) - glm::vec3(0, 1, 0)), 1e-5f);
   // Chest: Y 90 degrees: +Z turns to +X.
-  EXPECT_LT(glm::length(pose[rig->node_to_rig[1]].rotation * glm::vec3(0, 0, 1) - glm::vec3(1, 0, 0)), 1e-5f);
+  EXPECT_LT(glm::length(pose[rig->node_to_rig()[1]].rotation * glm::vec3(0, 0, 1) - glm::vec3(1, 0, 0)), 1e-5f);
   // Halfway (t = 0.25): root Z rotation 45 degrees by slerp.
   clip->Apply(0.25, pose);
-  EXPECT_NEAR(glm::degrees(glm::angle(pose[rig->node_to_rig[0]].rotation)), 45.0f, 1e-3f);
+  EXPECT_NEAR(glm::degrees(glm::angle(pose[rig->node_to_rig()[0]].rotation)), 45.0f, 1e-3f);
   auto bad = LoadBvhFromText("HIERARCHY\nROOT A\n{\nOFFSET 0 0\n}\n", "bad.bvh");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("bad.bvh: line"), std::string::npos);
@@ -255,7 +255,7 @@ TEST(Vrma, LoadsWithHumanoidTracks) {
   EXPECT_EQ(m.bones.size(), 51u);
   int humanoid_tracks = 0;
   for (const Track& t : clip->tracks)
-    for (const auto& [bone, node] : m.bones) humanoid_tracks += rig->node_to_rig[node] == t.node;
+    for (const auto& [bone, node] : m.bones) humanoid_tracks += rig->node_to_rig()[node] == t.node;
   EXPECT_GE(humanoid_tracks, 1);
 }
 

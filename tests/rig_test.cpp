@@ -22,10 +22,10 @@ TEST(Rig, ParentsBeforeChildrenAndRestWorldMatchesRecursion) {
   auto rig = BuildRig(av);
   ASSERT_TRUE(rig.ok()) << rig.status().message();
   EXPECT_EQ(rig->node_count(), av.nodes.size() + 8);  // + one synthetic tail per chain
-  for (size_t i = 0; i < rig->node_count(); ++i) EXPECT_LT(rig->parent[i], static_cast<int>(i));
+  for (size_t i = 0; i < rig->node_count(); ++i) EXPECT_LT(rig->parent()[i], static_cast<int>(i));
   for (size_t n = 0; n < av.nodes.size(); ++n) {
     glm::mat4 ref = RefWorld(av, static_cast<int>(n));
-    const glm::mat4& got = rig->rest_world[rig->node_to_rig[n]];
+    const glm::mat4& got = rig->rest_world()[rig->node_to_rig()[n]];
     for (int c = 0; c < 4; ++c)
       for (int r = 0; r < 4; ++r) EXPECT_NEAR(got[c][r], ref[c][r], 1e-5f) << "node " << n;
   }
@@ -36,24 +36,24 @@ TEST(Rig, GodetteChainsAndVirtualTails) {
   const Avatar& av = loaded.avatar;
   auto rig = BuildRig(av);
   ASSERT_TRUE(rig.ok());
-  ASSERT_EQ(rig->chains.size(), 8u);
-  for (const RigChain& ch : rig->chains) {
+  ASSERT_EQ(rig->chains().size(), 8u);
+  for (const RigChain& ch : rig->chains()) {
     ASSERT_EQ(ch.joint_end - ch.joint_begin, 3);
-    int end_node = rig->joint_node[ch.joint_begin + 1];
-    int tail_node = rig->joint_node[ch.joint_begin + 2];
-    EXPECT_EQ(rig->source_node[tail_node], -1);  // synthetic
-    EXPECT_EQ(rig->parent[tail_node], end_node);
+    int end_node = rig->joint_node()[ch.joint_begin + 1];
+    int tail_node = rig->joint_node()[ch.joint_begin + 2];
+    EXPECT_EQ(rig->source_node()[tail_node], -1);  // synthetic
+    EXPECT_EQ(rig->parent()[tail_node], end_node);
     // Tail = End + 7 cm (times End's world scale) along End's own local offset direction.
-    const Node& end = av.nodes[rig->source_node[end_node]];
-    glm::vec3 dir_world = glm::mat3(rig->rest_world[end_node]) * glm::normalize(end.translation);
-    glm::vec3 expect = glm::vec3(rig->rest_world[end_node][3]) + 0.07f * dir_world;
-    EXPECT_LT(glm::length(glm::vec3(rig->rest_world[tail_node][3]) - expect), 1e-6f);
-    EXPECT_EQ(ch.attach, rig->parent[rig->joint_node[ch.joint_begin]]);
-    EXPECT_FLOAT_EQ(rig->joint_hit_radius[ch.joint_begin], 0.02f);
+    const Node& end = av.nodes[rig->source_node()[end_node]];
+    glm::vec3 dir_world = glm::mat3(rig->rest_world()[end_node]) * glm::normalize(end.translation);
+    glm::vec3 expect = glm::vec3(rig->rest_world()[end_node][3]) + 0.07f * dir_world;
+    EXPECT_LT(glm::length(glm::vec3(rig->rest_world()[tail_node][3]) - expect), 1e-6f);
+    EXPECT_EQ(ch.attach, rig->parent()[rig->joint_node()[ch.joint_begin]]);
+    EXPECT_FLOAT_EQ(rig->joint_hit_radius()[ch.joint_begin], 0.02f);
   }
   // Front hair (group 0) collides with the head group's two spheres; hair balls with none.
   size_t with_two = 0, with_none = 0;
-  for (const RigChain& ch : rig->chains) {
+  for (const RigChain& ch : rig->chains()) {
     int n = ch.collider_end - ch.collider_begin;
     with_two += n == 2;
     with_none += n == 0;
@@ -68,10 +68,10 @@ TEST(Rig, SkinnedRestPoseReproducesBindPositions) {
   auto rig = BuildRig(av);
   ASSERT_TRUE(rig.ok());
   std::vector<glm::mat4> palette(128);
-  for (const MeshInstance& inst : rig->meshes) {
+  for (const MeshInstance& inst : rig->meshes()) {
     for (const Primitive& p : av.meshes[inst.mesh].primitives) {
       std::vector<glm::vec3> out(p.positions.size());
-      ASSERT_TRUE(PosePrimitive(*rig, inst, p, rig->rest_world, palette, out).ok());
+      ASSERT_TRUE(PosePrimitive(*rig, inst, p, rig->rest_world(), palette, out).ok());
       float worst = 0;
       for (size_t v = 0; v < out.size(); ++v) worst = std::max(worst, glm::length(out[v] - p.positions[v]));
       EXPECT_LT(worst, 1e-4f) << av.meshes[inst.mesh].name;
@@ -115,15 +115,15 @@ TEST(Rig, ThreeVrmFixtureChainAndColliders) {
   HS_LOAD_SHARED_OR_SKIP(loaded, "fixtures/three-vrm/sphere-collider.gltf");
   auto rig = BuildRig(loaded.avatar);
   ASSERT_TRUE(rig.ok());
-  ASSERT_EQ(rig->chains.size(), 1u);
-  EXPECT_EQ(rig->chains[0].joint_end - rig->chains[0].joint_begin, 5);
-  EXPECT_EQ(rig->chains[0].attach, -1);  // Spring A is a scene root
-  ASSERT_EQ(rig->collider_node.size(), 1u);
-  EXPECT_EQ(rig->source_node[rig->collider_node[0]], 5);
-  EXPECT_EQ(rig->chain_colliders, std::vector<int>{0});
+  ASSERT_EQ(rig->chains().size(), 1u);
+  EXPECT_EQ(rig->chains()[0].joint_end - rig->chains()[0].joint_begin, 5);
+  EXPECT_EQ(rig->chains()[0].attach, -1);  // Spring A is a scene root
+  ASSERT_EQ(rig->collider_node().size(), 1u);
+  EXPECT_EQ(rig->source_node()[rig->collider_node()[0]], 5);
+  EXPECT_EQ(std::vector<int>(rig->chain_colliders().begin(), rig->chain_colliders().end()), std::vector<int>{0});
   // Node scale 0.25 on the root: the rest world of Spring B is scaled accordingly.
-  int b = rig->joint_node[1];
-  EXPECT_NEAR(glm::length(glm::vec3(rig->rest_world[b][0])), 0.25f, 1e-6f);
+  int b = rig->joint_node()[1];
+  EXPECT_NEAR(glm::length(glm::vec3(rig->rest_world()[b][0])), 0.25f, 1e-6f);
 }
 
 }  // namespace

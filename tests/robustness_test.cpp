@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "hairswing/anim.h"
 #include "hairswing/motion.h"
 #include "hairswing/spring.h"
 #include "synthetic.h"
@@ -57,7 +58,7 @@ TEST(SolverRobustness, StepNeverAllocates) {
     HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
     ClipDriver driver(*world, motion);
     driver.Reset();
-    std::vector<Transform> pose = rig->rest_local;
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     long before = g_allocations.load();
     for (int f = 0; f < 120; ++f) driver.Advance(1.0 / 60.0);      // clip-driven, 2 steps per call
     for (int s = 0; s < 60; ++s) world->Step(pose);                // direct steps
@@ -76,7 +77,7 @@ TEST(SolverRobustness, NonFinitePoseIsRefusedAndStateKept) {
   Avatar av = TwoChainsWithColliders();
   auto rig = BuildRig(av);
   auto world = SpringWorld::Create(*rig);
-  std::vector<Transform> pose = rig->rest_local;
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
   pose[2].rotation = glm::angleAxis(0.3f, glm::vec3(0, 1, 0));
   for (int i = 0; i < 10; ++i) world->Step(pose);
   const uint64_t hash = world->StateHash();
@@ -98,7 +99,7 @@ TEST(SolverRobustness, TeleportResetsTheChainToItsRestArc) {
   SpringConfig cfg;
   cfg.teleport_distance = 0.5f;
   auto world = SpringWorld::Create(*rig, cfg);
-  std::vector<Transform> pose = rig->rest_local;
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
   pose[0].translation.x = 0.3f;  // 0.3 m jump: below the threshold, the hair swings
   EXPECT_EQ(world->Step(pose).teleports, 0);
   pose[0].translation.x = 5.3f;  // 5 m jump: reset
@@ -106,8 +107,8 @@ TEST(SolverRobustness, TeleportResetsTheChainToItsRestArc) {
   EXPECT_EQ(rep.teleports, 1);
   EXPECT_TRUE(rep.flags & kStepTeleportReset);
   // After the reset every tail sits on the rest arc moved by (5.3, 0, 0), at rest.
-  for (int j = 0; j + 1 < rig->chains[0].joint_end; ++j) {
-    glm::vec3 expect = glm::vec3(rig->rest_world[rig->joint_node[j + 1]][3]) + glm::vec3(5.3f, 0, 0);
+  for (int j = 0; j + 1 < rig->chains()[0].joint_end; ++j) {
+    glm::vec3 expect = glm::vec3(rig->rest_world()[rig->joint_node()[j + 1]][3]) + glm::vec3(5.3f, 0, 0);
     EXPECT_LT(glm::length(world->tails()[j] - expect), 1e-5f);
     EXPECT_EQ(world->velocities()[j], glm::vec3(0));
   }
@@ -155,7 +156,7 @@ TEST(SolverRobustness, AnimationOwnershipLeavesAnimatedJointsAlone) {
     SpringConfig cfg;
     cfg.mode = mode;
     auto world = SpringWorld::Create(*rig, cfg);
-    const int owned_joint = rig->joint_node[1];
+    const int owned_joint = rig->joint_node()[1];
     std::vector<uint8_t> owned(rig->node_count(), 0);
     owned[owned_joint] = 1;
     world->SetOwnedNodes(owned);
@@ -168,7 +169,7 @@ TEST(SolverRobustness, AnimationOwnershipLeavesAnimatedJointsAlone) {
       pose[owned_joint].rotation = authored;  // the clip's track on a hair joint
       world->Step(pose);
       EXPECT_EQ(pose[owned_joint].rotation, authored) << "the solver overwrote an animated joint";
-      if (pose[rig->joint_node[2]].rotation != rig->rest_local[rig->joint_node[2]].rotation) ++moved_free_joint;
+      if (pose[rig->joint_node()[2]].rotation != rig->rest_local()[rig->joint_node()[2]].rotation) ++moved_free_joint;
     }
     EXPECT_GT(moved_free_joint, 100) << "joints below still swing";
   }
@@ -272,9 +273,9 @@ TEST(VrmMode, SpecLengthIsExactAndCompatQuirkStretches) {
     for (int f = 1; f <= 240; ++f) {
       motion.Sample(f / 60.0, pose);
       world->StepVariable(pose, 1.0f / 60.0f);
-      for (int j = 1; j + 1 < rig->chains[0].joint_end; ++j) {
-        const float rest = glm::length(glm::vec3(rig->rest_world[rig->joint_node[j + 1]][3]) -
-                                       glm::vec3(rig->rest_world[rig->joint_node[j]][3]));
+      for (int j = 1; j + 1 < rig->chains()[0].joint_end; ++j) {
+        const float rest = glm::length(glm::vec3(rig->rest_world()[rig->joint_node()[j + 1]][3]) -
+                                       glm::vec3(rig->rest_world()[rig->joint_node()[j]][3]));
         worst = std::max(worst, std::fabs(glm::length(world->tails()[j] - world->tails()[j - 1]) - rest));
       }
     }

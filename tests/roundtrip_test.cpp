@@ -195,7 +195,7 @@ TEST(RoundTrip, GodetteImagesAndMetaSurvive) {
 
 // World position of a point given in a node's local frame, from a Rig.
 glm::vec3 WorldPoint(const Rig& rig, int rig_node, const glm::vec3& local) {
-  return glm::vec3(rig.rest_world[rig_node] * glm::vec4(local, 1.0f));
+  return glm::vec3(rig.rest_world()[rig_node] * glm::vec4(local, 1.0f));
 }
 
 // Independent reference: compose the raw VRM 0.x JSON node transforms (no code of ours), apply
@@ -247,22 +247,22 @@ TEST(RoundTrip, Vrm0ToVrm1KeepsColliderWorldPositionsAndChainShape) {
   for (size_t c = 0; c < reference.size(); ++c) {
     const Collider& col0 = v0.avatar.vrm.colliders[c];
     const Collider& col1 = v1->avatar.vrm.colliders[c];
-    glm::vec3 p0 = WorldPoint(*rig0, rig0->node_to_rig[col0.node], col0.offset);
-    glm::vec3 p1 = WorldPoint(*rig1, rig1->node_to_rig[col1.node], col1.offset);
+    glm::vec3 p0 = WorldPoint(*rig0, rig0->node_to_rig()[col0.node], col0.offset);
+    glm::vec3 p1 = WorldPoint(*rig1, rig1->node_to_rig()[col1.node], col1.offset);
     EXPECT_LT(glm::length(p0 - reference[c]), 1e-5f) << "collider " << c << " import";
     EXPECT_LT(glm::length(p1 - reference[c]), 1e-5f) << "collider " << c << " after VRM 1.0 write";
     EXPECT_EQ(col0.radius, col1.radius);
   }
   // Chain rest shape: the same joint world positions, virtual tails now real end nodes.
-  ASSERT_EQ(rig0->chains.size(), rig1->chains.size());
-  for (size_t c = 0; c < rig0->chains.size(); ++c) {
-    const RigChain& a = rig0->chains[c];
-    const RigChain& b = rig1->chains[c];
+  ASSERT_EQ(rig0->chains().size(), rig1->chains().size());
+  for (size_t c = 0; c < rig0->chains().size(); ++c) {
+    const RigChain& a = rig0->chains()[c];
+    const RigChain& b = rig1->chains()[c];
     ASSERT_EQ(a.joint_end - a.joint_begin, b.joint_end - b.joint_begin) << "chain " << c;
     EXPECT_EQ(a.joint_end - a.joint_begin, 3);  // bone, _End, tail
     for (int j = 0; j < a.joint_end - a.joint_begin; ++j) {
-      glm::vec3 pa(rig0->rest_world[rig0->joint_node[a.joint_begin + j]][3]);
-      glm::vec3 pb(rig1->rest_world[rig1->joint_node[b.joint_begin + j]][3]);
+      glm::vec3 pa(rig0->rest_world()[rig0->joint_node()[a.joint_begin + j]][3]);
+      glm::vec3 pb(rig1->rest_world()[rig1->joint_node()[b.joint_begin + j]][3]);
       EXPECT_LT(glm::length(pa - pb), 1e-6f) << "chain " << c << " joint " << j;
     }
   }

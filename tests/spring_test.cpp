@@ -2,6 +2,7 @@
 // bounce, whole-link contact, robustness. Expected values are physical facts or hand-computed.
 #include <cmath>
 
+#include "hairswing/anim.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
 #include "hairswing/spring.h"
@@ -38,15 +39,15 @@ std::unique_ptr<Sim> MakeSim(const Avatar& av, SolverMode mode, SpringConfig cfg
 // the chain's attachment frame, computed here from the rig's rest matrices.
 std::vector<float> ShapeDeviation(const Sim& s, int chain) {
   const Rig& rig = s.rig;
-  const RigChain& ch = rig.chains[chain];
+  const RigChain& ch = rig.chains()[chain];
   auto world = s.world->world();
   glm::mat3 a_now = ch.attach >= 0 ? glm::mat3(world[ch.attach]) : glm::mat3(1);
-  glm::mat3 a_rest = ch.attach >= 0 ? glm::mat3(rig.rest_world[ch.attach]) : glm::mat3(1);
+  glm::mat3 a_rest = ch.attach >= 0 ? glm::mat3(rig.rest_world()[ch.attach]) : glm::mat3(1);
   std::vector<float> out;
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    glm::vec3 rest = glm::inverse(a_rest) * (glm::vec3(rig.rest_world[rig.joint_node[j + 1]][3]) -
-                                             glm::vec3(rig.rest_world[rig.joint_node[j]][3]));
-    glm::vec3 now = glm::inverse(a_now) * (s.world->tails()[j] - glm::vec3(world[rig.joint_node[j]][3]));
+    glm::vec3 rest = glm::inverse(a_rest) * (glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
+                                             glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
+    glm::vec3 now = glm::inverse(a_now) * (s.world->tails()[j] - glm::vec3(world[rig.joint_node()[j]][3]));
     out.push_back(std::acos(std::clamp(glm::dot(glm::normalize(rest), glm::normalize(now)), -1.0f, 1.0f)));
   }
   return out;
@@ -148,12 +149,12 @@ TEST(Spring, RootsStayOnAttachmentAndArcSettles) {
     // Independent root check: the body pose at this time, composed here.
     s->motion->Sample(s->driver->time(), body);
     ComputeWorld(s->rig, body, body_world);
-    for (const RigChain& ch : s->rig.chains) {
-      int root = s->rig.joint_node[ch.joint_begin];
+    for (const RigChain& ch : s->rig.chains()) {
+      int root = s->rig.joint_node()[ch.joint_begin];
       root_err = std::max(root_err, glm::length(glm::vec3(s->world->world()[root][3]) - glm::vec3(body_world[root][3])));
     }
     std::vector<glm::vec3> tips;
-    for (const RigChain& ch : s->rig.chains) tips.push_back(s->world->tails()[ch.joint_end - 2]);
+    for (const RigChain& ch : s->rig.chains()) tips.push_back(s->world->tails()[ch.joint_end - 2]);
     if (f > 10 * 30 && !prev_tips.empty())
       for (size_t i = 0; i < tips.size(); ++i) settle = std::max(settle, glm::length(tips[i] - prev_tips[i]));
     prev_tips = tips;
@@ -188,7 +189,7 @@ class SlideSampler : public PoseSampler {
  public:
   explicit SlideSampler(const Rig& rig) : rig_(rig) {}
   void Sample(double t, std::span<Transform> pose) override {
-    std::copy(rig_.rest_local.begin(), rig_.rest_local.end(), pose.begin());
+    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
     pose[1].translation.x = static_cast<float>(0.2 * t);
   }
   const Rig& rig_;
@@ -229,7 +230,7 @@ TEST(Contact, RestingStrandStaysOnCapsuleWithoutBounceAndSlides) {
       const glm::vec3 v = world->velocities()[0];
       // The contact point: the end for end-point checks, the closest link point otherwise. Its
       // velocity along the contact normal is u * v_end (the root only moves along the axis).
-      const glm::vec3 root(world->world()[rig->joint_node[0]][3]);
+      const glm::vec3 root(world->world()[rig->joint_node()[0]][3]);
       float u = 1.0f, t = 0.0f;
       if (segment_checks) ClosestSegmentParams(root, tip, {-0.5f, 1.3f, -0.10f}, {0.5f, 1.3f, -0.10f}, &u, &t);
       const glm::vec3 p = root + u * (tip - root);
@@ -264,13 +265,13 @@ TEST(Contact, SegmentChecksCatchALinkThroughACapsuleThatEndPointsMiss) {
     SpringConfig cfg;
     cfg.segment_checks = {static_cast<uint8_t>(segment_checks)};
     auto world = SpringWorld::Create(*rig, cfg);
-    std::vector<Transform> pose = rig->rest_local;
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     int contacts = 0;
     for (int i = 0; i < 60; ++i) {
-      pose = rig->rest_local;
+      pose.assign(rig->rest_local().begin(), rig->rest_local().end());
       contacts += world->Step(pose).contacts;
     }
-    const glm::vec3 root(world->world()[rig->joint_node[0]][3]);
+    const glm::vec3 root(world->world()[rig->joint_node()[0]][3]);
     const glm::vec3 tip = world->tails()[0];
     float u, v;
     ClosestSegmentParams(root, tip, {-0.5f, 1.4f, -0.11f}, {0.5f, 1.4f, -0.11f}, &u, &v);

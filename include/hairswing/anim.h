@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hairswing/avatar.h"
-#include "hairswing/motion.h"
+#include "hairswing/pose_sampler.h"
 #include "hairswing/rig.h"
 #include "hairswing/status.h"
 
@@ -80,6 +80,31 @@ class ClipSampler : public PoseSampler {
   Playback playback_;
   double start_ = 0.0;
   std::vector<glm::mat4> world_;
+};
+
+/// The standard head-turn test motion of SPEC M7 for any humanoid rig: 12 s; for t in [0,4]
+/// w(t) = sin^2(pi t / 4), 0 after; head yaw 50 deg * w * sin(2 pi t / 2.0) about the model's up
+/// axis (+Y) and pitch 15 deg * w * sin(2 pi t / 1.3) about its right axis (-X), applied as
+/// q = R_up(yaw) R_right(pitch) q_rest in the model frame; hips moved 0.03 m * w * sin(2 pi t / 2)
+/// along the right axis. Everything else stays at rest.
+class HeadTurnMotion : public PoseSampler {
+ public:
+  static constexpr double kDuration = 12.0;  ///< seconds
+  static constexpr double kMoveEnd = 4.0;    ///< seconds of motion before the still part
+
+  /// `head` and `hips` are rig nodes (hips may be -1 for a rig without one).
+  HeadTurnMotion(const Rig& rig, int head, int hips);
+  void Sample(double t, std::span<Transform> pose) override;
+
+  /// Head yaw and pitch in radians and hips offset in metres at time t (for tests and reports).
+  static void Angles(double t, double* yaw, double* pitch, double* sway);
+
+ private:
+  const Rig* rig_;
+  int head_, hips_;
+  glm::quat head_parent_rest_inv_;  // world rotation of the head's parent at rest, inverted
+  glm::quat head_world_rest_;
+  glm::mat3 hips_parent_inv_;       // world -> hips-parent-local for translations
 };
 
 }  // namespace hairswing

@@ -14,16 +14,12 @@
 #include "hairswing/motion.h"
 #include "hairswing/rig.h"
 #include "hairswing/spring.h"
+#include "hairswing/stats.h"
 #include "hairswing/status.h"
 
 namespace hairswing {
 
 // ---- metric building blocks (unit-tested on hand-made cases) -------------------------------
-
-/// Linear-interpolated quantile (q in [0,1]) of `values` (copied and sorted); 0 if empty.
-double Quantile(std::vector<double> values, double q);
-/// The same, reordering `values` in place (no copy; for hot loops).
-double QuantileInPlace(std::span<double> values, double q);
 
 /// Unique undirected edges (a < b) of a triangle list.
 std::vector<std::pair<uint32_t, uint32_t>> TriangleEdges(std::span<const uint32_t> indices);

@@ -25,7 +25,7 @@ struct RigChain {
   int joint_end = 0;
   int attach = -1;           ///< rig node the root hangs from (parent of the first joint), or -1
   int center = -1;           ///< rig node of the VRM `center` space, or -1 (world)
-  int collider_begin = 0;    ///< [collider_begin, collider_end) into Rig::chain_colliders
+  int collider_begin = 0;    ///< [collider_begin, collider_end) into Rig::chain_colliders()
   int collider_end = 0;
   int source_spring = -1;    ///< index into Avatar::vrm.springs
   bool segment_checks = false;  ///< the spring asks for whole-link contact (Spring::segment_checks)
@@ -43,36 +43,65 @@ struct MeshInstance {
   int node = -1;   ///< rig node
 };
 
-struct Rig {
+/// Read-only after BuildRig (ozz's Skeleton): every array is handed out as a span of const, so
+/// nothing can break the invariants the solver relies on (parents before children, chain ranges
+/// inside the joint arrays, collider indices in range). Only BuildRig writes it.
+class Rig {
+ public:
+  Rig() = default;  ///< an empty rig (0 nodes); assign a built one over it
+
+  size_t node_count() const { return parent_.size(); }
+
   // Nodes, parents before children.
-  std::vector<int> parent;              ///< rig node or -1
-  std::vector<int> source_node;         ///< Avatar node, or -1 for a synthetic node (VRM 0.x tail)
-  std::vector<Transform> rest_local;
-  std::vector<glm::mat4> rest_world;
-  std::vector<int> node_to_rig;         ///< Avatar node -> rig node
+  std::span<const int> parent() const { return parent_; }            ///< rig node or -1
+  /// Avatar node, or -1 for a synthetic node (a VRM 0.x virtual tail).
+  std::span<const int> source_node() const { return source_node_; }
+  std::span<const Transform> rest_local() const { return rest_local_; }
+  std::span<const glm::mat4> rest_world() const { return rest_world_; }
+  std::span<const int> node_to_rig() const { return node_to_rig_; }  ///< Avatar node -> rig node
 
   // Spring joints, flat; chains index into these.
-  std::vector<int> joint_node;          ///< rig node of each joint
-  std::vector<float> joint_hit_radius;  ///< metres, radius of the segment starting at the joint
-  std::vector<float> joint_stiffness;   ///< VRM stiffness
-  std::vector<float> joint_gravity_power;
-  std::vector<glm::vec3> joint_gravity_dir;  ///< world, unit
-  std::vector<float> joint_drag;        ///< VRM dragForce, [0,1]
-  std::vector<RigChain> chains;         ///< ordered so an enclosing chain precedes a branch
+  std::span<const int> joint_node() const { return joint_node_; }    ///< rig node of each joint
+  /// Metres (in the joint's world scale, see docs/solver.md), radius of the segment from the joint.
+  std::span<const float> joint_hit_radius() const { return joint_hit_radius_; }
+  std::span<const float> joint_stiffness() const { return joint_stiffness_; }  ///< VRM stiffness
+  std::span<const float> joint_gravity_power() const { return joint_gravity_power_; }
+  std::span<const glm::vec3> joint_gravity_dir() const { return joint_gravity_dir_; }  ///< world, unit
+  std::span<const float> joint_drag() const { return joint_drag_; }  ///< VRM dragForce, [0,1]
+  /// Ordered so an enclosing chain precedes a branch.
+  std::span<const RigChain> chains() const { return chains_; }
 
-  // Colliders, flat; a chain's colliders are chain_colliders[collider_begin, collider_end).
-  std::vector<int> collider_node;       ///< rig node
-  std::vector<ColliderShape> collider_shape;
-  std::vector<glm::vec3> collider_offset;  ///< node-local metres
-  std::vector<glm::vec3> collider_tail;    ///< node-local (capsules)
-  std::vector<glm::vec3> collider_normal;  ///< node-local unit (planes)
-  std::vector<float> collider_radius;      ///< metres
-  std::vector<int> chain_colliders;        ///< collider indices, deduplicated per chain
+  // Colliders, flat; a chain's colliders are chain_colliders()[collider_begin, collider_end).
+  std::span<const int> collider_node() const { return collider_node_; }  ///< rig node
+  std::span<const ColliderShape> collider_shape() const { return collider_shape_; }
+  std::span<const glm::vec3> collider_offset() const { return collider_offset_; }  ///< node-local m
+  std::span<const glm::vec3> collider_tail() const { return collider_tail_; }  ///< node-local (capsules)
+  std::span<const glm::vec3> collider_normal() const { return collider_normal_; }  ///< node-local unit
+  /// Metres in the collider node's frame: multiplied by the node's world scale (see docs/solver.md).
+  std::span<const float> collider_radius() const { return collider_radius_; }
+  /// Collider indices, deduplicated per chain.
+  std::span<const int> chain_colliders() const { return chain_colliders_; }
 
-  std::vector<RigSkin> skins;
-  std::vector<MeshInstance> meshes;
+  std::span<const RigSkin> skins() const { return skins_; }
+  std::span<const MeshInstance> meshes() const { return meshes_; }
 
-  size_t node_count() const { return parent.size(); }
+ private:
+  friend Result<Rig> BuildRig(const Avatar& avatar);
+
+  std::vector<int> parent_, source_node_, node_to_rig_;
+  std::vector<Transform> rest_local_;
+  std::vector<glm::mat4> rest_world_;
+  std::vector<int> joint_node_;
+  std::vector<float> joint_hit_radius_, joint_stiffness_, joint_gravity_power_, joint_drag_;
+  std::vector<glm::vec3> joint_gravity_dir_;
+  std::vector<RigChain> chains_;
+  std::vector<int> collider_node_;
+  std::vector<ColliderShape> collider_shape_;
+  std::vector<glm::vec3> collider_offset_, collider_tail_, collider_normal_;
+  std::vector<float> collider_radius_;
+  std::vector<int> chain_colliders_;
+  std::vector<RigSkin> skins_;
+  std::vector<MeshInstance> meshes_;
 };
 
 /// Builds the flat rig. Fails (naming the field) when a spring or collider refers to nothing
@@ -112,5 +141,8 @@ std::vector<int> SpringJointVertexCounts(const Avatar& avatar, const Rig& rig);
 
 /// Vertices of skinned primitives that carry weight on any spring joint (the hair).
 int HairVertexCount(const Avatar& avatar, const Rig& rig);
+
+/// The rig node of a VRM humanoid bone ("head", "hips"), or -1.
+int HumanoidRigNode(const Avatar& avatar, const Rig& rig, const char* bone);
 
 }  // namespace hairswing

@@ -14,10 +14,10 @@ Result<Clip> Clip::FromAvatar(const Avatar& av, const Rig& rig, int index) {
   c.name = a.name;
   for (const AnimationChannel& ch : a.channels) {
     if (ch.path == AnimationChannel::Path::kWeights || ch.times.empty()) continue;
-    if (ch.node < 0 || ch.node >= static_cast<int>(rig.node_to_rig.size()))
+    if (ch.node < 0 || ch.node >= static_cast<int>(rig.node_to_rig().size()))
       return Status(StatusCode::kInvalidInput, "animation \"" + a.name + "\": channel node out of range");
     Track t;
-    t.node = rig.node_to_rig[ch.node];
+    t.node = rig.node_to_rig()[ch.node];
     t.path = ch.path;
     t.interpolation = ch.interpolation;
     t.times = ch.times;
@@ -106,7 +106,7 @@ ClipSampler::ClipSampler(const Rig& rig, const Clip& clip, std::vector<RigConstr
     : rig_(&rig), clip_(&clip), constraints_(std::move(constraints)), playback_(playback), world_(rig.node_count()) {}
 
 void ClipSampler::Sample(double t, std::span<Transform> pose) {
-  std::copy(rig_->rest_local.begin(), rig_->rest_local.end(), pose.begin());
+  std::copy(rig_->rest_local().begin(), rig_->rest_local().end(), pose.begin());
   double local = t - start_;
   if (local < 0) local = 0;
   if (playback_ == Playback::kLoop && clip_->duration > 0) local = std::fmod(local, clip_->duration);

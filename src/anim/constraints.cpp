@@ -11,7 +11,7 @@
 #include <functional>
 
 #include "hairswing/anim.h"
-#include "spring/spring_internal.h"
+#include "core/math.h"
 
 namespace hairswing {
 
@@ -20,8 +20,8 @@ Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& av, const Rig&
   for (const NodeConstraint& c : av.vrm.constraints) {
     RigConstraint r;
     r.kind = c.kind;
-    r.node = rig.node_to_rig[c.node];
-    r.source = rig.node_to_rig[c.source];
+    r.node = rig.node_to_rig()[c.node];
+    r.source = rig.node_to_rig()[c.source];
     r.weight = std::clamp(c.weight, 0.0f, 1.0f);
     if (c.kind == NodeConstraint::Kind::kAim) {
       const float sign = c.axis.rfind("Negative", 0) == 0 ? -1.0f : 1.0f;
@@ -30,15 +30,15 @@ Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& av, const Rig&
     } else if (c.kind == NodeConstraint::Kind::kRoll) {
       r.axis = glm::vec3(c.axis == "X" ? 1 : 0, c.axis == "Y" ? 1 : 0, c.axis == "Z" ? 1 : 0);
     }
-    r.dst_rest = rig.rest_local[r.node].rotation;
-    r.src_rest = rig.rest_local[r.source].rotation;
+    r.dst_rest = rig.rest_local()[r.node].rotation;
+    r.src_rest = rig.rest_local()[r.source].rotation;
     all.push_back(r);
   }
   // Order: a constraint runs after every constraint whose destination is its source (or, for
   // aim, an ancestor of its source or of its own node). Depth-first with cycle detection.
   const size_t n = all.size();
   auto is_ancestor_or_self = [&](int a, int node) {
-    for (int p = node; p >= 0; p = rig.parent[p])
+    for (int p = node; p >= 0; p = rig.parent()[p])
       if (p == a) return true;
     return false;
   };
@@ -60,7 +60,7 @@ Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& av, const Rig&
   };
   for (size_t i = 0; i < n; ++i)
     if (!visit(i)) {
-      const int src = rig.source_node[all[i].node];
+      const int src = rig.source_node()[all[i].node];
       return Status(StatusCode::kInvalidInput,
                     "VRMC_node_constraint: dependency cycle through node " + std::to_string(src) +
                         (src >= 0 ? " (\"" + av.nodes[src].name + "\")" : ""));
@@ -87,7 +87,7 @@ void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> cs, std::sp
       case NodeConstraint::Kind::kAim: {
         // World positions under the current pose (recomputed after any earlier constraint).
         ComputeWorld(rig, pose, world);
-        const int parent = rig.parent[c.node];
+        const int parent = rig.parent()[c.node];
         const glm::quat pw = parent >= 0 ? internal::RotationOf(world[parent]) : glm::quat(1, 0, 0, 0);
         const glm::vec3 a0 = pw * (c.dst_rest * c.axis);
         const glm::vec3 to = glm::vec3(world[c.source][3]) - glm::vec3(world[c.node][3]);

@@ -3,27 +3,19 @@
 
 #include <glm/gtc/quaternion.hpp>
 
-#include "hairswing/motion.h"
-#include "spring/spring_internal.h"
+#include "hairswing/anim.h"
+#include "core/math.h"
 
 namespace hairswing {
 
-int HumanoidRigNode(const Avatar& avatar, const Rig& rig, const char* bone) {
-  auto it = avatar.vrm.humanoid.find(bone);
-  if (it == avatar.vrm.humanoid.end() || it->second < 0 ||
-      it->second >= static_cast<int>(rig.node_to_rig.size()))
-    return -1;
-  return rig.node_to_rig[it->second];
-}
-
 HeadTurnMotion::HeadTurnMotion(const Rig& rig, int head, int hips) : rig_(&rig), head_(head), hips_(hips) {
   HS_ASSERT(head >= 0 && head < static_cast<int>(rig.node_count()));
-  const int hp = rig.parent[head];
-  const glm::quat parent_rest = hp >= 0 ? internal::RotationOf(rig.rest_world[hp]) : glm::quat(1, 0, 0, 0);
+  const int hp = rig.parent()[head];
+  const glm::quat parent_rest = hp >= 0 ? internal::RotationOf(rig.rest_world()[hp]) : glm::quat(1, 0, 0, 0);
   head_parent_rest_inv_ = glm::inverse(parent_rest);
-  head_world_rest_ = internal::RotationOf(rig.rest_world[head]);
+  head_world_rest_ = internal::RotationOf(rig.rest_world()[head]);
   hips_parent_inv_ = glm::mat3(1.0f);
-  if (hips_ >= 0 && rig.parent[hips_] >= 0) hips_parent_inv_ = glm::inverse(glm::mat3(rig.rest_world[rig.parent[hips_]]));
+  if (hips_ >= 0 && rig.parent()[hips_] >= 0) hips_parent_inv_ = glm::inverse(glm::mat3(rig.rest_world()[rig.parent()[hips_]]));
 }
 
 void HeadTurnMotion::Angles(double t, double* yaw, double* pitch, double* sway) {
@@ -40,7 +32,7 @@ void HeadTurnMotion::Angles(double t, double* yaw, double* pitch, double* sway) 
 
 void HeadTurnMotion::Sample(double t, std::span<Transform> pose) {
   const Rig& rig = *rig_;
-  std::copy(rig.rest_local.begin(), rig.rest_local.end(), pose.begin());
+  std::copy(rig.rest_local().begin(), rig.rest_local().end(), pose.begin());
   double yaw, pitch, sway;
   Angles(t, &yaw, &pitch, &sway);
   // Model frame: up +Y; a VRM 1.0 avatar faces +Z, so its right is -X. Positive yaw turns the
@@ -52,7 +44,7 @@ void HeadTurnMotion::Sample(double t, std::span<Transform> pose) {
   pose[head_].rotation = glm::normalize(head_parent_rest_inv_ * head_world);
   if (hips_ >= 0) {
     const glm::vec3 delta_world = glm::vec3(-1, 0, 0) * static_cast<float>(sway);
-    pose[hips_].translation = rig.rest_local[hips_].translation + hips_parent_inv_ * delta_world;
+    pose[hips_].translation = rig.rest_local()[hips_].translation + hips_parent_inv_ * delta_world;
   }
 }
 

@@ -13,7 +13,7 @@ namespace hairswing::internal {
 inline float HumanoidUnit(const HumanoidMap& hm, const Rig& rig) {
   float lo = 1e30f, hi = -1e30f;
   for (const auto& [bone, node] : hm.bones) {
-    const float y = rig.rest_world[rig.node_to_rig[node]][3].y;
+    const float y = rig.rest_world()[rig.node_to_rig()[node]][3].y;
     lo = std::min(lo, y);
     hi = std::max(hi, y);
   }

@@ -233,7 +233,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   if (attach_it == hm.bones.end())
     return Status(StatusCode::kUnsupported, "missing humanoid role \"" + opt.attach + "\" (no VRM humanoid or known skeleton names)");
   const int attach = attach_it->second;
-  const int attach_rig = rig.node_to_rig[attach];
+  const int attach_rig = rig.node_to_rig()[attach];
 
   const float unit = internal::HumanoidUnit(hm, rig);  // avatar scale, a 1.7 m person = 1
 
@@ -243,16 +243,16 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   auto selected = [&](int m, int p) {
     return std::find(sel.primitives.begin(), sel.primitives.end(), std::make_pair(m, p)) != sel.primitives.end();
   };
-  for (const MeshInstance& inst : rig.meshes) {
+  for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
-    const RigSkin& sk = rig.skins[inst.skin];
+    const RigSkin& sk = rig.skins()[inst.skin];
     for (size_t p = 0; p < av.meshes[inst.mesh].primitives.size(); ++p) {
       if (selected(inst.mesh, static_cast<int>(p))) continue;
       const Primitive& prim = av.meshes[inst.mesh].primitives[p];
       if (prim.joints.empty()) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
       if (sk.joints.size() > palette.size()) palette.resize(sk.joints.size());
-      if (!PosePrimitive(rig, inst, prim, rig.rest_world, palette, posed).ok()) continue;
+      if (!PosePrimitive(rig, inst, prim, rig.rest_world(), palette, posed).ok()) continue;
       for (size_t v = 0; v < posed.size(); ++v)
         for (int k = 0; k < 4; ++k)
           if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() && sk.joints[prim.joints[v][k]] == attach_rig)
@@ -266,7 +266,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     for (size_t i = 0; i < surface.size(); i += stride) sub.push_back(surface[i]);
     surface.swap(sub);
   }
-  const glm::vec3 attach_pos(rig.rest_world[attach_rig][3]);
+  const glm::vec3 attach_pos(rig.rest_world()[attach_rig][3]);
   if (!have_surface) surface.push_back(attach_pos);
 
   const std::vector<uint8_t> owned_before = NodesOwningVertices(av);
@@ -281,14 +281,14 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   for (const auto& [mesh_index, prim_index] : sel.primitives) {
     Primitive& prim = av.meshes[mesh_index].primitives[prim_index];
     const MeshInstance* inst = nullptr;
-    for (const MeshInstance& mi : rig.meshes)
+    for (const MeshInstance& mi : rig.meshes())
       if (mi.mesh == mesh_index) inst = &mi;
     if (!inst) return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name + "\" is not used by any node");
     if (prim.mode != 4 || prim.indices.size() < 3)
       return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name + "\" primitive " + std::to_string(prim_index) + " has no triangles");
     std::vector<glm::vec3> world(prim.positions.size());
-    if (inst->skin >= 0 && rig.skins[inst->skin].joints.size() > palette.size()) palette.resize(rig.skins[inst->skin].joints.size());
-    if (!PosePrimitive(rig, *inst, prim, rig.rest_world, palette, world).ok())
+    if (inst->skin >= 0 && rig.skins()[inst->skin].joints.size() > palette.size()) palette.resize(rig.skins()[inst->skin].joints.size());
+    if (!PosePrimitive(rig, *inst, prim, rig.rest_world(), palette, world).ok())
       return Status(StatusCode::kInvalidInput, "cannot pose the selected hair");
 
     // 1. Weld by position (1/100 mm grid in avatar units).
@@ -445,7 +445,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       ch.length = 0;
       for (size_t i = 1; i < ch.pts.size(); ++i) ch.length += glm::length(ch.pts[i] - ch.pts[i - 1]);
       // 6a. Joint nodes under the attachment, translations in each parent's frame.
-      glm::mat4 parent_world = rig.rest_world[attach_rig];
+      glm::mat4 parent_world = rig.rest_world()[attach_rig];
       int parent = attach;
       if (!children.contains(std::to_string(attach))) children[std::to_string(attach)] = av.nodes[attach].children;
       for (int j = 0; j < n_joints; ++j) {
@@ -474,7 +474,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       return Status(StatusCode::kInvalidInput, first_error.empty() ? "no hair clump large enough to fit" : first_error);
 
     // 6b. Skin: the mesh node's skin gains the attachment and the new joints.
-    int node_index = rig.source_node[inst->node];
+    int node_index = rig.source_node()[inst->node];
     Node& mesh_node = av.nodes[node_index];
     if (!node_skin.contains(std::to_string(node_index))) node_skin[std::to_string(node_index)] = mesh_node.skin;
     if (mesh_node.skin < 0) {
@@ -490,8 +490,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     // centimetre armature under a scaled, rotated root): B maps bind space to the rest world, as
     // any existing joint's world * inverse bind does at rest. New joints get inverse(world) * B.
     glm::mat4 bind_to_world(1.0f);
-    if (!skin.joints.empty() && skin.joints[0] < static_cast<int>(rig.node_to_rig.size()))
-      bind_to_world = rig.rest_world[rig.node_to_rig[skin.joints[0]]] * skin.inverse_bind[0];
+    if (!skin.joints.empty() && skin.joints[0] < static_cast<int>(rig.node_to_rig().size()))
+      bind_to_world = rig.rest_world()[rig.node_to_rig()[skin.joints[0]]] * skin.inverse_bind[0];
     auto joint_slot = [&](int node, const glm::mat4& world) {
       for (size_t i = 0; i < skin.joints.size(); ++i)
         if (skin.joints[i] == node) return static_cast<int>(i);
@@ -499,7 +499,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       skin.inverse_bind.push_back(glm::inverse(world) * bind_to_world);
       return static_cast<int>(skin.joints.size()) - 1;
     };
-    const int attach_slot = joint_slot(attach, rig.rest_world[attach_rig]);
+    const int attach_slot = joint_slot(attach, rig.rest_world()[attach_rig]);
     std::vector<std::vector<int>> slots(chains.size());
     for (size_t c = 0; c < chains.size(); ++c)
       for (size_t j = 0; j < chains[c].nodes.size(); ++j)

@@ -71,22 +71,22 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   // Visible body and clothing geometry: not hair (no weight on a spring joint), in the scene, not
   // scaled to nothing, not fully transparent.
   std::vector<uint8_t> spring(rig.node_count(), 0);
-  for (int n : rig.joint_node) spring[n] = 1;
+  for (int n : rig.joint_node()) spring[n] = 1;
   std::vector<Sample> samples;
   std::vector<glm::mat4> pal(1024);
-  for (const MeshInstance& inst : rig.meshes) {
-    if (std::fabs(glm::determinant(glm::mat3(rig.rest_world[inst.node]))) < 1e-12f && inst.skin < 0) continue;
+  for (const MeshInstance& inst : rig.meshes()) {
+    if (std::fabs(glm::determinant(glm::mat3(rig.rest_world()[inst.node]))) < 1e-12f && inst.skin < 0) continue;
     for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
       if (prim.mode != 4 || MaterialHidden(av, prim.material)) continue;
       bool hair = false;
       if (inst.skin >= 0)
         for (size_t v = 0; v < prim.joints.size() && !hair; ++v)
           for (int k = 0; k < 4; ++k)
-            if (prim.weights[v][k] > 0 && spring[rig.skins[inst.skin].joints[prim.joints[v][k]]]) hair = true;
+            if (prim.weights[v][k] > 0 && spring[rig.skins()[inst.skin].joints[prim.joints[v][k]]]) hair = true;
       if (hair) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
-      if (inst.skin >= 0 && rig.skins[inst.skin].joints.size() > pal.size()) pal.resize(rig.skins[inst.skin].joints.size());
-      if (!PosePrimitive(rig, inst, prim, rig.rest_world, pal, posed).ok()) continue;
+      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > pal.size()) pal.resize(rig.skins()[inst.skin].joints.size());
+      if (!PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed).ok()) continue;
       // A hidden accessory scaled to nothing collapses to a point: skip degenerate geometry.
       glm::vec3 bmin(1e30f), bmax(-1e30f);
       for (const auto& p : posed) { bmin = glm::min(bmin, p); bmax = glm::max(bmax, p); }
@@ -97,7 +97,7 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
           int best = 0;
           for (int k = 1; k < 4; ++k)
             if (prim.weights[v][k] > prim.weights[v][best]) best = k;
-          joint = rig.skins[inst.skin].joints[prim.joints[v][best]];
+          joint = rig.skins()[inst.skin].joints[prim.joints[v][best]];
         }
         samples.push_back({posed[v], joint});
       }
@@ -124,8 +124,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
 
   // Attachments of chains (usually the head) keep their colliders as the creator set them.
   std::set<int> attach_nodes;
-  for (const RigChain& ch : rig.chains)
-    if (ch.attach >= 0 && rig.source_node[ch.attach] >= 0) attach_nodes.insert(rig.source_node[ch.attach]);
+  for (const RigChain& ch : rig.chains())
+    if (ch.attach >= 0 && rig.source_node()[ch.attach] >= 0) attach_nodes.insert(rig.source_node()[ch.attach]);
   const float max_radius = opt.max_radius * unit;
   for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
     Collider& col = av.vrm.colliders[c];
@@ -135,8 +135,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       res.changes.push_back(where + ": kept (a chain hangs from this node)");
       continue;
     }
-    const int rn = rig.node_to_rig[col.node];
-    const glm::mat4& w = rig.rest_world[rn];
+    const int rn = rig.node_to_rig()[col.node];
+    const glm::mat4& w = rig.rest_world()[rn];
     const float scale = glm::length(glm::vec3(w[0]));
     const glm::vec3 a(w * glm::vec4(col.offset, 1)), b(w * glm::vec4(col.shape == ColliderShape::kCapsule ? col.tail : col.offset, 1));
     // The cross-section the proxy stands for: geometry of its bone that lies alongside the
@@ -186,11 +186,11 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   if (!covered && hm.bones.count("spine") && !av.vrm.springs.empty()) {
     const int spine = hm.bones.at("spine");
     const int top = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("head");
-    const glm::mat4& sw = rig.rest_world[rig.node_to_rig[spine]];
-    const glm::vec3 a(rig.rest_world[rig.node_to_rig[hm.bones.at("hips")]][3]), b(rig.rest_world[rig.node_to_rig[top]][3]);
+    const glm::mat4& sw = rig.rest_world()[rig.node_to_rig()[spine]];
+    const glm::vec3 a(rig.rest_world()[rig.node_to_rig()[hm.bones.at("hips")]][3]), b(rig.rest_world()[rig.node_to_rig()[top]][3]);
     std::vector<double> d;
     for (const Sample& s : samples)
-      if (trunk.count(rig.source_node[s.joint])) d.push_back(SegmentDistance(a, b, s.p));
+      if (trunk.count(rig.source_node()[s.joint])) d.push_back(SegmentDistance(a, b, s.p));
     if (!d.empty()) {
       Collider cap;
       cap.node = spine;
@@ -216,24 +216,24 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   // ownership), so a wide strand's edges stay out too. Short chains (bangs) and chains behind the
   // body keep their settings: whole-link checks everywhere raised stretch.
   const glm::vec3 up(0, 1, 0);
-  glm::vec3 right = glm::vec3(rig.rest_world[rig.node_to_rig[hm.bones.at("rightUpperLeg")]][3]) -
-                    glm::vec3(rig.rest_world[rig.node_to_rig[hm.bones.at("leftUpperLeg")]][3]);
+  glm::vec3 right = glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("rightUpperLeg")]][3]) -
+                    glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("leftUpperLeg")]][3]);
   right.y = 0;
   const glm::vec3 forward = glm::length(right) > 0 ? glm::normalize(glm::cross(up, right)) : glm::vec3(0, 0, 1);
   const int chest_bone = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("spine");
-  const glm::vec3 chest(rig.rest_world[rig.node_to_rig[chest_bone]][3]);
-  const float neck_y = hm.bones.count("neck") ? rig.rest_world[rig.node_to_rig[hm.bones.at("neck")]][3].y
-                                              : rig.rest_world[rig.node_to_rig[hm.bones.at("head")]][3].y;
+  const glm::vec3 chest(rig.rest_world()[rig.node_to_rig()[chest_bone]][3]);
+  const float neck_y = hm.bones.count("neck") ? rig.rest_world()[rig.node_to_rig()[hm.bones.at("neck")]][3].y
+                                              : rig.rest_world()[rig.node_to_rig()[hm.bones.at("head")]][3].y;
   // Hair vertices owned (largest weight) by each spring joint, at rest.
   std::vector<std::vector<glm::vec3>> owned(rig.node_count());
-  for (const MeshInstance& inst : rig.meshes) {
+  for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
-    const RigSkin& sk = rig.skins[inst.skin];
+    const RigSkin& sk = rig.skins()[inst.skin];
     for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
       if (prim.joints.empty()) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
       if (sk.joints.size() > pal.size()) pal.resize(sk.joints.size());
-      if (!PosePrimitive(rig, inst, prim, rig.rest_world, pal, posed).ok()) continue;
+      if (!PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed).ok()) continue;
       for (size_t v = 0; v < posed.size(); ++v) {
         int best = 0;
         for (int k = 1; k < 4; ++k)
@@ -243,13 +243,13 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       }
     }
   }
-  for (const RigChain& ch : rig.chains) {
+  for (const RigChain& ch : rig.chains()) {
     float len = 0, lowest = 1e30f;
-    glm::vec3 tip(rig.rest_world[rig.joint_node[ch.joint_end - 1]][3]);
+    glm::vec3 tip(rig.rest_world()[rig.joint_node()[ch.joint_end - 1]][3]);
     for (int j = ch.joint_begin; j < ch.joint_end; ++j) {
-      lowest = std::min(lowest, rig.rest_world[rig.joint_node[j]][3].y);
+      lowest = std::min(lowest, rig.rest_world()[rig.joint_node()[j]][3].y);
       if (j + 1 < ch.joint_end)
-        len += glm::length(glm::vec3(rig.rest_world[rig.joint_node[j + 1]][3]) - glm::vec3(rig.rest_world[rig.joint_node[j]][3]));
+        len += glm::length(glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) - glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
     }
     Spring& s = av.vrm.springs[ch.source_spring];
     const bool want = len >= opt.segment_min_length * unit && lowest < neck_y && glm::dot(tip - chest, forward) > 0.0f;
@@ -258,12 +258,12 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     ++res.segment_chains;
     float widest = 0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const glm::vec3 a(rig.rest_world[rig.joint_node[j]][3]), b(rig.rest_world[rig.joint_node[j + 1]][3]);
+      const glm::vec3 a(rig.rest_world()[rig.joint_node()[j]][3]), b(rig.rest_world()[rig.joint_node()[j + 1]][3]);
       std::vector<double> d;
-      for (const glm::vec3& p : owned[rig.joint_node[j]]) d.push_back(SegmentDistance(a, b, p));
+      for (const glm::vec3& p : owned[rig.joint_node()[j]]) d.push_back(SegmentDistance(a, b, p));
       if (d.empty()) continue;
       const float r = static_cast<float>(Quantile(d, 0.9));
-      const float scale = glm::length(glm::vec3(rig.rest_world[rig.joint_node[j]][0]));
+      const float scale = glm::length(glm::vec3(rig.rest_world()[rig.joint_node()[j]][0]));
       SpringJoint& jt = s.joints[j - ch.joint_begin];
       const float hit = std::min(r, 0.05f * unit) / scale;
       if (hit > jt.hit_radius) jt.hit_radius = hit;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hairswing/anim.h"
 #include "hairswing/collide.h"
 #include "hairswing/measure.h"
 #include "hairswing/motion.h"
@@ -57,17 +58,17 @@ struct ShapeAcc {
 };
 
 void ShapeDeviation(const Rig& rig, const SpringWorld& w, int chain, ShapeAcc* acc) {
-  const RigChain& ch = rig.chains[chain];
+  const RigChain& ch = rig.chains()[chain];
   const auto world = w.world();
   const glm::mat3 a_now = ch.attach >= 0 ? RotationOnly(world[ch.attach]) : glm::mat3(1.0f);
-  const glm::mat3 a_rest = ch.attach >= 0 ? RotationOnly(rig.rest_world[ch.attach]) : glm::mat3(1.0f);
+  const glm::mat3 a_rest = ch.attach >= 0 ? RotationOnly(rig.rest_world()[ch.attach]) : glm::mat3(1.0f);
   const glm::mat3 inv_now = glm::transpose(a_now), inv_rest = glm::transpose(a_rest);
   glm::mat3 first_swing(1.0f);
   bool have_first = false;
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    const glm::vec3 rest = inv_rest * (glm::vec3(rig.rest_world[rig.joint_node[j + 1]][3]) -
-                                       glm::vec3(rig.rest_world[rig.joint_node[j]][3]));
-    const glm::vec3 now = inv_now * (w.tails()[j] - glm::vec3(world[rig.joint_node[j]][3]));
+    const glm::vec3 rest = inv_rest * (glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
+                                       glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
+    const glm::vec3 now = inv_now * (w.tails()[j] - glm::vec3(world[rig.joint_node()[j]][3]));
     if (glm::length(rest) < 1e-9f || glm::length(now) < 1e-9f) continue;
     acc->arc_sum += AngleDeg(rest, now);
     ++acc->arc_n;
@@ -89,7 +90,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   const Rig& rig = rig_r.value();
   const int head = HumanoidRigNode(av, rig, "head");
   if (head < 0) return Status(StatusCode::kUnsupported, "measure: the avatar has no humanoid head bone");
-  if (rig.chains.empty()) return Status(StatusCode::kUnsupported, "measure: the avatar has no spring chains");
+  if (rig.chains().empty()) return Status(StatusCode::kUnsupported, "measure: the avatar has no spring chains");
   for (int f : opt.fps)
     if (f <= 0 || 120 % f != 0 || f % opt.sample_hz != 0)
       return Status(StatusCode::kInvalidInput, "measure: fps " + std::to_string(f) + " must divide 120 and be a multiple of " +
@@ -101,13 +102,13 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
 
   // Hair = skinned primitives with weight on a spring joint.
   std::vector<int> node_chain(rig.node_count(), -1);
-  for (size_t c = 0; c < rig.chains.size(); ++c)
-    for (int j = rig.chains[c].joint_begin; j < rig.chains[c].joint_end; ++j) node_chain[rig.joint_node[j]] = static_cast<int>(c);
+  for (size_t c = 0; c < rig.chains().size(); ++c)
+    for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j) node_chain[rig.joint_node()[j]] = static_cast<int>(c);
   MeasureReport report;
   report.avatar = av.source_path;
   report.motion = opt.motion_name;
-  report.chains = static_cast<int>(rig.chains.size());
-  for (const RigChain& ch : rig.chains) report.chain_names.push_back(av.vrm.springs[ch.source_spring].name);
+  report.chains = static_cast<int>(rig.chains().size());
+  for (const RigChain& ch : rig.chains()) report.chain_names.push_back(av.vrm.springs[ch.source_spring].name);
   std::vector<HairPrim> hair;
   size_t n_edges = 0, n_verts = 0;
   // The chain holding a vertex's largest spring weight, -1 if none.
@@ -115,15 +116,15 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
     int best = -1;
     float best_w = 0;
     for (int k = 0; k < 4; ++k) {
-      if (!(p.weights[v][k] > best_w) || p.joints[v][k] >= rig.skins[inst.skin].joints.size()) continue;
-      const int c = node_chain[rig.skins[inst.skin].joints[p.joints[v][k]]];
+      if (!(p.weights[v][k] > best_w) || p.joints[v][k] >= rig.skins()[inst.skin].joints.size()) continue;
+      const int c = node_chain[rig.skins()[inst.skin].joints[p.joints[v][k]]];
       if (c < 0) continue;
       best = c;
       best_w = p.weights[v][k];
     }
     return best;
   };
-  for (const MeshInstance& inst : rig.meshes) {
+  for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
     for (const Primitive& p : av.meshes[inst.mesh].primitives) {
       bool is_hair = false;
@@ -140,12 +141,12 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
 
   std::vector<glm::mat4> world(rig.node_count()), body_world(rig.node_count());
   size_t max_joints = 1;
-  for (const auto& s : rig.skins) max_joints = std::max(max_joints, s.joints.size());
+  for (const auto& s : rig.skins()) max_joints = std::max(max_joints, s.joints.size());
   std::vector<glm::mat4> palette(max_joints);
   std::vector<std::vector<glm::vec3>> posed(hair.size());
   for (size_t h = 0; h < hair.size(); ++h) {
     posed[h].resize(hair[h].prim->positions.size());
-    Status st = PosePrimitive(rig, *hair[h].inst, *hair[h].prim, rig.rest_world, palette, posed[h]);
+    Status st = PosePrimitive(rig, *hair[h].inst, *hair[h].prim, rig.rest_world(), palette, posed[h]);
     if (!st.ok()) return st;
     for (const auto& [a, b] : hair[h].edges) hair[h].rest_len.push_back(glm::length(posed[h][a] - posed[h][b]));
   }
@@ -195,7 +196,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   // The shirt and the front-strand vertices: hair that at rest is in front of the shirt
   // (a ray into the body hits it, nothing of the shirt between the vertex and the viewer).
   const MeshInstance* shirt_inst = nullptr;
-  for (const MeshInstance& inst : rig.meshes)
+  for (const MeshInstance& inst : rig.meshes())
     if (inst.mesh == opt.shirt_mesh) shirt_inst = &inst;
   OcclusionCaster caster;
   std::vector<glm::vec3> shirt_pos;
@@ -217,7 +218,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   };
   const glm::vec3 to_viewer(0, 0, 1);  // front view: the avatar faces +Z
   if (shirt_inst) {
-    if (Status st = pose_shirt(rig.rest_world); !st.ok()) return st;
+    if (Status st = pose_shirt(rig.rest_world()); !st.ok()) return st;
     for (size_t h = 0; h < hair.size(); ++h)
       for (size_t v = 0; v < posed[h].size(); ++v)
         if (caster.DepthBehind(posed[h][v], -to_viewer) >= 0 && caster.DepthBehind(posed[h][v], to_viewer) < 0) {
@@ -260,9 +261,9 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
     driver.Reset();
     std::fill(max_ratio.begin(), max_ratio.end(), 1.0);
     std::fill(max_welded.begin(), max_welded.end(), 1.0);
-    r.tip_paths.assign(rig.chains.size(), {});
-    std::vector<std::vector<glm::vec3>> tip_local(rig.chains.size());
-    std::vector<ShapeAcc> shape(rig.chains.size());
+    r.tip_paths.assign(rig.chains().size(), {});
+    std::vector<std::vector<glm::vec3>> tip_local(rig.chains().size());
+    std::vector<ShapeAcc> shape(rig.chains().size());
     int hidden_max = 0;
     double depth_max = 0.0;
     const int frames = static_cast<int>(std::lround(opt.duration * fps));
@@ -276,8 +277,8 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
       if (f % stride != 0) continue;
       const double t = static_cast<double>(f) / fps;
       r.sample_times.push_back(t);
-      for (size_t c = 0; c < rig.chains.size(); ++c) {
-        const RigChain& ch = rig.chains[c];
+      for (size_t c = 0; c < rig.chains().size(); ++c) {
+        const RigChain& ch = rig.chains()[c];
         const glm::vec3 tip = sw.tails()[ch.joint_end - 2];
         r.tip_paths[c].push_back(tip);
         const glm::mat4& a = ch.attach >= 0 ? sw.world()[ch.attach] : glm::mat4(1.0f);
@@ -309,21 +310,21 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
         // Roots against the body pose computed independently of the solver.
         body_motion->Sample(t, body_pose);
         ComputeWorld(rig, body_pose, body_world);
-        for (size_t c = 0; c < rig.chains.size(); ++c) {
-          const RigChain& ch = rig.chains[c];
-          const int root = rig.joint_node[ch.joint_begin];
+        for (size_t c = 0; c < rig.chains().size(); ++c) {
+          const RigChain& ch = rig.chains()[c];
+          const int root = rig.joint_node()[ch.joint_begin];
           r.root_drift_mm = std::max(r.root_drift_mm, 1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world[root][3])));
           // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored).
           for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-            const glm::vec3 a(sw.world()[rig.joint_node[j]][3]), b = sw.tails()[j];
+            const glm::vec3 a(sw.world()[rig.joint_node()[j]][3]), b = sw.tails()[j];
             for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-              const int ci = rig.chain_colliders[k];
-              const ColliderShape shape_kind = rig.collider_shape[ci];
+              const int ci = rig.chain_colliders()[k];
+              const ColliderShape shape_kind = rig.collider_shape()[ci];
               if (shape_kind != ColliderShape::kSphere && shape_kind != ColliderShape::kCapsule) continue;
-              const glm::mat4& m = world[rig.collider_node[ci]];
-              const glm::vec3 h0(m * glm::vec4(rig.collider_offset[ci], 1));
-              const glm::vec3 h1 = shape_kind == ColliderShape::kCapsule ? glm::vec3(m * glm::vec4(rig.collider_tail[ci], 1)) : h0;
-              const float radius = rig.collider_radius[ci] * glm::length(glm::vec3(m[0]));
+              const glm::mat4& m = world[rig.collider_node()[ci]];
+              const glm::vec3 h0(m * glm::vec4(rig.collider_offset()[ci], 1));
+              const glm::vec3 h1 = shape_kind == ColliderShape::kCapsule ? glm::vec3(m * glm::vec4(rig.collider_tail()[ci], 1)) : h0;
+              const float radius = rig.collider_radius()[ci] * glm::length(glm::vec3(m[0]));
               if (LinkPenetration(a, b, h0, h1, radius) > opt.penetration_threshold) ++r.penetration_samples;
             }
           }
@@ -350,7 +351,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
     const size_t samples = r.sample_times.size();
     r.swing_series_mm.assign(samples, 0.0);
     double sq_total = 0;
-    for (size_t c = 0; c < rig.chains.size(); ++c) {
+    for (size_t c = 0; c < rig.chains().size(); ++c) {
       const glm::vec3 end = tip_local[c].back();
       double sq = 0;
       for (size_t i = 0; i < samples; ++i) {
@@ -362,12 +363,12 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
       r.swing_rms_per_chain_mm.push_back(std::sqrt(sq / samples));
       sq_total += sq;
     }
-    for (double& v : r.swing_series_mm) v = std::sqrt(v / rig.chains.size());
-    r.swing_rms_mm = std::sqrt(sq_total / (samples * rig.chains.size()));
+    for (double& v : r.swing_series_mm) v = std::sqrt(v / rig.chains().size());
+    r.swing_rms_mm = std::sqrt(sq_total / (samples * rig.chains().size()));
     // Shape.
     double curl_total = 0, arc_total = 0;
     int curl_chains = 0;
-    for (size_t c = 0; c < rig.chains.size(); ++c) {
+    for (size_t c = 0; c < rig.chains().size(); ++c) {
       r.shape_error_per_chain_deg.push_back(shape[c].curl_n ? shape[c].curl_sum / shape[c].curl_n : 0.0);
       if (shape[c].curl_n) {
         curl_total += r.shape_error_per_chain_deg.back();
@@ -376,7 +377,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
       arc_total += shape[c].arc_n ? shape[c].arc_sum / shape[c].arc_n : 0.0;
     }
     r.shape_error_deg = curl_chains ? curl_total / curl_chains : 0.0;
-    r.arc_deviation_deg = arc_total / rig.chains.size();
+    r.arc_deviation_deg = arc_total / rig.chains().size();
     if (!full) return Status::Ok();
     // Settle: tip motion between consecutive samples within the last 2 s.
     size_t first_late = 0;
@@ -390,7 +391,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
     const StretchSummary sw_all = SummariseStretch(max_welded);
     r.stretch_p99_welded_pct = sw_all.p99_pct;
     r.stretch_worst_welded_pct = sw_all.worst_pct;
-    std::vector<std::vector<double>> per_chain(rig.chains.size());
+    std::vector<std::vector<double>> per_chain(rig.chains().size());
     for (size_t e = 0; e < welded.edges.size(); ++e)
       if (welded.chain[e] >= 0) per_chain[welded.chain[e]].push_back(max_welded[e]);
     for (auto& v : per_chain)

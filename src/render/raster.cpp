@@ -47,12 +47,12 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig, std::span<co
   const glm::vec3 light = glm::normalize(glm::vec3(0.3f, 0.6f, 1.0f));
   std::vector<glm::mat4> palette(1024);
   std::vector<glm::vec3> posed;
-  for (const MeshInstance& inst : rig.meshes) {
+  for (const MeshInstance& inst : rig.meshes()) {
     if (inst.mesh < static_cast<int>(o.hidden_meshes.size()) && o.hidden_meshes[inst.mesh]) continue;
     for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
       if (prim.mode != 4) continue;
       posed.resize(prim.positions.size());
-      if (inst.skin >= 0 && rig.skins[inst.skin].joints.size() > palette.size()) palette.resize(rig.skins[inst.skin].joints.size());
+      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > palette.size()) palette.resize(rig.skins()[inst.skin].joints.size());
       if (!PosePrimitive(rig, inst, prim, world, palette, posed).ok()) continue;
       const glm::vec3 base = MaterialColor(av, prim.material);
       for (size_t t = 0; t + 2 < prim.indices.size(); t += 3) {

@@ -10,7 +10,7 @@
 #include <mutex>
 
 #include "hairswing/retarget.h"
-#include "spring/spring_internal.h"
+#include "core/math.h"
 
 namespace hairswing {
 
@@ -31,7 +31,7 @@ namespace {
 glm::vec3 Pos(const Rig& rig, const HumanoidMap& m, const char* bone) {
   auto it = m.bones.find(bone);
   if (it == m.bones.end()) return glm::vec3(0);
-  return glm::vec3(rig.rest_world[rig.node_to_rig[it->second]][3]);
+  return glm::vec3(rig.rest_world()[rig.node_to_rig()[it->second]][3]);
 }
 
 float LegLength(const Rig& rig, const HumanoidMap& m) {
@@ -73,25 +73,25 @@ Result<Retargeter> Retargeter::Create(const Avatar& source, const HumanoidMap& s
   r.target_rig_ = std::move(tr).value();
   r.options_ = options;
   r.target_spring_.assign(r.target_rig_.node_count(), 0);
-  for (int n : r.target_rig_.joint_node) r.target_spring_[n] = 1;
+  for (int n : r.target_rig_.joint_node()) r.target_spring_[n] = 1;
   std::vector<std::pair<int, int>> pairs;  // (target rig node, source rig node)
   for (const auto& [bone, tnode] : tmap.bones) {
     auto s = smap.bones.find(bone);
     if (s == smap.bones.end()) continue;
-    const int t = r.target_rig_.node_to_rig[tnode];
+    const int t = r.target_rig_.node_to_rig()[tnode];
     if (r.target_spring_[t]) continue;  // never write a hair joint
-    pairs.emplace_back(t, r.source_rig_.node_to_rig[s->second]);
+    pairs.emplace_back(t, r.source_rig_.node_to_rig()[s->second]);
   }
   std::sort(pairs.begin(), pairs.end());  // target rig order: parents first
   for (const auto& [t, s] : pairs) {
     r.target_nodes_.push_back(t);
     r.source_nodes_.push_back(s);
-    r.target_rest_world_.push_back(internal::RotationOf(r.target_rig_.rest_world[t]));
-    r.source_rest_world_.push_back(internal::RotationOf(r.source_rig_.rest_world[s]));
+    r.target_rest_world_.push_back(internal::RotationOf(r.target_rig_.rest_world()[t]));
+    r.source_rest_world_.push_back(internal::RotationOf(r.source_rig_.rest_world()[s]));
   }
   r.align_ = glm::angleAxis(RightYaw(r.target_rig_, tmap) - RightYaw(r.source_rig_, smap), glm::vec3(0, 1, 0));
-  r.source_hips_ = r.source_rig_.node_to_rig[smap.bones.at("hips")];
-  r.target_hips_ = r.target_rig_.node_to_rig[tmap.bones.at("hips")];
+  r.source_hips_ = r.source_rig_.node_to_rig()[smap.bones.at("hips")];
+  r.target_hips_ = r.target_rig_.node_to_rig()[tmap.bones.at("hips")];
   const float ls = LegLength(r.source_rig_, smap), lt = LegLength(r.target_rig_, tmap);
   r.hips_scale_ = ls > 1e-6f ? lt / ls : 1.0f;
   return r;
@@ -115,18 +115,18 @@ Clip Retargeter::Retarget(const Clip& clip) const {
   std::vector<Transform> sp(source_rig_.node_count()), tp(target_rig_.node_count());
   std::vector<glm::mat4> sw(source_rig_.node_count()), tw(target_rig_.node_count());
   const glm::quat align_inv = glm::inverse(align_);
-  const glm::vec3 s_hips_rest(source_rig_.rest_world[source_hips_][3]);
-  const glm::vec3 t_hips_rest(target_rig_.rest_world[target_hips_][3]);
+  const glm::vec3 s_hips_rest(source_rig_.rest_world()[source_hips_][3]);
+  const glm::vec3 t_hips_rest(target_rig_.rest_world()[target_hips_][3]);
   for (int k = 0; k < keys; ++k) {
     const double t = std::min(clip.duration, k / options_.sample_rate);
-    std::copy(source_rig_.rest_local.begin(), source_rig_.rest_local.end(), sp.begin());
+    std::copy(source_rig_.rest_local().begin(), source_rig_.rest_local().end(), sp.begin());
     clip.Apply(t, sp);
     ComputeWorld(source_rig_, sp, sw);
-    std::copy(target_rig_.rest_local.begin(), target_rig_.rest_local.end(), tp.begin());
+    std::copy(target_rig_.rest_local().begin(), target_rig_.rest_local().end(), tp.begin());
     // Target FK parents first; mapped bones get their retargeted rotation on the way.
     size_t b = 0;
     for (size_t n = 0; n < target_rig_.node_count(); ++n) {
-      const int p = target_rig_.parent[n];
+      const int p = target_rig_.parent()[n];
       if (b < nb && target_nodes_[b] == static_cast<int>(n)) {
         const glm::quat delta = internal::RotationOf(sw[source_nodes_[b]]) * glm::inverse(source_rest_world_[b]);
         const glm::quat world_rot = align_ * delta * align_inv * target_rest_world_[b];
@@ -158,9 +158,9 @@ Animation ClipToAnimation(const Clip& clip, const Rig& rig) {
   Animation a;
   a.name = clip.name;
   for (const Track& t : clip.tracks) {
-    if (t.node < 0 || rig.source_node[t.node] < 0) continue;
+    if (t.node < 0 || rig.source_node()[t.node] < 0) continue;
     AnimationChannel ch;
-    ch.node = rig.source_node[t.node];
+    ch.node = rig.source_node()[t.node];
     ch.path = t.path;
     ch.interpolation = t.interpolation;
     ch.times = t.times;

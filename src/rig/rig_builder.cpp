@@ -22,7 +22,7 @@ void ComputeWorld(const Rig& rig, std::span<const Transform> local, std::span<gl
   HS_ASSERT(local.size() == rig.node_count() && world.size() == rig.node_count());
   for (size_t i = 0; i < rig.node_count(); ++i) {
     glm::mat4 m = ToMatrix(local[i]);
-    int p = rig.parent[i];
+    int p = rig.parent()[i];
     world[i] = p < 0 ? m : world[p] * m;
   }
 }
@@ -67,29 +67,29 @@ Result<Rig> BuildRig(const Avatar& av) {
     int e = stack.back();
     stack.pop_back();
     if (ext_to_rig[e] != -1) continue;
-    ext_to_rig[e] = static_cast<int>(rig.parent.size());
-    rig.parent.push_back(ext_parent[e] < 0 ? -1 : ext_to_rig[ext_parent[e]]);
-    rig.source_node.push_back(e < n_src ? e : -1);
-    rig.rest_local.push_back(ext_local[e]);
+    ext_to_rig[e] = static_cast<int>(rig.parent_.size());
+    rig.parent_.push_back(ext_parent[e] < 0 ? -1 : ext_to_rig[ext_parent[e]]);
+    rig.source_node_.push_back(e < n_src ? e : -1);
+    rig.rest_local_.push_back(ext_local[e]);
     for (auto c = ext_children[e].rbegin(); c != ext_children[e].rend(); ++c) stack.push_back(*c);
   }
-  if (static_cast<int>(rig.parent.size()) != n_ext)
+  if (static_cast<int>(rig.parent_.size()) != n_ext)
     return Status(StatusCode::kInvalidInput, "node hierarchy: some nodes are unreachable (cycle?)");
-  rig.node_to_rig.assign(ext_to_rig.begin(), ext_to_rig.begin() + n_src);
-  rig.rest_world.resize(rig.node_count());
-  ComputeWorld(rig, rig.rest_local, rig.rest_world);
+  rig.node_to_rig_.assign(ext_to_rig.begin(), ext_to_rig.begin() + n_src);
+  rig.rest_world_.resize(rig.node_count());
+  ComputeWorld(rig, rig.rest_local_, rig.rest_world_);
 
   // Colliders.
   for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
     const Collider& col = av.vrm.colliders[c];
     if (col.node < 0 || col.node >= n_src)
       return Status(StatusCode::kInvalidInput, "colliders[" + std::to_string(c) + "].node out of range");
-    rig.collider_node.push_back(rig.node_to_rig[col.node]);
-    rig.collider_shape.push_back(col.shape);
-    rig.collider_offset.push_back(col.offset);
-    rig.collider_tail.push_back(col.tail);
-    rig.collider_normal.push_back(col.normal);
-    rig.collider_radius.push_back(col.radius);
+    rig.collider_node_.push_back(rig.node_to_rig_[col.node]);
+    rig.collider_shape_.push_back(col.shape);
+    rig.collider_offset_.push_back(col.offset);
+    rig.collider_tail_.push_back(col.tail);
+    rig.collider_normal_.push_back(col.normal);
+    rig.collider_radius_.push_back(col.radius);
   }
 
   // Chains, in rig order of their first joint (a branch starts below its enclosing chain).
@@ -101,29 +101,29 @@ Result<Rig> BuildRig(const Avatar& av) {
       if (j.node < 0 || j.node >= n_src)
         return Status(StatusCode::kInvalidInput, "springs[" + std::to_string(s) + "]: joint node out of range");
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return rig.node_to_rig[av.vrm.springs[a].joints[0].node] < rig.node_to_rig[av.vrm.springs[b].joints[0].node];
+    return rig.node_to_rig_[av.vrm.springs[a].joints[0].node] < rig.node_to_rig_[av.vrm.springs[b].joints[0].node];
   });
   for (size_t s : order) {
     const Spring& sp = av.vrm.springs[s];
     RigChain ch;
     ch.source_spring = static_cast<int>(s);
     ch.segment_checks = sp.segment_checks;
-    ch.joint_begin = static_cast<int>(rig.joint_node.size());
+    ch.joint_begin = static_cast<int>(rig.joint_node_.size());
     auto push = [&](int rig_node, const SpringJoint& j) {
-      rig.joint_node.push_back(rig_node);
-      rig.joint_hit_radius.push_back(j.hit_radius);
-      rig.joint_stiffness.push_back(j.stiffness);
-      rig.joint_gravity_power.push_back(j.gravity_power);
+      rig.joint_node_.push_back(rig_node);
+      rig.joint_hit_radius_.push_back(j.hit_radius);
+      rig.joint_stiffness_.push_back(j.stiffness);
+      rig.joint_gravity_power_.push_back(j.gravity_power);
       float len = glm::length(j.gravity_dir);
-      rig.joint_gravity_dir.push_back(len > 0 ? j.gravity_dir / len : glm::vec3(0, -1, 0));
-      rig.joint_drag.push_back(j.drag_force);
+      rig.joint_gravity_dir_.push_back(len > 0 ? j.gravity_dir / len : glm::vec3(0, -1, 0));
+      rig.joint_drag_.push_back(j.drag_force);
     };
-    for (const auto& j : sp.joints) push(rig.node_to_rig[j.node], j);
+    for (const auto& j : sp.joints) push(rig.node_to_rig_[j.node], j);
     if (spring_tail[s] >= 0) push(ext_to_rig[spring_tail[s]], sp.joints.back());
-    ch.joint_end = static_cast<int>(rig.joint_node.size());
-    ch.attach = rig.parent[rig.joint_node[ch.joint_begin]];
-    ch.center = sp.center >= 0 && sp.center < n_src ? rig.node_to_rig[sp.center] : -1;
-    ch.collider_begin = static_cast<int>(rig.chain_colliders.size());
+    ch.joint_end = static_cast<int>(rig.joint_node_.size());
+    ch.attach = rig.parent_[rig.joint_node_[ch.joint_begin]];
+    ch.center = sp.center >= 0 && sp.center < n_src ? rig.node_to_rig_[sp.center] : -1;
+    ch.collider_begin = static_cast<int>(rig.chain_colliders_.size());
     std::set<int> seen;
     for (int g : sp.collider_groups) {
       if (g < 0 || g >= static_cast<int>(av.vrm.collider_groups.size()))
@@ -131,24 +131,32 @@ Result<Rig> BuildRig(const Avatar& av) {
       for (int c : av.vrm.collider_groups[g].colliders) {
         if (c < 0 || c >= static_cast<int>(av.vrm.colliders.size()))
           return Status(StatusCode::kInvalidInput, "colliderGroups[" + std::to_string(g) + "] collider out of range");
-        if (seen.insert(c).second) rig.chain_colliders.push_back(c);
+        if (seen.insert(c).second) rig.chain_colliders_.push_back(c);
       }
     }
-    ch.collider_end = static_cast<int>(rig.chain_colliders.size());
-    rig.chains.push_back(ch);
+    ch.collider_end = static_cast<int>(rig.chain_colliders_.size());
+    rig.chains_.push_back(ch);
   }
 
   // Skins and mesh instances.
   for (const Skin& s : av.skins) {
     RigSkin rs;
-    for (int j : s.joints) rs.joints.push_back(rig.node_to_rig[j]);
+    for (int j : s.joints) rs.joints.push_back(rig.node_to_rig_[j]);
     rs.inverse_bind = s.inverse_bind;
-    rig.skins.push_back(std::move(rs));
+    rig.skins_.push_back(std::move(rs));
   }
   for (int i = 0; i < n_src; ++i)
-    if (av.nodes[i].mesh >= 0) rig.meshes.push_back({av.nodes[i].mesh, av.nodes[i].skin, rig.node_to_rig[i]});
-  std::sort(rig.meshes.begin(), rig.meshes.end(), [](const MeshInstance& a, const MeshInstance& b) { return a.node < b.node; });
+    if (av.nodes[i].mesh >= 0) rig.meshes_.push_back({av.nodes[i].mesh, av.nodes[i].skin, rig.node_to_rig_[i]});
+  std::sort(rig.meshes_.begin(), rig.meshes_.end(), [](const MeshInstance& a, const MeshInstance& b) { return a.node < b.node; });
   return rig;
+}
+
+int HumanoidRigNode(const Avatar& avatar, const Rig& rig, const char* bone) {
+  auto it = avatar.vrm.humanoid.find(bone);
+  if (it == avatar.vrm.humanoid.end() || it->second < 0 ||
+      it->second >= static_cast<int>(rig.node_to_rig().size()))
+    return -1;
+  return rig.node_to_rig()[it->second];
 }
 
 }  // namespace hairswing

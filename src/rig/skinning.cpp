@@ -8,7 +8,7 @@ namespace hairswing {
 
 void ComputeSkinPalette(const Rig& rig, int skin, std::span<const glm::mat4> world,
                         std::span<glm::mat4> palette) {
-  const RigSkin& s = rig.skins[skin];
+  const RigSkin& s = rig.skins()[skin];
   HS_ASSERT(palette.size() >= s.joints.size());
   for (size_t j = 0; j < s.joints.size(); ++j) palette[j] = world[s.joints[j]] * s.inverse_bind[j];
 }
@@ -47,7 +47,7 @@ Status PosePrimitive(const Rig& rig, const MeshInstance& inst, const Primitive& 
   if (out.size() != prim.positions.size())
     return Status(StatusCode::kInvalidInput, "pose: output size differs from positions");
   if (inst.skin >= 0 && !prim.joints.empty()) {
-    size_t nj = rig.skins[inst.skin].joints.size();
+    size_t nj = rig.skins()[inst.skin].joints.size();
     if (palette_scratch.size() < nj) return Status(StatusCode::kInvalidInput, "pose: palette too small");
     ComputeSkinPalette(rig, inst.skin, world, palette_scratch);
     SkinningJob job{palette_scratch.first(nj), prim.positions, prim.joints, prim.weights, out};
@@ -65,9 +65,9 @@ namespace {
 // Calls fn(vertex weight > 0 on rig node) for every skinned vertex influence.
 template <typename Fn>
 void ForEachInfluence(const Avatar& av, const Rig& rig, Fn fn) {
-  for (const MeshInstance& inst : rig.meshes) {
+  for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
-    const RigSkin& skin = rig.skins[inst.skin];
+    const RigSkin& skin = rig.skins()[inst.skin];
     for (const Primitive& p : av.meshes[inst.mesh].primitives) {
       const size_t n = std::min(p.joints.size(), p.weights.size());
       for (size_t v = 0; v < n; ++v) fn(&p, v, [&](auto visit) {
@@ -81,8 +81,8 @@ void ForEachInfluence(const Avatar& av, const Rig& rig, Fn fn) {
 
 std::vector<int> SpringJointVertexCounts(const Avatar& av, const Rig& rig) {
   std::vector<int> joint_of_node(rig.node_count(), -1);
-  for (size_t j = 0; j < rig.joint_node.size(); ++j) joint_of_node[rig.joint_node[j]] = static_cast<int>(j);
-  std::vector<int> counts(rig.joint_node.size(), 0);
+  for (size_t j = 0; j < rig.joint_node().size(); ++j) joint_of_node[rig.joint_node()[j]] = static_cast<int>(j);
+  std::vector<int> counts(rig.joint_node().size(), 0);
   ForEachInfluence(av, rig, [&](const Primitive*, size_t, auto influences) {
     influences([&](int node) {
       if (joint_of_node[node] >= 0) ++counts[joint_of_node[node]];
@@ -93,7 +93,7 @@ std::vector<int> SpringJointVertexCounts(const Avatar& av, const Rig& rig) {
 
 int HairVertexCount(const Avatar& av, const Rig& rig) {
   std::vector<uint8_t> spring(rig.node_count(), 0);
-  for (int n : rig.joint_node) spring[n] = 1;
+  for (int n : rig.joint_node()) spring[n] = 1;
   int count = 0;
   ForEachInfluence(av, rig, [&](const Primitive*, size_t, auto influences) {
     bool hair = false;

@@ -23,7 +23,7 @@ constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail cor
 
 void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep) {
   const Rig& rig = *rig_;
-  const RigChain& ch = rig.chains[chain];
+  const RigChain& ch = rig.chains()[chain];
   const bool arc = config_.mode == SolverMode::kArc;
   const bool segment = config_.segment_checks[chain] != 0;
   const glm::mat3 attach = ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f);
@@ -32,7 +32,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   // bounds the root and last step's ends, grown by how far any end can travel in one step
   // (|v| h is an upper bound after damping; the pull adds at most h^2 |f|, covered by the
   // margin) and by the largest hit radius; it is never larger than the chain's full reach.
-  const glm::mat4& root_world = world_[rig.joint_node[ch.joint_begin]];
+  const glm::mat4& root_world = world_[rig.joint_node()[ch.joint_begin]];
   const glm::vec3 root(root_world[3]);
   const float scale = std::max(glm::length(glm::vec3(root_world[0])), 1e-6f);
   glm::vec3 lo = root, hi = root;
@@ -40,7 +40,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     lo = glm::min(lo, tail_[j]);
     hi = glm::max(hi, tail_[j]);
-    max_hit = std::max(max_hit, rig.joint_hit_radius[j]);
+    max_hit = std::max(max_hit, rig.joint_hit_radius()[j]);
     max_speed = std::max(max_speed, glm::dot(vel_[j], vel_[j]));
   }
   const float full_reach = (chain_reach_[chain] + max_hit) * scale * 1.01f + 1e-4f;
@@ -54,7 +54,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   const float bound_r = use_box ? grown : full_reach;
   int near_end = ch.collider_begin;
   for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-    const int ci = rig.chain_colliders[k];
+    const int ci = rig.chain_colliders()[k];
     glm::vec3 n;
     const ColliderShape sh = colliders_[ci].shape;
     const bool always = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
@@ -70,8 +70,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   const bool fast = chain_fast_[chain] && internal::IsSimilarity(root_world);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    const int node = rig.joint_node[j];
-    const int next = rig.joint_node[j + 1];
+    const int node = rig.joint_node()[j];
+    const int next = rig.joint_node()[j + 1];
     const glm::mat4& joint_world = world_[node];  // rest rotation under the current parent
     const glm::vec3 o(joint_world[3]);
 
@@ -131,7 +131,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     glm::vec3 xh = project(y);
     glm::vec3 vs = (xh - x) / h;  // rebuilt before any push-out
 
-    const float hit = rig.joint_hit_radius[j] * joint_scale;
+    const float hit = rig.joint_hit_radius()[j] * joint_scale;
     glm::vec3 normals[kMaxNormals];
     int n_normals = 0;
     for (int it = 0; it < kContactIterations; ++it) {
@@ -181,11 +181,11 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
 
     // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
     // local = R_parent^-1 * q_w, with base the rest local rotation under the current parent.
-    const int parent = rig.parent[node];
+    const int parent = rig.parent()[node];
     const glm::quat parent_rot = parent == cached_node ? cached_rot
                                  : parent >= 0        ? internal::RotationOf(world_[parent])
                                                       : glm::quat(1, 0, 0, 0);
-    const glm::quat base = parent_rot * rig.rest_local[node].rotation;
+    const glm::quat base = parent_rot * rig.rest_local()[node].rotation;
     const glm::vec3 axis_world = base * axis_unit_[j];
     const glm::quat q_world = glm::normalize(internal::FromUnitVectors(axis_world, (xh - o) / len) * base);
     pose[node].rotation = glm::normalize(glm::inverse(parent_rot) * q_world);

@@ -64,9 +64,9 @@ float internal::TunedRelativeDamping(float k, float c) {
 }
 
 Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& config) {
-  if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains.size())
+  if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains().size())
     return Status(StatusCode::kInvalidInput, "segment_checks has " + std::to_string(config.segment_checks.size()) +
-                                                 " entries, the rig has " + std::to_string(rig.chains.size()) + " chains");
+                                                 " entries, the rig has " + std::to_string(rig.chains().size()) + " chains");
   if (!(config.stiffness_scale > 0.0f) || !std::isfinite(config.stiffness_scale))
     return Status(StatusCode::kInvalidInput, "stiffness_scale must be a positive number");
   if (!(config.arc_liveliness >= 0.0f && config.arc_liveliness <= 1.0f))
@@ -78,8 +78,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.config_ = config;
   w.teleport_cos_ = std::cos(std::min(config.teleport_angle, 3.14159265f));
   if (w.config_.segment_checks.empty())  // default: what each spring asks for (fitted rigs)
-    for (const RigChain& ch : rig.chains) w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
-  const size_t nj = rig.joint_node.size();
+    for (const RigChain& ch : rig.chains()) w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
+  const size_t nj = rig.joint_node().size();
   w.tail_.assign(nj, glm::vec3(0));
   w.vel_.assign(nj, glm::vec3(0));
   w.prev_target_.assign(nj, glm::vec3(0));
@@ -88,7 +88,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.vrm_cur_.assign(nj, glm::vec3(0));
   w.stale_child_.assign(nj, glm::vec3(0));
   w.solved_rot_.resize(nj);
-  for (size_t j = 0; j < nj; ++j) w.solved_rot_[j] = rig.rest_local[rig.joint_node[j]].rotation;
+  for (size_t j = 0; j < nj; ++j) w.solved_rot_[j] = rig.rest_local()[rig.joint_node()[j]].rotation;
   std::vector<SegmentCoefficients>& coef = w.parent_coef_.coef;
   coef.assign(nj, SegmentCoefficients{0, 0, glm::vec3(0)});
   w.axis_local_.assign(nj, glm::vec3(0));
@@ -96,25 +96,25 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.rest_length_.assign(nj, 0.0f);
   w.path_begin_.assign(nj, 0);
   w.path_end_.assign(nj, 0);
-  for (const RigChain& ch : rig.chains) {
-    const glm::mat4 attach_rest = ch.attach >= 0 ? rig.rest_world[ch.attach] : glm::mat4(1.0f);
+  for (const RigChain& ch : rig.chains()) {
+    const glm::mat4 attach_rest = ch.attach >= 0 ? rig.rest_world()[ch.attach] : glm::mat4(1.0f);
     const glm::mat3 attach_inv = glm::inverse(glm::mat3(attach_rest));
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const int node = rig.joint_node[j];
-      const int next = rig.joint_node[j + 1];
-      const glm::vec3 p0(rig.rest_world[node][3]);
-      const glm::vec3 p1(rig.rest_world[next][3]);
+      const int node = rig.joint_node()[j];
+      const int next = rig.joint_node()[j + 1];
+      const glm::vec3 p0(rig.rest_world()[node][3]);
+      const glm::vec3 p1(rig.rest_world()[next][3]);
       w.rest_length_[j] = glm::length(p1 - p0);
-      w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world[node]) * glm::vec4(p1, 1.0f));
+      w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world()[node]) * glm::vec4(p1, 1.0f));
       w.arc_attach_[j] = attach_inv * (p1 - p0);
-      coef[j] = MapVrmParameters(rig.joint_stiffness[j] * config.stiffness_scale, rig.joint_drag[j],
-                                    rig.joint_gravity_power[j], rig.joint_gravity_dir[j], w.rest_length_[j], config.tuned);
+      coef[j] = MapVrmParameters(rig.joint_stiffness()[j] * config.stiffness_scale, rig.joint_drag()[j],
+                                    rig.joint_gravity_power()[j], rig.joint_gravity_dir()[j], w.rest_length_[j], config.tuned);
       // Nodes from this joint (exclusive) down to the next joint (inclusive), parents first.
       w.path_begin_[j] = static_cast<int>(w.path_nodes_.size());
       std::vector<int> up;
-      for (int n = next; n != -1 && n != node; n = rig.parent[n]) up.push_back(n);
-      if (up.empty() || rig.parent[up.back()] != node)
-        return Status(StatusCode::kInvalidInput, "spring chain " + std::to_string(&ch - rig.chains.data()) +
+      for (int n = next; n != -1 && n != node; n = rig.parent()[n]) up.push_back(n);
+      if (up.empty() || rig.parent()[up.back()] != node)
+        return Status(StatusCode::kInvalidInput, "spring chain " + std::to_string(&ch - rig.chains().data()) +
                                                      ": joint " + std::to_string(j - ch.joint_begin + 1) +
                                                      " is not a descendant of the previous joint");
       w.path_nodes_.insert(w.path_nodes_.end(), up.rbegin(), up.rend());
@@ -129,16 +129,16 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   }
   // Composed frames need direct parent-child joints with uniform scales in the rest pose (the
   // step also checks the current root matrix).
-  w.chain_fast_.assign(rig.chains.size(), 1);
-  for (size_t c = 0; c < rig.chains.size(); ++c)
-    for (int j = rig.chains[c].joint_begin; j < rig.chains[c].joint_end; ++j) {
-      const glm::vec3 sc = rig.rest_local[rig.joint_node[j]].scale;
+  w.chain_fast_.assign(rig.chains().size(), 1);
+  for (size_t c = 0; c < rig.chains().size(); ++c)
+    for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j) {
+      const glm::vec3 sc = rig.rest_local()[rig.joint_node()[j]].scale;
       if (sc.x != sc.y || sc.x != sc.z) w.chain_fast_[c] = 0;
-      if (j + 1 < rig.chains[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1) w.chain_fast_[c] = 0;
+      if (j + 1 < rig.chains()[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1) w.chain_fast_[c] = 0;
     }
-  w.chain_reach_.assign(rig.chains.size(), 0.0f);
-  for (size_t c = 0; c < rig.chains.size(); ++c)
-    for (int j = rig.chains[c].joint_begin; j + 1 < rig.chains[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
+  w.chain_reach_.assign(rig.chains().size(), 0.0f);
+  for (size_t c = 0; c < rig.chains().size(); ++c)
+    for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
   // arc: the author's liveliness (SpringConfig::arc_liveliness). In steady motion a segment lags
   // its target by the angle lambda = c_ss / (k L) per unit of speed (c_ss the drag's steady
   // effect, see MapVrmParameters). A parent-relative chain (VRM, three-vrm, parent mode) adds up
@@ -152,7 +152,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   const double live = std::clamp(static_cast<double>(config.arc_liveliness), 0.0, 1.0);
   constexpr double kH = SpringWorld::kStep;
   auto steady_drag = [&](double c) { return (std::exp(c * kH) - 1.0) / kH; };
-  for (const RigChain& ch : rig.chains) {
+  for (const RigChain& ch : rig.chains()) {
     double above = 0.0, t_parent = 0.0, t_arc = 0.0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       const double l = std::max(w.rest_length_[j], 1e-4f);
@@ -168,34 +168,34 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
     }
   }
-  w.near_colliders_.resize(rig.chain_colliders.size());
-  w.prev_attach_.assign(rig.chains.size(), glm::mat4(1.0f));
+  w.near_colliders_.resize(rig.chain_colliders().size());
+  w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
   // (vrm_solver.cpp), computed once here exactly as the step would.
   w.vrm_keep_fixed_.resize(nj);
   for (size_t j = 0; j < nj; ++j)
-    w.vrm_keep_fixed_[j] = std::pow(1.0f - rig.joint_drag[j], static_cast<float>(kStep) / internal::kVrmRefDt);
+    w.vrm_keep_fixed_[j] = std::pow(1.0f - rig.joint_drag()[j], static_cast<float>(kStep) / internal::kVrmRefDt);
   w.parent_coef_.FillStepFactors();
   w.arc_coef_.FillStepFactors();
   // Nodes a step needs before solving: every ancestor (inclusive) of a chain's attachment, a
   // collider node or a center node. Rig order is parents first, so a sorted list is too.
   std::vector<uint8_t> need(rig.node_count(), 0);
   auto mark = [&](int n) {
-    for (; n >= 0 && !need[n]; n = rig.parent[n]) need[n] = 1;
+    for (; n >= 0 && !need[n]; n = rig.parent()[n]) need[n] = 1;
   };
-  for (const RigChain& ch : rig.chains) {
+  for (const RigChain& ch : rig.chains()) {
     mark(ch.attach);
     mark(ch.center);
   }
-  for (int n : rig.collider_node) mark(n);
+  for (int n : rig.collider_node()) mark(n);
   for (int n = 0; n < static_cast<int>(rig.node_count()); ++n)
     if (need[n]) w.world_nodes_.push_back(n);
-  w.has_prev_attach_.assign(rig.chains.size(), 0);
-  w.prev_root_.assign(rig.chains.size(), glm::vec3(0));
-  w.world_ = rig.rest_world;
-  w.colliders_.resize(rig.collider_node.size());
-  w.pose_scratch_ = rig.rest_local;
-  w.Reset(rig.rest_local);
+  w.has_prev_attach_.assign(rig.chains().size(), 0);
+  w.prev_root_.assign(rig.chains().size(), glm::vec3(0));
+  w.world_.assign(rig.rest_world().begin(), rig.rest_world().end());
+  w.colliders_.resize(rig.collider_node().size());
+  w.pose_scratch_.assign(rig.rest_local().begin(), rig.rest_local().end());
+  w.Reset(rig.rest_local());
   return w;
 }
 
@@ -223,7 +223,7 @@ void SpringWorld::SetMode(SolverMode mode) {
   // Carry state across: the Verlet pair (prev, cur) and (tail, velocity) describe the same
   // motion with prev = cur - v*h, in center space for vrm mode.
   const float h = static_cast<float>(kStep);
-  for (const RigChain& ch : rig_->chains) {
+  for (const RigChain& ch : rig_->chains()) {
     const glm::mat4 to_center = ch.center >= 0 ? glm::inverse(world_[ch.center]) : glm::mat4(1.0f);
     const glm::mat4 from_center = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
@@ -259,12 +259,12 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
   // Spring joints start every step from their rest rotation (unless a clip owns them), so a
   // caller who feeds the last output pose back in gets the same result as one who resamples.
   const Rig& rig = *rig_;
-  for (int j = 0; j < static_cast<int>(rig.joint_node.size()); ++j) {
-    const int node = rig.joint_node[j];
-    if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local[node].rotation;
+  for (int j = 0; j < static_cast<int>(rig.joint_node().size()); ++j) {
+    const int node = rig.joint_node()[j];
+    if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local()[node].rotation;
   }
   for (int n : world_nodes_) {
-    const int p = rig.parent[n];
+    const int p = rig.parent()[n];
     world_[n] = p >= 0 ? world_[p] * ToMatrix(pose[n]) : ToMatrix(pose[n]);
   }
 }
@@ -272,40 +272,40 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
 void SpringWorld::ResolveColliders(bool scale_radius) {
   const Rig& rig = *rig_;
   for (size_t c = 0; c < colliders_.size(); ++c) {
-    const glm::mat4& m = world_[rig.collider_node[c]];
+    const glm::mat4& m = world_[rig.collider_node()[c]];
     WorldCollider& wc = colliders_[c];
-    wc.shape = rig.collider_shape[c];
-    wc.head = glm::vec3(m * glm::vec4(rig.collider_offset[c], 1.0f));
+    wc.shape = rig.collider_shape()[c];
+    wc.head = glm::vec3(m * glm::vec4(rig.collider_offset()[c], 1.0f));
     const bool capsule = wc.shape == ColliderShape::kCapsule || wc.shape == ColliderShape::kInsideCapsule;
-    wc.tail = capsule ? wc.head + glm::mat3(m) * (rig.collider_tail[c] - rig.collider_offset[c]) : wc.head;
+    wc.tail = capsule ? wc.head + glm::mat3(m) * (rig.collider_tail()[c] - rig.collider_offset()[c]) : wc.head;
     wc.normal = wc.shape == ColliderShape::kPlane
-                    ? glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * rig.collider_normal[c])
+                    ? glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * rig.collider_normal()[c])
                     : glm::vec3(0, 1, 0);
     // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
-    wc.radius = rig.collider_radius[c] * (scale_radius ? glm::length(glm::vec3(m[0])) : 1.0f);
+    wc.radius = rig.collider_radius()[c] * (scale_radius ? glm::length(glm::vec3(m[0])) : 1.0f);
   }
 }
 
 void SpringWorld::UpdateWorldPath(int joint, std::span<const Transform> pose) {
   const Rig& rig = *rig_;
-  const int node = rig.joint_node[joint];
-  const int parent = rig.parent[node];
+  const int node = rig.joint_node()[joint];
+  const int parent = rig.parent()[node];
   world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
   for (int p = path_begin_[joint]; p < path_end_[joint]; ++p) {
     const int n = path_nodes_[p];
-    world_[n] = world_[rig.parent[n]] * ToMatrix(pose[n]);
+    world_[n] = world_[rig.parent()[n]] * ToMatrix(pose[n]);
   }
 }
 
 void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
   const Rig& rig = *rig_;
-  const RigChain& ch = rig.chains[chain];
+  const RigChain& ch = rig.chains()[chain];
   const glm::mat4 to_center = ch.center >= 0 ? glm::inverse(world_[ch.center]) : glm::mat4(1.0f);
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    const int node = rig.joint_node[j];
-    if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local[node].rotation;
+    const int node = rig.joint_node()[j];
+    if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local()[node].rotation;
     UpdateWorldPath(j, pose);
-    tail_[j] = glm::vec3(world_[rig.joint_node[j + 1]][3]);
+    tail_[j] = glm::vec3(world_[rig.joint_node()[j + 1]][3]);
     vel_[j] = glm::vec3(0.0f);
     prev_target_[j] = tail_[j];
     in_contact_[j] = 0;
@@ -314,18 +314,18 @@ void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
   }
   prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   has_prev_attach_[chain] = 1;
-  prev_root_[chain] = glm::vec3(world_[rig.joint_node[ch.joint_begin]][3]);
+  prev_root_[chain] = glm::vec3(world_[rig.joint_node()[ch.joint_begin]][3]);
 }
 
 void SpringWorld::Reset(std::span<const Transform> pose) {
   HS_ASSERT(pose.size() == rig_->node_count());
   std::copy(pose.begin(), pose.end(), pose_scratch_.begin());
   PrepareWorld(pose_scratch_);
-  for (int c = 0; c < static_cast<int>(rig_->chains.size()); ++c) ResetChain(c, pose_scratch_);
+  for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) ResetChain(c, pose_scratch_);
 }
 
 bool SpringWorld::CheckTeleport(int chain) {
-  const RigChain& ch = rig_->chains[chain];
+  const RigChain& ch = rig_->chains()[chain];
   if (!has_prev_attach_[chain]) return false;
   const glm::mat4 a = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   const glm::mat4& b = prev_attach_[chain];
@@ -359,15 +359,15 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
     // three-vrm measures a bone from the child's world matrix as of the start of the frame:
     // the current body pose with last frame's solved spring rotations.
     std::copy(pose.begin(), pose.end(), pose_scratch_.begin());
-    for (size_t j = 0; j < solved_rot_.size(); ++j) pose_scratch_[rig_->joint_node[j]].rotation = solved_rot_[j];
+    for (size_t j = 0; j < solved_rot_.size(); ++j) pose_scratch_[rig_->joint_node()[j]].rotation = solved_rot_[j];
     ComputeWorld(*rig_, pose_scratch_, world_);
-    for (size_t j = 0; j + 1 < rig_->joint_node.size(); ++j)
-      stale_child_[j] = glm::vec3(world_[rig_->joint_node[j + 1]][3]);
+    for (size_t j = 0; j + 1 < rig_->joint_node().size(); ++j)
+      stale_child_[j] = glm::vec3(world_[rig_->joint_node()[j + 1]][3]);
   }
   PrepareWorld(pose);
   ResolveColliders(config_.mode != SolverMode::kVrm);
-  for (int c = 0; c < static_cast<int>(rig_->chains.size()); ++c) {
-    const RigChain& ch = rig_->chains[c];
+  for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {
+    const RigChain& ch = rig_->chains()[c];
     // A branch hangs from a joint solved earlier in this step: refresh its first joint.
     UpdateRootWorld(ch, pose);
     if (CheckTeleport(c)) {
@@ -380,15 +380,15 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
     else SolveChainArc(c, pose, h, rep);
     prev_attach_[c] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
     has_prev_attach_[c] = 1;
-    prev_root_[c] = glm::vec3(world_[rig_->joint_node[ch.joint_begin]][3]);
+    prev_root_[c] = glm::vec3(world_[rig_->joint_node()[ch.joint_begin]][3]);
   }
   rep.steps_run = 1;
   return rep;
 }
 
 void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose) {
-  const int node = rig_->joint_node[ch.joint_begin];
-  const int parent = rig_->parent[node];
+  const int node = rig_->joint_node()[ch.joint_begin];
+  const int parent = rig_->parent()[node];
   world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
 }
 

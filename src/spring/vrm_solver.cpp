@@ -23,14 +23,14 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
   constexpr float kRefDt = internal::kVrmRefDt;
   const bool emulate = !variable;
   const float push_scale = emulate ? dt / kRefDt : 1.0f;
-  const RigChain& ch = rig.chains[chain];
+  const RigChain& ch = rig.chains()[chain];
   const glm::mat4 center_to_world = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
   const glm::mat4 world_to_center = ch.center >= 0 ? glm::inverse(center_to_world) : glm::mat4(1.0f);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    const int node = rig.joint_node[j];
-    const int next_node = rig.joint_node[j + 1];
-    const int parent = rig.parent[node];
+    const int node = rig.joint_node()[j];
+    const int next_node = rig.joint_node()[j + 1];
+    const int parent = rig.parent()[node];
     const glm::mat4 parent_world = parent >= 0 ? world_[parent] : glm::mat4(1.0f);
     const glm::mat4& bone_world = world_[node];
 
@@ -44,7 +44,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     }
     // A virtual tail (synthetic node) is computed from the bone's current matrix in three-vrm
     // too; a real child is read as it was at the start of the frame in compat mode.
-    const bool stale = config_.vrm_three_compat && rig.source_node[next_node] >= 0;
+    const bool stale = config_.vrm_three_compat && rig.source_node()[next_node] >= 0;
     const float bone_length = stale ? glm::length(glm::vec3(bone_world[3]) - stale_child_[j])
                                     : glm::length(glm::mat3(bone_world) * axis_local_[j]);
     if (!(bone_length > 1e-7f)) {
@@ -52,27 +52,27 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
       UpdateWorldPath(j, pose);
       continue;
     }
-    const glm::mat4 initial_local = ToMatrix(rig.rest_local[node]);
+    const glm::mat4 initial_local = ToMatrix(rig.rest_local()[node]);
     const glm::vec3 bone_axis = glm::normalize(axis_local_[j]);
     // three.js transformDirection normalises after each matrix.
     const glm::vec3 axis_in_parent = glm::normalize(glm::mat3(initial_local) * bone_axis);
     const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * axis_in_parent);
 
-    const float keep = !emulate                          ? 1.0f - rig.joint_drag[j]
+    const float keep = !emulate                          ? 1.0f - rig.joint_drag()[j]
                        : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
-                                                         : std::pow(1.0f - rig.joint_drag[j], dt / kRefDt);
+                                                         : std::pow(1.0f - rig.joint_drag()[j], dt / kRefDt);
     const glm::vec3 cur = vrm_cur_[j];
     glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
     next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));
-    next += world_axis * (rig.joint_stiffness[j] * config_.stiffness_scale * dt * push_scale);
-    next += rig.joint_gravity_dir[j] * (rig.joint_gravity_power[j] * dt * push_scale);
+    next += world_axis * (rig.joint_stiffness()[j] * config_.stiffness_scale * dt * push_scale);
+    next += rig.joint_gravity_dir()[j] * (rig.joint_gravity_power()[j] * dt * push_scale);
     const glm::vec3 pos(bone_world[3]);
     next = glm::normalize(next - pos) * bone_length + pos;
 
-    const float hit = rig.joint_hit_radius[j];
+    const float hit = rig.joint_hit_radius()[j];
     for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
       glm::vec3 n;
-      const float dist = PointContactFast(colliders_[rig.chain_colliders[k]], next, hit, &n);
+      const float dist = PointContactFast(colliders_[rig.chain_colliders()[k]], next, hit, &n);
       if (dist < 0.0f) {
         next += n * (-dist);
         const glm::vec3 d = next - pos;
@@ -93,7 +93,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
 
     const glm::mat4 initial_world_inv = glm::inverse(parent_world * initial_local);
     const glm::vec3 to = glm::normalize(glm::vec3(initial_world_inv * glm::vec4(next, 1.0f)));
-    pose[node].rotation = rig.rest_local[node].rotation * internal::FromUnitVectors(bone_axis, to);
+    pose[node].rotation = rig.rest_local()[node].rotation * internal::FromUnitVectors(bone_axis, to);
     solved_rot_[j] = pose[node].rotation;
     UpdateWorldPath(j, pose);
   }

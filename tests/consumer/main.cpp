@@ -13,6 +13,6 @@ int main(int argc, char** argv) {
   }
   auto rig = hairswing::BuildRig(loaded->avatar);
   if (!rig.ok()) return 1;
-  std::printf("nodes %zu chains %zu\n", rig->node_count(), rig->chains.size());
-  return rig->chains.size() == 1 ? 0 : 1;
+  std::printf("nodes %zu chains %zu\n", rig->node_count(), rig->chains().size());
+  return rig->chains().size() == 1 ? 0 : 1;
 }

@@ -1,0 +1,50 @@
+// Rotation and matrix helpers shared by every module (core is the bottom layer: any module may
+// include core/*.h; no module includes another module's private header).
+#pragma once
+
+#include <cmath>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+namespace hairswing::internal {
+
+/// The rotation of a world matrix with its scale removed (columns normalised).
+inline glm::quat RotationOf(const glm::mat4& m) {
+  glm::mat3 r(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),
+              glm::normalize(glm::vec3(m[2])));
+  return glm::normalize(glm::quat_cast(r));
+}
+
+/// Shortest rotation taking unit vector `from` to unit vector `to` (as three.js'
+/// Quaternion.setFromUnitVectors, including its choice of axis for opposite vectors).
+inline glm::quat FromUnitVectors(const glm::vec3& from, const glm::vec3& to) {
+  float r = glm::dot(from, to) + 1.0f;
+  glm::quat q;
+  if (r < 1e-7f) {
+    r = 0.0f;
+    if (std::fabs(from.x) > std::fabs(from.z)) q = glm::quat(r, -from.y, from.x, 0.0f);
+    else q = glm::quat(r, 0.0f, -from.z, from.y);
+  } else {
+    const glm::vec3 c = glm::cross(from, to);
+    q = glm::quat(r, c.x, c.y, c.z);
+  }
+  return glm::normalize(q);
+}
+
+/// True when the matrix is rotation x uniform scale (+ translation), within float tolerance.
+inline bool IsSimilarity(const glm::mat4& m) {
+  const glm::vec3 a(m[0]), b(m[1]), c(m[2]);
+  const float la = glm::dot(a, a), lb = glm::dot(b, b), lc = glm::dot(c, c);
+  const float tol = 1e-5f * la;
+  return std::fabs(la - lb) <= tol && std::fabs(la - lc) <= tol && std::fabs(glm::dot(a, b)) <= tol &&
+         std::fabs(glm::dot(a, c)) <= tol && std::fabs(glm::dot(b, c)) <= tol;
+}
+
+/// T(position) * R(rotation) * uniform scale, as a matrix.
+inline glm::mat4 Compose(const glm::vec3& position, const glm::quat& rotation, float scale) {
+  const glm::mat3 r = glm::mat3_cast(rotation) * scale;
+  return glm::mat4(glm::vec4(r[0], 0.0f), glm::vec4(r[1], 0.0f), glm::vec4(r[2], 0.0f), glm::vec4(position, 1.0f));
+}
+
+}  // namespace hairswing::internal
