@@ -134,11 +134,13 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
       ro.centre = 0.5f * (lo + hi);
       ro.metres_per_pixel = std::max(hi.y - lo.y, 0.1f) * 1.4f / ro.height;
       const auto rgb = RenderAvatar(t.avatar, trig, world, ro);
-      WritePng(snapshot_dir + "/" + stem + "-" + clip.name + (view == RenderOptions::View::kFront ? "-front" : "-side") + ".png",
-               ro.width, ro.height, rgb);
+      const std::string png = snapshot_dir + "/" + stem + "-" + clip.name +
+                              (view == RenderOptions::View::kFront ? "-front" : "-side") + ".png";
+      if (Status st = WritePng(png, ro.width, ro.height, rgb); !st.ok() && r.error.empty())
+        r.error = st.message();
     }
   }
-  r.ok = r.missing.empty() && r.invalid == 0 && r.hair_tracks == 0;
+  r.ok = r.missing.empty() && r.invalid == 0 && r.hair_tracks == 0 && r.error.empty();
   return r;
 }
 
@@ -203,6 +205,7 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
       if (!r.ok) ++failed;
       std::printf("%-36s %-24s %8zu %8d %6d %7.3f..%-7.3f %s\n", r.avatar.c_str(), r.clip.c_str(), r.missing.size(), r.invalid,
                   r.hair_tracks, r.foot_min, r.foot_max, r.ok ? "ok" : "FAIL");
+      if (!r.error.empty()) std::printf("  %s\n", r.error.c_str());
     }
     std::printf("%zu runs, %d failed\n", results.size(), failed);
     for (size_t t = 0; t < targets.size(); ++t)
@@ -211,10 +214,12 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
     if (!o->json.empty()) {
       nlohmann::ordered_json j;
       j["runs"] = nlohmann::ordered_json::array();
-      for (const auto& r : results)
+      for (const auto& r : results) {
         j["runs"].push_back({{"avatar", r.avatar}, {"clip", r.clip}, {"missing_joints", r.missing},
                              {"invalid_values", r.invalid}, {"hair_tracks", r.hair_tracks},
                              {"foot_height_min_m", r.foot_min}, {"foot_height_max_m", r.foot_max}, {"ok", r.ok}});
+        if (!r.error.empty()) j["runs"].back()["error"] = r.error;
+      }
       std::ofstream(o->json) << j.dump(2) << "\n";
     }
     exit_code = failed ? kExitFailure : kExitOk;

@@ -29,7 +29,9 @@ void AddFit(CLI::App& app, int& exit_code) {
   cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
   cmd->add_option("--hair", o->hair, "MESH, MESH/INDEX or material:NAME");
   cmd->add_option("--wear", o->wear, "a separate hair file with the same armature to put on first");
-  cmd->add_option("--joints", o->joints, "joints per chain at most, tip included")->capture_default_str();
+  cmd->add_option("--joints", o->joints, "joints per chain at most, tip included")
+      ->check(CLI::Range(2, 64))
+      ->capture_default_str();
   cmd->add_option("--segment-length", o->fit.segment_length,
                   "metres per segment at human scale (1.7 m): a clump gets length / this + 1 joints, 3 to --joints")
       ->check(CLI::Range(0.01, 1.0))
@@ -70,18 +72,20 @@ void AddFit(CLI::App& app, int& exit_code) {
         if (!hair.ok()) return fail(hair.status().message());
         std::vector<std::string> warnings;
         auto added = WearHair(av, hair->avatar, &warnings);
-        if (!added.ok()) return fail(added.status().message());
+        if (!added.ok()) return fail("--wear " + o->wear + ": " + added.status().message());
         for (const auto& w : warnings) rep["warnings"].push_back(w);
         for (const auto& m : added.value()) rep["changes"].push_back("wore mesh \"" + m + "\" from " + o->wear);
       }
       if (!o->hair.empty()) {
         auto sel = SelectHair(av, o->hair);
-        if (!sel.ok()) return fail(sel.status().message());
+        if (!sel.ok()) return fail("--hair: " + sel.status().message());
         FitOptions opt = o->fit;
         opt.joints = o->joints;
         opt.attach = o->attach;
         auto fit = FitHairChains(av, sel.value(), opt);
-        if (!fit.ok()) return fail(fit.status().message());
+        if (!fit.ok())
+          return fail(fit.status().message() +
+                      (fit.status().message().find("undo that fit") != std::string::npos ? " (hairswing fit --undo)" : ""));
         for (const auto& c : fit->changes) rep["changes"].push_back(c);
         for (const auto& c : fit->rigid) rep["changes"].push_back(c);
         for (const auto& w : fit->warnings) rep["warnings"].push_back(w);
@@ -90,7 +94,9 @@ void AddFit(CLI::App& app, int& exit_code) {
       }
       if (o->colliders) {
         auto cf = FitColliders(av);
-        if (!cf.ok()) return fail(cf.status().message());
+        if (!cf.ok())
+          return fail(cf.status().message() +
+                      (cf.status().message().find("undo that fit") != std::string::npos ? " (hairswing fit --undo)" : ""));
         for (const auto& c : cf->changes) rep["changes"].push_back(c);
         for (const auto& w : cf->warnings) rep["warnings"].push_back(w);
       }

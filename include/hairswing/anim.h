@@ -68,7 +68,10 @@ void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> constraints
 class ClipSampler : public PoseSampler {
  public:
   enum class Playback { kLoop, kOnce };
+  /// Keeps pointers to `rig` and `clip`: both must outlive the sampler (temporaries do not compile).
   ClipSampler(const Rig& rig, const Clip& clip, std::vector<RigConstraint> constraints, Playback playback);
+  ClipSampler(const Rig&& rig, const Clip& clip, std::vector<RigConstraint>, Playback) = delete;
+  ClipSampler(const Rig& rig, const Clip&& clip, std::vector<RigConstraint>, Playback) = delete;
   void Sample(double t, std::span<Transform> pose) override;
   /// Restart the action: time `t` of the caller's clock becomes the clip's time 0.
   void Restart(double t) { start_ = t; }
@@ -94,6 +97,7 @@ class HeadTurnMotion : public PoseSampler {
 
   /// `head` and `hips` are rig nodes (hips may be -1 for a rig without one).
   HeadTurnMotion(const Rig& rig, int head, int hips);
+  HeadTurnMotion(const Rig&& rig, int head, int hips) = delete;  ///< the rig must outlive the motion
   void Sample(double t, std::span<Transform> pose) override;
 
   /// Head yaw and pitch in radians and hips offset in metres at time t (for tests and reports).

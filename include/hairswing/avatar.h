@@ -21,7 +21,7 @@ struct Node {
   int parent = -1;                  ///< index into Avatar::nodes; -1 for a root
   std::vector<int> children;        ///< indices into Avatar::nodes, in file order
   glm::vec3 translation{0.0f};      ///< metres, in the parent frame
-  glm::quat rotation{1, 0, 0, 0};   ///< unit quaternion (w,x,y,z), in the parent frame
+  glm::quat rotation{1, 0, 0, 0};   ///< unit, in the parent frame (constructor takes w,x,y,z; stored x,y,z,w)
   glm::vec3 scale{1.0f};            ///< per-axis factor
   int mesh = -1;                    ///< index into Avatar::meshes, or -1
   int skin = -1;                    ///< index into Avatar::skins, or -1
@@ -105,7 +105,7 @@ enum class VrmVersion { kNone = 0, kV0 = 1, kV1 = 2 };
 /// One spring joint with the VRMC_springBone 1.0 parameters (spec defaults below).
 struct SpringJoint {
   int node = -1;
-  float hit_radius = 0.0f;                ///< metres, radius of the segment starting here
+  float hit_radius = 0.0f;                ///< node units (metres at scale 1), radius of the segment starting here
   float stiffness = 1.0f;                 ///< VRM units (pull towards rest per second)
   float gravity_power = 0.0f;             ///< VRM units (m/s of tail displacement)
   glm::vec3 gravity_dir{0.0f, -1.0f, 0.0f};  ///< world space, unit
@@ -135,7 +135,7 @@ struct Collider {
   int node = -1;
   ColliderShape shape = ColliderShape::kSphere;
   glm::vec3 offset{0.0f};      ///< node-local metres (sphere centre / capsule head / plane point)
-  float radius = 0.0f;         ///< metres (unused for planes)
+  float radius = 0.0f;         ///< node units (metres at scale 1; unused for planes), see Rig::collider_radius
   glm::vec3 tail{0.0f};        ///< node-local capsule tail
   glm::vec3 normal{0, 0, 1};   ///< node-local plane normal
   /// Extended shapes (inside/plane) also carry the core-spec fallback shape for old readers.

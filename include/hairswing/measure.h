@@ -63,7 +63,9 @@ class OcclusionCaster {
 
 struct MeasureOptions {
   std::vector<SolverMode> solvers{SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm};
-  std::vector<int> fps{30, 60, 120};   ///< caller frame rates; each must divide 120 and be >= 30... any of 30,60,120
+  /// Caller frame rates: each must divide 120 (the fixed step rate) and be a multiple of
+  /// sample_hz, so with the default 30 Hz sampling: 30, 60 or 120.
+  std::vector<int> fps{30, 60, 120};
   double duration = 12.0;              ///< seconds (the head-turn is 12 s)
   int sample_hz = 30;                  ///< mesh sampling rate
   float occlusion_threshold = 0.001f;  ///< metres behind the shirt that count as hidden

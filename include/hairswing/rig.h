@@ -62,7 +62,8 @@ class Rig {
 
   // Spring joints, flat; chains index into these.
   std::span<const int> joint_node() const { return joint_node_; }    ///< rig node of each joint
-  /// Metres (in the joint's world scale, see docs/solver.md), radius of the segment from the joint.
+  /// Radius of the segment from the joint, in the joint node's units: arc/parent multiply it by the
+  /// node's world scale, vrm uses it as world metres like three-vrm (docs/solver.md).
   std::span<const float> joint_hit_radius() const { return joint_hit_radius_; }
   std::span<const float> joint_stiffness() const { return joint_stiffness_; }  ///< VRM stiffness
   std::span<const float> joint_gravity_power() const { return joint_gravity_power_; }
@@ -77,7 +78,8 @@ class Rig {
   std::span<const glm::vec3> collider_offset() const { return collider_offset_; }  ///< node-local m
   std::span<const glm::vec3> collider_tail() const { return collider_tail_; }  ///< node-local (capsules)
   std::span<const glm::vec3> collider_normal() const { return collider_normal_; }  ///< node-local unit
-  /// Metres in the collider node's frame: multiplied by the node's world scale (see docs/solver.md).
+  /// In the collider node's units: arc/parent multiply it by the node's world scale (length of the
+  /// world matrix's first column), vrm uses it as world metres like three-vrm (docs/solver.md).
   std::span<const float> collider_radius() const { return collider_radius_; }
   /// Collider indices, deduplicated per chain.
   std::span<const int> chain_colliders() const { return chain_colliders_; }

@@ -105,6 +105,8 @@ class SpringWorld {
   /// Builds the world for `rig` (which must outlive it). Fails on a config that does not fit the
   /// rig (e.g. segment_checks of the wrong size).
   static Result<SpringWorld> Create(const Rig& rig, const SpringConfig& config = {});
+  /// A temporary rig would dangle (`Create(*BuildRig(avatar))`): keep the rig in a variable.
+  static Result<SpringWorld> Create(const Rig&& rig, const SpringConfig& config = {}) = delete;
 
   const Rig& rig() const { return *rig_; }
   const SpringConfig& config() const { return config_; }

@@ -18,7 +18,7 @@ enum class StatusCode {
 
 /// Result of an operation on untrusted input. `message` is one line, e.g.
 /// "godette.vrm: nodes[12].translation: NaN".
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -33,9 +33,18 @@ class Status {
   std::string message_;
 };
 
-/// A value or the Status explaining why there is none.
+[[noreturn]] void AssertFailed(const char* expr, const char* file, int line);
+
+namespace detail {
+/// Result::value() on an error: a programmer error, reported through the assert handler with
+/// the error's message (never an exception: none escapes the library).
+[[noreturn]] void ValueOfError(const Status& status);
+}  // namespace detail
+
+/// A value or the Status explaining why there is none. Reading value() of an error is a
+/// programmer error: it calls the assert handler (SetAssertHandler) with the message, then aborts.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
@@ -45,11 +54,21 @@ class Result {
     static const Status kOkStatus;
     return ok() ? kOkStatus : std::get<Status>(v_);
   }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
+  T& value() & {
+    if (!ok()) detail::ValueOfError(std::get<Status>(v_));
+    return *std::get_if<T>(&v_);
+  }
+  const T& value() const& {
+    if (!ok()) detail::ValueOfError(std::get<Status>(v_));
+    return *std::get_if<T>(&v_);
+  }
+  T&& value() && {
+    if (!ok()) detail::ValueOfError(std::get<Status>(v_));
+    return std::move(*std::get_if<T>(&v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
@@ -64,7 +83,6 @@ using Warnings = std::vector<std::string>;
 /// The default prints and aborts; tests may replace it.
 using AssertFn = void (*)(const char* expr, const char* file, int line);
 void SetAssertHandler(AssertFn fn);
-[[noreturn]] void AssertFailed(const char* expr, const char* file, int line);
 
 }  // namespace hairswing
 

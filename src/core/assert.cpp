@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "hairswing/status.h"
 
@@ -17,5 +18,12 @@ void AssertFailed(const char* expr, const char* file, int line) {
   g_assert(expr, file, line);
   std::abort();
 }
+
+namespace detail {
+void ValueOfError(const Status& status) {
+  const std::string what = "Result::value() called on an error: " + status.message();
+  AssertFailed(what.c_str(), __FILE__, __LINE__);
+}
+}  // namespace detail
 
 }  // namespace hairswing

@@ -197,7 +197,7 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
         const int mat = av.meshes[m].primitives[p].material;
         if (mat >= 0 && av.materials[mat].name == name) out.primitives.emplace_back(static_cast<int>(m), static_cast<int>(p));
       }
-    if (out.primitives.empty()) return Status(StatusCode::kInvalidInput, "--hair: no primitive uses material \"" + name + "\"");
+    if (out.primitives.empty()) return Status(StatusCode::kInvalidInput, "hair selection: no primitive uses material \"" + name + "\"");
     return out;
   }
   std::string mesh = sel;
@@ -207,24 +207,24 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
     try {
       prim = std::stoi(sel.substr(slash + 1));
     } catch (...) {
-      return Status(StatusCode::kInvalidInput, "--hair: \"" + sel + "\": expected MESH/INDEX");
+      return Status(StatusCode::kInvalidInput, "hair selection \"" + sel + "\": expected MESH/INDEX");
     }
   }
   for (size_t m = 0; m < av.meshes.size(); ++m) {
     if (av.meshes[m].name != mesh) continue;
     const int n = static_cast<int>(av.meshes[m].primitives.size());
-    if (prim >= n) return Status(StatusCode::kInvalidInput, "--hair: mesh \"" + mesh + "\" has " + std::to_string(n) + " primitives");
+    if (prim >= n) return Status(StatusCode::kInvalidInput, "hair selection: mesh \"" + mesh + "\" has " + std::to_string(n) + " primitives");
     for (int p = 0; p < n; ++p)
       if (prim < 0 || p == prim) out.primitives.emplace_back(static_cast<int>(m), p);
     return out;
   }
-  return Status(StatusCode::kInvalidInput, "--hair: no mesh named \"" + mesh + "\"");
+  return Status(StatusCode::kInvalidInput, "hair selection: no mesh named \"" + mesh + "\"");
 }
 
 Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitOptions& opt) {
   if (av.unknown_extensions.count(kUndoKey))
-    return Status(StatusCode::kUnsupported, "this avatar was already fitted; undo first (hairswing fit --undo)");
-  if (opt.joints < 2 || opt.joints > 64) return Status(StatusCode::kInvalidInput, "--joints must be 2..64");
+    return Status(StatusCode::kUnsupported, "this avatar was already fitted (it carries the fitter's undo record); undo that fit first");
+  if (opt.joints < 2 || opt.joints > 64) return Status(StatusCode::kInvalidInput, "FitOptions::joints is " + std::to_string(opt.joints) + ", must be 2..64");
   auto rig_r = BuildRig(av);
   if (!rig_r.ok()) return rig_r.status();
   const Rig& rig = rig_r.value();
@@ -252,7 +252,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       if (prim.joints.empty()) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
       if (sk.joints.size() > palette.size()) palette.resize(sk.joints.size());
-      if (!PosePrimitive(rig, inst, prim, rig.rest_world(), palette, posed).ok()) continue;
+      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), palette, posed); !st.ok())
+        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\" primitive " + std::to_string(p) + ": " + st.message());
       for (size_t v = 0; v < posed.size(); ++v)
         for (int k = 0; k < 4; ++k)
           if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() && sk.joints[prim.joints[v][k]] == attach_rig)

@@ -47,7 +47,7 @@ float SegmentDistance(const glm::vec3& a, const glm::vec3& b, const glm::vec3& p
 
 Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt) {
   if (av.unknown_extensions.count(kUndoKey))
-    return Status(StatusCode::kUnsupported, "colliders were already fitted; undo first (hairswing fit --undo)");
+    return Status(StatusCode::kUnsupported, "colliders were already fitted (the avatar carries the fitter's undo record); undo that fit first");
   auto rig_r = BuildRig(av);
   if (!rig_r.ok()) return rig_r.status();
   const Rig& rig = rig_r.value();
@@ -82,11 +82,14 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       if (inst.skin >= 0)
         for (size_t v = 0; v < prim.joints.size() && !hair; ++v)
           for (int k = 0; k < 4; ++k)
-            if (prim.weights[v][k] > 0 && spring[rig.skins()[inst.skin].joints[prim.joints[v][k]]]) hair = true;
+            if (prim.weights[v][k] > 0 && prim.joints[v][k] < rig.skins()[inst.skin].joints.size() &&
+                spring[rig.skins()[inst.skin].joints[prim.joints[v][k]]])
+              hair = true;
       if (hair) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
       if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > pal.size()) pal.resize(rig.skins()[inst.skin].joints.size());
-      if (!PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed).ok()) continue;
+      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed); !st.ok())
+        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\": " + st.message());
       // A hidden accessory scaled to nothing collapses to a point: skip degenerate geometry.
       glm::vec3 bmin(1e30f), bmax(-1e30f);
       for (const auto& p : posed) { bmin = glm::min(bmin, p); bmax = glm::max(bmax, p); }
@@ -233,7 +236,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       if (prim.joints.empty()) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
       if (sk.joints.size() > pal.size()) pal.resize(sk.joints.size());
-      if (!PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed).ok()) continue;
+      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed); !st.ok())
+        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\": " + st.message());
       for (size_t v = 0; v < posed.size(); ++v) {
         int best = 0;
         for (int k = 1; k < 4; ++k)

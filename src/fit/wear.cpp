@@ -27,7 +27,7 @@ Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std:
       const std::string& jn = hair.nodes[hs.joints[j]].name;
       auto it = by_name.find(jn);
       if (it == by_name.end())
-        return Status(StatusCode::kInvalidInput, "--wear: hair joint \"" + jn + "\" has no node of that name in the body");
+        return Status(StatusCode::kInvalidInput, "hair file: joint \"" + jn + "\" has no node of that name in the body");
       skin.joints.push_back(it->second);
       skin.inverse_bind.push_back(hs.inverse_bind[j]);
     }
@@ -65,8 +65,8 @@ Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std:
     body.scene_roots.push_back(static_cast<int>(body.nodes.size()) - 1);
     added.push_back(body.meshes.back().name);
   }
-  if (added.empty()) return Status(StatusCode::kInvalidInput, "--wear: the hair file has no skinned mesh");
-  if (dropped_textures && warnings) warnings->push_back("--wear: the hair's texture references were dropped (colours kept)");
+  if (added.empty()) return Status(StatusCode::kInvalidInput, "hair file: no skinned mesh");
+  if (dropped_textures && warnings) warnings->push_back("hair file: its texture references were dropped (colours kept)");
   return added;
 }
 

@@ -1,0 +1,20 @@
+# Compiles tests/misuse/ignored_status.cpp with -Werror=unused-result: it must fail, and fail
+# because a Status and a Result were ignored ([[nodiscard]]), not for any other reason.
+execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -Werror=unused-result -I${INCLUDE} ${SRC}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "ignoring a Status/Result compiled: [[nodiscard]] is missing")
+endif()
+foreach(_type "hairswing::Status" "hairswing::Result")
+  string(FIND "${err}" "ignoring returned value of type '${_type}" pos)
+  string(FIND "${err}" "ignoring returned value of type ‘${_type}" pos2)
+  if(pos EQUAL -1 AND pos2 EQUAL -1)
+    message(FATAL_ERROR "no unused-result error for ${_type}:\n${err}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "error:" _errors "${err}")
+list(LENGTH _errors n)
+if(NOT n EQUAL 2)
+  message(FATAL_ERROR "expected exactly the 2 unused-result errors, got ${n}:\n${err}")
+endif()
+message(STATUS "both ignored results are compile errors")
