@@ -19,12 +19,21 @@ namespace {
 // Rest-pose positions of one primitive in world space.
 std::vector<glm::vec3> RestWorld(const Avatar& av, int mesh, int prim) {
   auto rig = BuildRig(av);
-  EXPECT_TRUE(rig.ok());
+  if (!rig.ok()) {  // an empty result fails the caller's size comparison cleanly
+    ADD_FAILURE() << "BuildRig: " << rig.status().message();
+    return {};
+  }
   std::vector<glm::mat4> pal(1024);
   const Primitive& p = av.meshes[mesh].primitives[prim];
   std::vector<glm::vec3> out(p.positions.size());
   for (const MeshInstance& inst : rig->meshes())
-    if (inst.mesh == mesh) EXPECT_TRUE(PosePrimitive(*rig, inst, p, rig->rest_world(), pal, out).ok());
+    if (inst.mesh == mesh) {
+      const Status st = PosePrimitive(*rig, inst, p, rig->rest_world(), pal, out);
+      if (!st.ok()) {
+        ADD_FAILURE() << "PosePrimitive: " << st.message();
+        return {};
+      }
+    }
   return out;
 }
 
@@ -54,6 +63,7 @@ TEST(Fit, DemoPonytailGetsOneSwingingChainThatSettlesAndPinsTheRoot) {
   EXPECT_EQ(av.vrm.springs.back().joints.size(), 6u);
   // The rest pose is unchanged by the new skin (within 1e-5 m).
   const auto rest_after = RestWorld(av, m, 0);
+  ASSERT_EQ(rest_after.size(), rest_before.size());
   for (size_t v = 0; v < rest_before.size(); ++v) ASSERT_LT(glm::length(rest_after[v] - rest_before[v]), 1e-5f) << v;
 
   // Head-turn with arc: the tip moves more than 1 cm, settles, and pinned vertices follow the head.
@@ -170,7 +180,7 @@ TEST(Fit, ClearErrors) {
   EXPECT_TRUE(SelectHair(tiny, "material:Hair").ok());
 }
 
-TEST(Fit, RealHairOnQuaterniusAndUbc) {
+TEST(Fit, RealHairOnQuaternius) {
   HS_LOAD_SHARED_OR_SKIP(casual, "avatars/quaternius-casual.glb");
   auto sel = SelectHair(casual.avatar, "material:Hair_Blond");
   ASSERT_TRUE(sel.ok());
@@ -182,16 +192,73 @@ TEST(Fit, RealHairOnQuaterniusAndUbc) {
   // Centimetre geometry under a scaled, rotated root: the new joints' bind matrices must keep the
   // rest pose exactly where it was.
   const auto after = RestWorld(casual.avatar, m, p);
+  ASSERT_EQ(after.size(), before.size());
   for (size_t v = 0; v < before.size(); ++v) ASSERT_LT(glm::length(after[v] - before[v]), 1e-4f) << v;
 
+}
+
+// UBC's long hair worn on its body: figures, not only "it runs". Bounds are stated from what the
+// hair is (a long cut that hangs from the head), not copied from a run.
+TEST(Fit, UbcLongHairHangsKeepsItsRestPoseAndSwings) {
   HS_LOAD_SHARED_OR_SKIP(body, "avatars/ubc/Superhero_Female_FullBody.gltf");
   HS_LOAD_SHARED_OR_SKIP(hair, "avatars/ubc/Hair_Long.gltf");
   std::vector<std::string> warnings;
   auto worn = WearHair(body.avatar, hair.avatar, &warnings);
   ASSERT_TRUE(worn.ok()) << worn.status().message();
-  auto f2 = FitHairChains(body.avatar, SelectHair(body.avatar, "Hair_Long").value(), {});
-  ASSERT_TRUE(f2.ok()) << f2.status().message();
-  EXPECT_GE(f2->chains, 1);
+  auto sel = SelectHair(body.avatar, "Hair_Long");
+  ASSERT_TRUE(sel.ok()) << sel.status().message();
+  const auto [m, p] = sel->primitives[0];
+  const auto before = RestWorld(body.avatar, m, p);
+  const size_t springs_before = body.avatar.vrm.springs.size();
+  auto fit = FitHairChains(body.avatar, sel.value(), {});
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  ASSERT_GE(fit->chains, 1);
+  ASSERT_EQ(body.avatar.vrm.springs.size(), springs_before + fit->chains);
+  // The new skin keeps the rest pose (bind matrices of the new joints are right) to 0.1 mm.
+  const auto after = RestWorld(body.avatar, m, p);
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t v = 0; v < before.size(); ++v) ASSERT_LT(glm::length(after[v] - before[v]), 1e-4f) << v;
+  // Every vertex has valid, normalised weights.
+  const Primitive& prim = body.avatar.meshes[m].primitives[p];
+  int skin_index = -1;
+  for (const Node& n : body.avatar.nodes)
+    if (n.mesh == m) skin_index = n.skin;
+  ASSERT_GE(skin_index, 0) << "the fitted hair is skinned";
+  const Skin& skin = body.avatar.skins[skin_index];
+  for (size_t v = 0; v < prim.positions.size(); ++v) {
+    const glm::vec4 w = prim.weights[v];
+    ASSERT_NEAR(w.x + w.y + w.z + w.w, 1.0f, 1e-4f) << v;
+    for (int k = 0; k < 4; ++k) ASSERT_LT(prim.joints[v][k], skin.joints.size()) << v;
+  }
+  // Each fitted chain hangs: its tip is below its root and it is at least the fitter's minimum
+  // hanging length (4 cm) long; a long cut is shorter than 60 cm.
+  auto rig = BuildRig(body.avatar);
+  ASSERT_TRUE(rig.ok()) << rig.status().message();
+  for (const RigChain& ch : rig->chains().subspan(rig->chains().size() - fit->chains)) {
+    const glm::vec3 root(rig->rest_world()[rig->joint_node()[ch.joint_begin]][3]);
+    const glm::vec3 tip(rig->rest_world()[rig->joint_node()[ch.joint_end - 1]][3]);
+    EXPECT_LT(tip.y, root.y);
+    EXPECT_GT(glm::length(tip - root), 0.04f);
+    EXPECT_LT(glm::length(tip - root), 0.60f);
+  }
+  // Head-turn at 60 fps: the hair swings (tip lag rms over 2 mm), the arc solver stretches the
+  // mesh less than the VRM reference (the point of the arc solver), and neither tears it (p99
+  // edge stretch under 30 %).
+  MeasureOptions mo;
+  mo.fps = {60};
+  mo.solvers = {SolverMode::kArc, SolverMode::kVrm};
+  auto rep = Measure(body.avatar, mo);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  ASSERT_EQ(rep->results.size(), 2u);
+  const RunResult& arc = rep->results[0];
+  const RunResult& vrm = rep->results[1];
+  ASSERT_EQ(arc.solver, SolverMode::kArc);
+  std::printf("UBC Hair_Long: %d chain(s), arc swing %.1f mm, p99 stretch arc %.1f %% vrm %.1f %%\n", fit->chains,
+              arc.swing_rms_mm, arc.stretch_p99_welded_pct, vrm.stretch_p99_welded_pct);
+  EXPECT_GT(arc.swing_rms_mm, 2.0);
+  EXPECT_LT(arc.stretch_p99_welded_pct, vrm.stretch_p99_welded_pct);
+  EXPECT_LT(arc.stretch_p99_welded_pct, 30.0);
+  EXPECT_LT(arc.settle_mm, 0.01);
   auto bytes = EncodeGlb(body.avatar, true);
   ASSERT_TRUE(bytes.ok()) << bytes.status().message();
 }
@@ -235,6 +302,9 @@ TEST(ColliderFit, LayeredDemoHasNoHiddenFrontStrandsAfterFitting) {
               before->results[0].stretch_p99_pct, after->results[0].stretch_p99_pct);
   EXPECT_GT(*before->results[0].occlusion_hidden, 0);
   EXPECT_EQ(*after->results[0].occlusion_hidden, 0);
+  // Pushing the front strands out of the shirt bends them around larger colliders, which costs
+  // some stretch: bounded here at 10 % of the p99 before (measured 50.5 -> 54.9 %, +8.7 %).
+  EXPECT_LE(after->results[0].stretch_p99_pct, 1.10 * before->results[0].stretch_p99_pct);
   EXPECT_LT(after->results[0].settle_mm, 0.001);
 }
 

@@ -22,11 +22,17 @@ struct Sim {
 std::unique_ptr<Sim> MakeSim(const Avatar& av, SolverMode mode, SpringConfig cfg = {}) {
   auto sim = std::make_unique<Sim>();
   auto rig = BuildRig(av);
-  EXPECT_TRUE(rig.ok()) << rig.status().message();
+  if (!rig.ok()) {  // fail the test cleanly; callers check for null
+    ADD_FAILURE() << "BuildRig: " << rig.status().message();
+    return nullptr;
+  }
   sim->rig = std::move(rig).value();
   cfg.mode = mode;
   auto w = SpringWorld::Create(sim->rig, cfg);
-  EXPECT_TRUE(w.ok()) << w.status().message();
+  if (!w.ok()) {
+    ADD_FAILURE() << "SpringWorld::Create: " << w.status().message();
+    return nullptr;
+  }
   sim->world = std::make_unique<SpringWorld>(std::move(w).value());
   sim->motion = std::make_unique<HeadTurnMotion>(sim->rig, HumanoidRigNode(av, sim->rig, "head"),
                                                  HumanoidRigNode(av, sim->rig, "hips"));
@@ -56,6 +62,7 @@ std::vector<float> ShapeDeviation(const Sim& s, int chain) {
 // Max deviation per segment over the head-turn's moving part, sampled at 30 Hz.
 std::vector<float> MaxDeviationDuringTurn(const Avatar& av, SolverMode mode, int chain, SpringConfig cfg = {}) {
   auto s = MakeSim(av, mode, cfg);
+  if (!s) return {};
   std::vector<float> worst;
   for (int f = 1; f <= 4 * 30; ++f) {
     s->driver->Advance(1.0 / 30.0);
@@ -140,6 +147,7 @@ TEST(Spring, TentacleRegressionOnGodette) {
 TEST(Spring, RootsStayOnAttachmentAndArcSettles) {
   Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{4, {0.08f, 0.0f, 0.0f}, {0.01f, -0.05f, 0}}});
   auto s = MakeSim(av, SolverMode::kArc);
+  ASSERT_NE(s, nullptr);
   std::vector<Transform> body(s->rig.node_count());
   std::vector<glm::mat4> body_world(s->rig.node_count());
   std::vector<glm::vec3> prev_tips;
@@ -171,6 +179,7 @@ TEST(Spring, FrameRateIdentityByHash) {
     std::vector<std::vector<uint64_t>> hashes;
     for (int fps : {30, 60, 120}) {
       auto s = MakeSim(av, mode);
+      ASSERT_NE(s, nullptr);
       std::vector<uint64_t> h;
       for (int f = 1; f <= 6 * fps; ++f) {
         s->driver->Advance(1.0 / fps);
