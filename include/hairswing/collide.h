@@ -17,6 +17,14 @@ struct WorldCollider {
   float radius = 0.0f;     ///< metres
 };
 
+/// A collider given in its node's frame (offset, tail and normal node-local; radius in node units)
+/// resolved to world space by the node's world matrix. `scale_radius`: multiply the radius by the
+/// node's world scale (length of the matrix's first column), as arc and parent do; vrm mode passes
+/// false, like three-vrm (docs/solver.md).
+WorldCollider ColliderToWorld(ColliderShape shape, const glm::vec3& offset, const glm::vec3& tail,
+                              const glm::vec3& normal, float radius, const glm::mat4& node_world,
+                              bool scale_radius);
+
 /// Closest points between segments p0-p1 and q0-q1: parameters u, v in [0,1]. Robust when the
 /// segments are parallel (picks the smallest u among equally close pairs) or degenerate
 /// (zero length -> that parameter is 0).

@@ -82,6 +82,434 @@ void ShapeDeviation(const Rig& rig, const SpringWorld& w, int chain, ShapeAcc* a
   }
 }
 
+// One avatar prepared for measuring: its hair primitives with their rest edge lengths, the welded
+// edges, the shirt and the front strands, and the buffers every run reuses. Measure() runs it
+// once per solver x fps, then (with match_swing) again while bisecting the stiffness.
+class MeasureRun {
+ public:
+  MeasureRun(const Avatar& av, const Rig& rig, const MeasureOptions& opt, int head, int hips)
+      : av_(av), rig_(rig), opt_(opt), head_(head), hips_(hips) {}
+
+  // Finds and poses the hair, welds it, finds the front strands; fills the report's header.
+  Status Prepare(MeasureReport* report);
+  // One run of `mode` at `fps` with stiffness x `scale`. `full` = skin the mesh (stretch,
+  // occlusion); otherwise only the solver quantities (swing, shape) are measured.
+  Status Run(SolverMode mode, int fps, float scale, bool full, RunResult* out);
+  // Equal swing: each non-arc run gets RunResult::matched.
+  Status MatchSwing(MeasureReport* report);
+
+  int run_index = 0;  // for progress
+  int runs = 1;
+
+ private:
+  int VertexChain(const MeshInstance& inst, const Primitive& p, size_t v) const;
+  void FindHair();
+  Status PoseRest();
+  void Weld();
+  Status PoseShirt(std::span<const glm::mat4> world);
+  Status FindFrontStrands(MeasureReport* report);
+  // Per 30 Hz sample of a full run.
+  Status SampleStretch(RunResult& r);
+  void SampleRootsAndPenetration(const SpringWorld& sw, double t, PoseSampler& body_motion, RunResult& r);
+  Status SampleOcclusion(int* hidden_max, double* depth_max);
+  // After a run.
+  void SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local, RunResult& r) const;
+  void SummariseShape(const std::vector<ShapeAcc>& shape, RunResult& r) const;
+  void SummariseMesh(RunResult& r) const;
+
+  const Avatar& av_;
+  const Rig& rig_;
+  const MeasureOptions& opt_;
+  const int head_, hips_;
+  std::vector<int> node_chain_;  // rig node -> chain holding it as a joint, or -1
+  std::vector<HairPrim> hair_;
+  size_t n_edges_ = 0, n_verts_ = 0;
+  std::vector<std::vector<glm::vec3>> posed_;  // per hair primitive, positions at the current pose
+  WeldedEdges welded_;
+  const MeshInstance* shirt_inst_ = nullptr;
+  OcclusionCaster caster_;
+  std::vector<glm::vec3> shirt_pos_;
+  std::vector<uint32_t> shirt_idx_;
+  std::vector<uint8_t> front_;  // per hair vertex: in front of the shirt at rest
+  static constexpr glm::vec3 kToViewer{0, 0, 1};  // front view: the avatar faces +Z
+  // Scratch reused by every run.
+  std::vector<glm::mat4> world_, body_world_, palette_;
+  std::vector<Transform> body_pose_;
+  std::vector<double> max_ratio_, max_welded_, sample_ratios_;
+};
+
+int MeasureRun::VertexChain(const MeshInstance& inst, const Primitive& p, size_t v) const {
+  // The chain holding a vertex's largest spring weight, -1 if none.
+  int best = -1;
+  float best_w = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (!(p.weights[v][k] > best_w) || p.joints[v][k] >= rig_.skins()[inst.skin].joints.size()) continue;
+    const int c = node_chain_[rig_.skins()[inst.skin].joints[p.joints[v][k]]];
+    if (c < 0) continue;
+    best = c;
+    best_w = p.weights[v][k];
+  }
+  return best;
+}
+
+void MeasureRun::FindHair() {
+  // Hair = skinned triangle primitives with weight on a spring joint.
+  node_chain_.assign(rig_.node_count(), -1);
+  for (size_t c = 0; c < rig_.chains().size(); ++c)
+    for (int j = rig_.chains()[c].joint_begin; j < rig_.chains()[c].joint_end; ++j)
+      node_chain_[rig_.joint_node()[j]] = static_cast<int>(c);
+  for (const MeshInstance& inst : rig_.meshes()) {
+    if (inst.skin < 0) continue;
+    for (const Primitive& p : av_.meshes[inst.mesh].primitives) {
+      bool is_hair = false;
+      for (size_t v = 0; v < p.joints.size() && !is_hair; ++v) is_hair = VertexChain(inst, p, v) >= 0;
+      if (!is_hair || p.mode != 4) continue;
+      HairPrim h{&inst, &p, TriangleEdges(p.indices), {}, n_edges_, n_verts_};
+      n_edges_ += h.edges.size();
+      n_verts_ += p.positions.size();
+      hair_.push_back(std::move(h));
+    }
+  }
+}
+
+Status MeasureRun::PoseRest() {
+  world_.resize(rig_.node_count());
+  body_world_.resize(rig_.node_count());
+  body_pose_.resize(rig_.node_count());
+  size_t max_joints = 1;
+  for (const auto& s : rig_.skins()) max_joints = std::max(max_joints, s.joints.size());
+  palette_.resize(max_joints);
+  posed_.resize(hair_.size());
+  for (size_t h = 0; h < hair_.size(); ++h) {
+    posed_[h].resize(hair_[h].prim->positions.size());
+    Status st = PosePrimitive(rig_, *hair_[h].inst, *hair_[h].prim, rig_.rest_world(), palette_, posed_[h]);
+    if (!st.ok()) return st;
+    for (const auto& [a, b] : hair_[h].edges) hair_[h].rest_len.push_back(glm::length(posed_[h][a] - posed_[h][b]));
+  }
+  return Status::Ok();
+}
+
+void MeasureRun::Weld() {
+  // One vertex per rest position (a 0.01 mm grid), one edge per welded vertex pair.
+  std::map<std::tuple<long long, long long, long long>, uint32_t> grid;
+  std::vector<std::vector<uint32_t>> weld(hair_.size());
+  std::vector<int> rep_chain;
+  constexpr double kGrid = 1e-5;
+  for (size_t h = 0; h < hair_.size(); ++h)
+    for (size_t v = 0; v < posed_[h].size(); ++v) {
+      const glm::vec3& p = posed_[h][v];
+      auto key = std::make_tuple(std::llround(p.x / kGrid), std::llround(p.y / kGrid), std::llround(p.z / kGrid));
+      auto [it, fresh] = grid.emplace(key, static_cast<uint32_t>(welded_.rep.size()));
+      if (fresh) {
+        welded_.rep.emplace_back(static_cast<uint32_t>(h), static_cast<uint32_t>(v));
+        rep_chain.push_back(VertexChain(*hair_[h].inst, *hair_[h].prim, v));
+      } else if (rep_chain[it->second] < 0) {
+        rep_chain[it->second] = VertexChain(*hair_[h].inst, *hair_[h].prim, v);
+      }
+      weld[h].push_back(it->second);
+    }
+  std::vector<std::pair<uint32_t, uint32_t>> all;
+  for (size_t h = 0; h < hair_.size(); ++h)
+    for (const auto& [a, b] : hair_[h].edges) {
+      uint32_t wa = weld[h][a], wb = weld[h][b];
+      if (wa == wb) continue;
+      all.emplace_back(std::min(wa, wb), std::max(wa, wb));
+    }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  for (const auto& [a, b] : all) {
+    const auto [ha, va] = welded_.rep[a];
+    const auto [hb, vb] = welded_.rep[b];
+    const float len = glm::length(posed_[ha][va] - posed_[hb][vb]);
+    if (!(len > 0)) continue;
+    welded_.edges.emplace_back(a, b);
+    welded_.rest_len.push_back(len);
+    welded_.chain.push_back(rep_chain[a] >= 0 ? rep_chain[a] : rep_chain[b]);
+  }
+}
+
+Status MeasureRun::PoseShirt(std::span<const glm::mat4> w) {
+  shirt_pos_.clear();
+  shirt_idx_.clear();
+  for (const Primitive& p : av_.meshes[shirt_inst_->mesh].primitives) {
+    const uint32_t base = static_cast<uint32_t>(shirt_pos_.size());
+    std::vector<glm::vec3> tmp(p.positions.size());
+    Status st = PosePrimitive(rig_, *shirt_inst_, p, w, palette_, tmp);
+    if (!st.ok()) return st;
+    shirt_pos_.insert(shirt_pos_.end(), tmp.begin(), tmp.end());
+    for (uint32_t i : p.indices) shirt_idx_.push_back(base + i);
+  }
+  caster_.SetMesh(shirt_pos_, shirt_idx_);
+  return Status::Ok();
+}
+
+Status MeasureRun::FindFrontStrands(MeasureReport* report) {
+  // Hair that at rest is in front of the shirt: a ray into the body hits it, nothing of the
+  // shirt lies between the vertex and the viewer.
+  for (const MeshInstance& inst : rig_.meshes())
+    if (inst.mesh == opt_.shirt_mesh) shirt_inst_ = &inst;
+  front_.assign(n_verts_, 0);
+  if (!shirt_inst_) return Status::Ok();
+  if (Status st = PoseShirt(rig_.rest_world()); !st.ok()) return st;
+  for (size_t h = 0; h < hair_.size(); ++h)
+    for (size_t v = 0; v < posed_[h].size(); ++v)
+      if (caster_.DepthBehind(posed_[h][v], -kToViewer) >= 0 && caster_.DepthBehind(posed_[h][v], kToViewer) < 0) {
+        front_[hair_[h].vertex_offset + v] = 1;
+        ++report->front_strand_vertices;
+      }
+  return Status::Ok();
+}
+
+Status MeasureRun::Prepare(MeasureReport* report) {
+  report->chains = static_cast<int>(rig_.chains().size());
+  for (const RigChain& ch : rig_.chains()) report->chain_names.push_back(av_.vrm.springs[ch.source_spring].name);
+  FindHair();
+  report->hair_vertices = static_cast<int>(n_verts_);
+  report->hair_edges = static_cast<int>(n_edges_);
+  if (Status st = PoseRest(); !st.ok()) return st;
+  Weld();
+  report->hair_edges_welded = static_cast<int>(welded_.edges.size());
+  report->skinned_hair = !welded_.edges.empty();
+  if (Status st = FindFrontStrands(report); !st.ok()) return st;
+  max_ratio_.resize(n_edges_);
+  max_welded_.resize(welded_.edges.size());
+  sample_ratios_.reserve(n_edges_);
+  return Status::Ok();
+}
+
+Status MeasureRun::SampleStretch(RunResult& r) {
+  sample_ratios_.clear();
+  for (size_t h = 0; h < hair_.size(); ++h) {
+    Status st = PosePrimitive(rig_, *hair_[h].inst, *hair_[h].prim, world_, palette_, posed_[h]);
+    if (!st.ok()) return st;
+    for (size_t e = 0; e < hair_[h].edges.size(); ++e) {
+      const float rest = hair_[h].rest_len[e];
+      if (rest <= 0) continue;
+      const double ratio = glm::length(posed_[h][hair_[h].edges[e].first] - posed_[h][hair_[h].edges[e].second]) / rest;
+      max_ratio_[hair_[h].edge_offset + e] = std::max(max_ratio_[hair_[h].edge_offset + e], ratio);
+      sample_ratios_.push_back(ratio);
+    }
+  }
+  for (size_t e = 0; e < welded_.edges.size(); ++e) {
+    const auto [ha, va] = welded_.rep[welded_.edges[e].first];
+    const auto [hb, vb] = welded_.rep[welded_.edges[e].second];
+    max_welded_[e] = std::max(max_welded_[e], glm::length(posed_[ha][va] - posed_[hb][vb]) / static_cast<double>(welded_.rest_len[e]));
+  }
+  r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios_, 0.99) - 1.0));
+  return Status::Ok();
+}
+
+void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, double t, PoseSampler& body_motion, RunResult& r) {
+  // Roots against the body pose computed independently of the solver.
+  body_motion.Sample(t, body_pose_);
+  ComputeWorld(rig_, body_pose_, body_world_);
+  for (const RigChain& ch : rig_.chains()) {
+    const int root = rig_.joint_node()[ch.joint_begin];
+    r.root_drift_mm = std::max(r.root_drift_mm, 1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world_[root][3])));
+    // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored).
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      const glm::vec3 a(sw.world()[rig_.joint_node()[j]][3]), b = sw.tails()[j];
+      for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+        const int ci = rig_.chain_colliders()[k];
+        const ColliderShape kind = rig_.collider_shape()[ci];
+        if (kind != ColliderShape::kSphere && kind != ColliderShape::kCapsule) continue;
+        const WorldCollider wc = ColliderToWorld(kind, rig_.collider_offset()[ci], rig_.collider_tail()[ci],
+                                                 rig_.collider_normal()[ci], rig_.collider_radius()[ci],
+                                                 world_[rig_.collider_node()[ci]], true);
+        if (LinkPenetration(a, b, wc.head, wc.tail, wc.radius) > opt_.penetration_threshold) ++r.penetration_samples;
+      }
+    }
+  }
+}
+
+Status MeasureRun::SampleOcclusion(int* hidden_max, double* depth_max) {
+  // Clothing occlusion from the front: front-strand vertices now behind the posed shirt.
+  if (Status st = PoseShirt(world_); !st.ok()) return st;
+  int hidden = 0;
+  for (size_t h = 0; h < hair_.size(); ++h)
+    for (size_t v = 0; v < posed_[h].size(); ++v) {
+      if (!front_[hair_[h].vertex_offset + v]) continue;
+      const float d = caster_.DepthBehind(posed_[h][v], kToViewer);
+      if (d > opt_.occlusion_threshold) {
+        ++hidden;
+        *depth_max = std::max(*depth_max, 1000.0 * d);
+      }
+    }
+  *hidden_max = std::max(*hidden_max, hidden);
+  return Status::Ok();
+}
+
+void MeasureRun::SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local, RunResult& r) const {
+  // Tip lag in the attachment frame against where the tip rests at the end of the run.
+  const size_t samples = r.sample_times.size();
+  const size_t chains = rig_.chains().size();
+  r.swing_series_mm.assign(samples, 0.0);
+  double sq_total = 0;
+  for (size_t c = 0; c < chains; ++c) {
+    const glm::vec3 end = tip_local[c].back();
+    double sq = 0;
+    for (size_t i = 0; i < samples; ++i) {
+      const double lag = 1000.0 * glm::length(tip_local[c][i] - end);
+      sq += lag * lag;
+      r.swing_series_mm[i] += lag * lag;
+      r.swing_max_mm = std::max(r.swing_max_mm, lag);
+    }
+    r.swing_rms_per_chain_mm.push_back(std::sqrt(sq / samples));
+    sq_total += sq;
+  }
+  for (double& v : r.swing_series_mm) v = std::sqrt(v / chains);
+  r.swing_rms_mm = std::sqrt(sq_total / (samples * chains));
+}
+
+void MeasureRun::SummariseShape(const std::vector<ShapeAcc>& shape, RunResult& r) const {
+  double curl_total = 0, arc_total = 0;
+  int curl_chains = 0;
+  for (const ShapeAcc& s : shape) {
+    r.shape_error_per_chain_deg.push_back(s.curl_n ? s.curl_sum / s.curl_n : 0.0);
+    if (s.curl_n) {
+      curl_total += r.shape_error_per_chain_deg.back();
+      ++curl_chains;
+    }
+    arc_total += s.arc_n ? s.arc_sum / s.arc_n : 0.0;
+  }
+  r.shape_error_deg = curl_chains ? curl_total / curl_chains : 0.0;
+  r.arc_deviation_deg = arc_total / shape.size();
+}
+
+void MeasureRun::SummariseMesh(RunResult& r) const {
+  // Settle: tip motion between consecutive samples within the last 2 s.
+  size_t first_late = 0;
+  while (first_late < r.sample_times.size() && r.sample_times[first_late] < opt_.duration - 2.0 - 1e-9) ++first_late;
+  for (const auto& path : r.tip_paths)
+    if (first_late < path.size())
+      r.settle_mm = std::max(r.settle_mm, 1000.0 * MaxStepMotion(std::span(path).subspan(first_late)));
+  const StretchSummary s = SummariseStretch(max_ratio_);
+  r.stretch_p99_pct = s.p99_pct;
+  r.stretch_worst_pct = s.worst_pct;
+  const StretchSummary sw_all = SummariseStretch(max_welded_);
+  r.stretch_p99_welded_pct = sw_all.p99_pct;
+  r.stretch_worst_welded_pct = sw_all.worst_pct;
+  std::vector<std::vector<double>> per_chain(rig_.chains().size());
+  for (size_t e = 0; e < welded_.edges.size(); ++e)
+    if (welded_.chain[e] >= 0) per_chain[welded_.chain[e]].push_back(max_welded_[e]);
+  for (auto& v : per_chain) r.stretch_p99_per_chain_pct.push_back(v.empty() ? std::nan("") : SummariseStretch(v).p99_pct);
+  r.update_p50_ms = Quantile(r.frame_ms, 0.5);
+  r.update_p95_ms = Quantile(r.frame_ms, 0.95);
+}
+
+Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResult* out) {
+  RunResult& r = *out;
+  r.solver = mode;
+  r.fps = fps;
+  SpringConfig cfg;
+  cfg.mode = mode;
+  cfg.tuned = opt_.tuned;  // identical k, c, g for arc and parent
+  cfg.arc_liveliness = opt_.arc_liveliness;
+  cfg.stiffness_scale = scale;
+  cfg.segment_checks = opt_.segment_checks;
+  auto w = SpringWorld::Create(rig_, cfg);
+  if (!w.ok()) return w.status();
+  SpringWorld& sw = w.value();
+  std::unique_ptr<PoseSampler> motion, body_motion;
+  if (opt_.motion) {
+    motion = opt_.motion(rig_);
+    body_motion = opt_.motion(rig_);
+  } else {
+    motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_);
+    body_motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_);
+  }
+  ClipDriver driver(sw, *motion);
+  driver.Reset();
+  std::fill(max_ratio_.begin(), max_ratio_.end(), 1.0);
+  std::fill(max_welded_.begin(), max_welded_.end(), 1.0);
+  const size_t chains = rig_.chains().size();
+  r.tip_paths.assign(chains, {});
+  std::vector<std::vector<glm::vec3>> tip_local(chains);
+  std::vector<ShapeAcc> shape(chains);
+  int hidden_max = 0;
+  double depth_max = 0.0;
+  const int frames = static_cast<int>(std::lround(opt_.duration * fps));
+  const int stride = fps / opt_.sample_hz;
+  for (int f = 0; f <= frames; ++f) {
+    if (f > 0) {
+      const auto t0 = std::chrono::steady_clock::now();
+      r.steps.Merge(driver.Advance(1.0 / fps));
+      r.frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    if (f % stride != 0) continue;
+    const double t = static_cast<double>(f) / fps;
+    r.sample_times.push_back(t);
+    for (size_t c = 0; c < chains; ++c) {
+      const RigChain& ch = rig_.chains()[c];
+      const glm::vec3 tip = sw.tails()[ch.joint_end - 2];
+      r.tip_paths[c].push_back(tip);
+      const glm::mat4& a = ch.attach >= 0 ? sw.world()[ch.attach] : glm::mat4(1.0f);
+      tip_local[c].push_back(glm::transpose(RotationOnly(a)) * (tip - glm::vec3(a[3])));
+      if (t <= HeadTurnMotion::kMoveEnd + 1e-9) ShapeDeviation(rig_, sw, static_cast<int>(c), &shape[c]);
+    }
+    r.hashes.push_back(sw.StateHash());
+    if (!full) continue;
+    ComputeWorld(rig_, driver.pose(), world_);
+    if (Status st = SampleStretch(r); !st.ok()) return st;
+    SampleRootsAndPenetration(sw, t, *body_motion, r);
+    if (shirt_inst_)
+      if (Status st = SampleOcclusion(&hidden_max, &depth_max); !st.ok()) return st;
+    if (opt_.progress) opt_.progress((run_index + static_cast<double>(f) / frames) / runs);
+  }
+  SummariseSwing(tip_local, r);
+  SummariseShape(shape, r);
+  if (!full) return Status::Ok();
+  SummariseMesh(r);
+  if (shirt_inst_) {
+    r.occlusion_hidden = hidden_max;
+    r.occlusion_max_depth_mm = depth_max;
+  }
+  return Status::Ok();
+}
+
+Status MeasureRun::MatchSwing(MeasureReport* report) {
+  // Scale each non-arc solver's stiffness until its tip lag rms equals arc's. Swing falls as
+  // stiffness rises, so bisect the scale in log space between 1/64 and 64.
+  for (RunResult& r : report->results) {
+    if (r.solver == SolverMode::kArc) continue;
+    const RunResult* arc = nullptr;
+    for (const RunResult& a : report->results)
+      if (a.solver == SolverMode::kArc && a.fps == r.fps) arc = &a;
+    if (!arc) continue;
+    RunResult::Matched m;
+    m.target_swing_rms_mm = arc->swing_rms_mm;
+    // The same solver at another frame rate already matched: fps identity gives the same answer.
+    for (const RunResult& done : report->results)
+      if (&done != &r && done.solver == r.solver && done.matched && report->fps_identical) m = *done.matched;
+    if (m.iterations == 0) {
+      double lo = std::log(1.0 / 64.0), hi = std::log(64.0), best_err = 1e30, best = 0.0;
+      for (int it = 0; it < 40; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        RunResult probe;
+        if (Status st = Run(r.solver, r.fps, static_cast<float>(std::exp(mid)), false, &probe); !st.ok()) return st;
+        ++m.iterations;
+        const double err = probe.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0;
+        if (std::fabs(err) < best_err) {
+          best_err = std::fabs(err);
+          best = mid;
+        }
+        if (std::fabs(err) <= opt_.match_tolerance) break;
+        if (err > 0) lo = mid;  // swings too much: stiffer
+        else hi = mid;
+      }
+      RunResult full_run;
+      m.stiffness_scale = std::exp(best);
+      if (Status st = Run(r.solver, r.fps, static_cast<float>(m.stiffness_scale), true, &full_run); !st.ok()) return st;
+      m.swing_rms_mm = full_run.swing_rms_mm;
+      m.stretch_p99_pct = full_run.stretch_p99_welded_pct;
+      m.shape_error_deg = full_run.shape_error_deg;
+      m.reached = std::fabs(m.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0) <= opt_.match_tolerance;
+    }
+    r.matched = m;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
@@ -98,368 +526,27 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   const bool has_arc = std::find(opt.solvers.begin(), opt.solvers.end(), SolverMode::kArc) != opt.solvers.end();
   if (opt.match_swing && !has_arc)
     return Status(StatusCode::kInvalidInput, "measure: the swing-matched comparison needs the arc solver in the run");
-  const int hips = HumanoidRigNode(av, rig, "hips");
 
-  // Hair = skinned primitives with weight on a spring joint.
-  std::vector<int> node_chain(rig.node_count(), -1);
-  for (size_t c = 0; c < rig.chains().size(); ++c)
-    for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j) node_chain[rig.joint_node()[j]] = static_cast<int>(c);
   MeasureReport report;
   report.avatar = av.source_path;
   report.motion = opt.motion_name;
-  report.chains = static_cast<int>(rig.chains().size());
-  for (const RigChain& ch : rig.chains()) report.chain_names.push_back(av.vrm.springs[ch.source_spring].name);
-  std::vector<HairPrim> hair;
-  size_t n_edges = 0, n_verts = 0;
-  // The chain holding a vertex's largest spring weight, -1 if none.
-  auto vertex_chain = [&](const MeshInstance& inst, const Primitive& p, size_t v) {
-    int best = -1;
-    float best_w = 0;
-    for (int k = 0; k < 4; ++k) {
-      if (!(p.weights[v][k] > best_w) || p.joints[v][k] >= rig.skins()[inst.skin].joints.size()) continue;
-      const int c = node_chain[rig.skins()[inst.skin].joints[p.joints[v][k]]];
-      if (c < 0) continue;
-      best = c;
-      best_w = p.weights[v][k];
-    }
-    return best;
-  };
-  for (const MeshInstance& inst : rig.meshes()) {
-    if (inst.skin < 0) continue;
-    for (const Primitive& p : av.meshes[inst.mesh].primitives) {
-      bool is_hair = false;
-      for (size_t v = 0; v < p.joints.size() && !is_hair; ++v) is_hair = vertex_chain(inst, p, v) >= 0;
-      if (!is_hair || p.mode != 4) continue;
-      HairPrim h{&inst, &p, TriangleEdges(p.indices), {}, n_edges, n_verts};
-      n_edges += h.edges.size();
-      n_verts += p.positions.size();
-      hair.push_back(std::move(h));
-    }
-  }
-  report.hair_vertices = static_cast<int>(n_verts);
-  report.hair_edges = static_cast<int>(n_edges);
-
-  std::vector<glm::mat4> world(rig.node_count()), body_world(rig.node_count());
-  size_t max_joints = 1;
-  for (const auto& s : rig.skins()) max_joints = std::max(max_joints, s.joints.size());
-  std::vector<glm::mat4> palette(max_joints);
-  std::vector<std::vector<glm::vec3>> posed(hair.size());
-  for (size_t h = 0; h < hair.size(); ++h) {
-    posed[h].resize(hair[h].prim->positions.size());
-    Status st = PosePrimitive(rig, *hair[h].inst, *hair[h].prim, rig.rest_world(), palette, posed[h]);
-    if (!st.ok()) return st;
-    for (const auto& [a, b] : hair[h].edges) hair[h].rest_len.push_back(glm::length(posed[h][a] - posed[h][b]));
-  }
-
-  // Welding: one vertex per rest position (a 0.01 mm grid), one edge per welded vertex pair.
-  WeldedEdges welded;
-  {
-    std::map<std::tuple<long long, long long, long long>, uint32_t> grid;
-    std::vector<std::vector<uint32_t>> weld(hair.size());
-    std::vector<int> rep_chain;
-    constexpr double kGrid = 1e-5;
-    for (size_t h = 0; h < hair.size(); ++h)
-      for (size_t v = 0; v < posed[h].size(); ++v) {
-        const glm::vec3& p = posed[h][v];
-        auto key = std::make_tuple(std::llround(p.x / kGrid), std::llround(p.y / kGrid), std::llround(p.z / kGrid));
-        auto [it, fresh] = grid.emplace(key, static_cast<uint32_t>(welded.rep.size()));
-        if (fresh) {
-          welded.rep.emplace_back(static_cast<uint32_t>(h), static_cast<uint32_t>(v));
-          rep_chain.push_back(vertex_chain(*hair[h].inst, *hair[h].prim, v));
-        } else if (rep_chain[it->second] < 0) {
-          rep_chain[it->second] = vertex_chain(*hair[h].inst, *hair[h].prim, v);
-        }
-        weld[h].push_back(it->second);
-      }
-    std::vector<std::pair<uint32_t, uint32_t>> all;
-    for (size_t h = 0; h < hair.size(); ++h)
-      for (const auto& [a, b] : hair[h].edges) {
-        uint32_t wa = weld[h][a], wb = weld[h][b];
-        if (wa == wb) continue;
-        all.emplace_back(std::min(wa, wb), std::max(wa, wb));
-      }
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    for (const auto& [a, b] : all) {
-      const auto [ha, va] = welded.rep[a];
-      const auto [hb, vb] = welded.rep[b];
-      const float len = glm::length(posed[ha][va] - posed[hb][vb]);
-      if (!(len > 0)) continue;
-      welded.edges.emplace_back(a, b);
-      welded.rest_len.push_back(len);
-      welded.chain.push_back(rep_chain[a] >= 0 ? rep_chain[a] : rep_chain[b]);
-    }
-  }
-  report.hair_edges_welded = static_cast<int>(welded.edges.size());
-  report.skinned_hair = !welded.edges.empty();
-
-  // The shirt and the front-strand vertices: hair that at rest is in front of the shirt
-  // (a ray into the body hits it, nothing of the shirt between the vertex and the viewer).
-  const MeshInstance* shirt_inst = nullptr;
-  for (const MeshInstance& inst : rig.meshes())
-    if (inst.mesh == opt.shirt_mesh) shirt_inst = &inst;
-  OcclusionCaster caster;
-  std::vector<glm::vec3> shirt_pos;
-  std::vector<uint32_t> shirt_idx;
-  std::vector<uint8_t> front(n_verts, 0);
-  auto pose_shirt = [&](std::span<const glm::mat4> w) -> Status {
-    shirt_pos.clear();
-    shirt_idx.clear();
-    for (const Primitive& p : av.meshes[shirt_inst->mesh].primitives) {
-      const uint32_t base = static_cast<uint32_t>(shirt_pos.size());
-      std::vector<glm::vec3> tmp(p.positions.size());
-      Status st = PosePrimitive(rig, *shirt_inst, p, w, palette, tmp);
-      if (!st.ok()) return st;
-      shirt_pos.insert(shirt_pos.end(), tmp.begin(), tmp.end());
-      for (uint32_t i : p.indices) shirt_idx.push_back(base + i);
-    }
-    caster.SetMesh(shirt_pos, shirt_idx);
-    return Status::Ok();
-  };
-  const glm::vec3 to_viewer(0, 0, 1);  // front view: the avatar faces +Z
-  if (shirt_inst) {
-    if (Status st = pose_shirt(rig.rest_world()); !st.ok()) return st;
-    for (size_t h = 0; h < hair.size(); ++h)
-      for (size_t v = 0; v < posed[h].size(); ++v)
-        if (caster.DepthBehind(posed[h][v], -to_viewer) >= 0 && caster.DepthBehind(posed[h][v], to_viewer) < 0) {
-          front[hair[h].vertex_offset + v] = 1;
-          ++report.front_strand_vertices;
-        }
-  }
-
-  const int runs = static_cast<int>(opt.solvers.size() * opt.fps.size());
-  int run_index = 0;
-  std::vector<double> max_ratio(n_edges), max_welded(welded.edges.size());
-  std::vector<Transform> body_pose(rig.node_count());
-  std::vector<double> sample_ratios;
-  sample_ratios.reserve(n_edges);
-
-  // One run of `mode` at `fps` with stiffness x `scale`. `full` = skin the mesh (stretch,
-  // occlusion); otherwise only the solver quantities (swing, shape) are measured.
-  auto run_one = [&](SolverMode mode, int fps, float scale, bool full, RunResult* out) -> Status {
-    RunResult& r = *out;
-    r.solver = mode;
-    r.fps = fps;
-    SpringConfig cfg;
-    cfg.mode = mode;
-    cfg.tuned = opt.tuned;  // identical k, c, g for arc and parent
-    cfg.arc_liveliness = opt.arc_liveliness;
-    cfg.stiffness_scale = scale;
-    cfg.segment_checks = opt.segment_checks;
-    auto w = SpringWorld::Create(rig, cfg);
-    if (!w.ok()) return w.status();
-    SpringWorld& sw = w.value();
-    std::unique_ptr<PoseSampler> motion, body_motion;
-    if (opt.motion) {
-      motion = opt.motion(rig);
-      body_motion = opt.motion(rig);
-    } else {
-      motion = std::make_unique<HeadTurnMotion>(rig, head, hips);
-      body_motion = std::make_unique<HeadTurnMotion>(rig, head, hips);
-    }
-    ClipDriver driver(sw, *motion);
-    driver.Reset();
-    std::fill(max_ratio.begin(), max_ratio.end(), 1.0);
-    std::fill(max_welded.begin(), max_welded.end(), 1.0);
-    r.tip_paths.assign(rig.chains().size(), {});
-    std::vector<std::vector<glm::vec3>> tip_local(rig.chains().size());
-    std::vector<ShapeAcc> shape(rig.chains().size());
-    int hidden_max = 0;
-    double depth_max = 0.0;
-    const int frames = static_cast<int>(std::lround(opt.duration * fps));
-    const int stride = fps / opt.sample_hz;
-    for (int f = 0; f <= frames; ++f) {
-      if (f > 0) {
-        const auto t0 = std::chrono::steady_clock::now();
-        r.steps.Merge(driver.Advance(1.0 / fps));
-        r.frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      }
-      if (f % stride != 0) continue;
-      const double t = static_cast<double>(f) / fps;
-      r.sample_times.push_back(t);
-      for (size_t c = 0; c < rig.chains().size(); ++c) {
-        const RigChain& ch = rig.chains()[c];
-        const glm::vec3 tip = sw.tails()[ch.joint_end - 2];
-        r.tip_paths[c].push_back(tip);
-        const glm::mat4& a = ch.attach >= 0 ? sw.world()[ch.attach] : glm::mat4(1.0f);
-        tip_local[c].push_back(glm::transpose(RotationOnly(a)) * (tip - glm::vec3(a[3])));
-        if (t <= HeadTurnMotion::kMoveEnd + 1e-9) ShapeDeviation(rig, sw, static_cast<int>(c), &shape[c]);
-      }
-      r.hashes.push_back(sw.StateHash());
-      if (full) {
-        ComputeWorld(rig, driver.pose(), world);
-        // Stretch.
-        sample_ratios.clear();
-        for (size_t h = 0; h < hair.size(); ++h) {
-          Status st = PosePrimitive(rig, *hair[h].inst, *hair[h].prim, world, palette, posed[h]);
-          if (!st.ok()) return st;
-          for (size_t e = 0; e < hair[h].edges.size(); ++e) {
-            const float rest = hair[h].rest_len[e];
-            if (rest <= 0) continue;
-            const double ratio = glm::length(posed[h][hair[h].edges[e].first] - posed[h][hair[h].edges[e].second]) / rest;
-            max_ratio[hair[h].edge_offset + e] = std::max(max_ratio[hair[h].edge_offset + e], ratio);
-            sample_ratios.push_back(ratio);
-          }
-        }
-        for (size_t e = 0; e < welded.edges.size(); ++e) {
-          const auto [ha, va] = welded.rep[welded.edges[e].first];
-          const auto [hb, vb] = welded.rep[welded.edges[e].second];
-          max_welded[e] = std::max(max_welded[e], glm::length(posed[ha][va] - posed[hb][vb]) / static_cast<double>(welded.rest_len[e]));
-        }
-        r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios, 0.99) - 1.0));
-        // Roots against the body pose computed independently of the solver.
-        body_motion->Sample(t, body_pose);
-        ComputeWorld(rig, body_pose, body_world);
-        for (size_t c = 0; c < rig.chains().size(); ++c) {
-          const RigChain& ch = rig.chains()[c];
-          const int root = rig.joint_node()[ch.joint_begin];
-          r.root_drift_mm = std::max(r.root_drift_mm, 1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world[root][3])));
-          // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored).
-          for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-            const glm::vec3 a(sw.world()[rig.joint_node()[j]][3]), b = sw.tails()[j];
-            for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-              const int ci = rig.chain_colliders()[k];
-              const ColliderShape shape_kind = rig.collider_shape()[ci];
-              if (shape_kind != ColliderShape::kSphere && shape_kind != ColliderShape::kCapsule) continue;
-              const glm::mat4& m = world[rig.collider_node()[ci]];
-              const glm::vec3 h0(m * glm::vec4(rig.collider_offset()[ci], 1));
-              const glm::vec3 h1 = shape_kind == ColliderShape::kCapsule ? glm::vec3(m * glm::vec4(rig.collider_tail()[ci], 1)) : h0;
-              const float radius = rig.collider_radius()[ci] * glm::length(glm::vec3(m[0]));
-              if (LinkPenetration(a, b, h0, h1, radius) > opt.penetration_threshold) ++r.penetration_samples;
-            }
-          }
-        }
-        // Clothing occlusion from the front.
-        if (shirt_inst) {
-          if (Status st = pose_shirt(world); !st.ok()) return st;
-          int hidden = 0;
-          for (size_t h = 0; h < hair.size(); ++h)
-            for (size_t v = 0; v < posed[h].size(); ++v) {
-              if (!front[hair[h].vertex_offset + v]) continue;
-              const float d = caster.DepthBehind(posed[h][v], to_viewer);
-              if (d > opt.occlusion_threshold) {
-                ++hidden;
-                depth_max = std::max(depth_max, 1000.0 * d);
-              }
-            }
-          hidden_max = std::max(hidden_max, hidden);
-        }
-        if (opt.progress) opt.progress((run_index + static_cast<double>(f) / frames) / runs);
-      }
-    }
-    // Swing: tip lag in the attachment frame against where the tip rests at the end of the run.
-    const size_t samples = r.sample_times.size();
-    r.swing_series_mm.assign(samples, 0.0);
-    double sq_total = 0;
-    for (size_t c = 0; c < rig.chains().size(); ++c) {
-      const glm::vec3 end = tip_local[c].back();
-      double sq = 0;
-      for (size_t i = 0; i < samples; ++i) {
-        const double lag = 1000.0 * glm::length(tip_local[c][i] - end);
-        sq += lag * lag;
-        r.swing_series_mm[i] += lag * lag;
-        r.swing_max_mm = std::max(r.swing_max_mm, lag);
-      }
-      r.swing_rms_per_chain_mm.push_back(std::sqrt(sq / samples));
-      sq_total += sq;
-    }
-    for (double& v : r.swing_series_mm) v = std::sqrt(v / rig.chains().size());
-    r.swing_rms_mm = std::sqrt(sq_total / (samples * rig.chains().size()));
-    // Shape.
-    double curl_total = 0, arc_total = 0;
-    int curl_chains = 0;
-    for (size_t c = 0; c < rig.chains().size(); ++c) {
-      r.shape_error_per_chain_deg.push_back(shape[c].curl_n ? shape[c].curl_sum / shape[c].curl_n : 0.0);
-      if (shape[c].curl_n) {
-        curl_total += r.shape_error_per_chain_deg.back();
-        ++curl_chains;
-      }
-      arc_total += shape[c].arc_n ? shape[c].arc_sum / shape[c].arc_n : 0.0;
-    }
-    r.shape_error_deg = curl_chains ? curl_total / curl_chains : 0.0;
-    r.arc_deviation_deg = arc_total / rig.chains().size();
-    if (!full) return Status::Ok();
-    // Settle: tip motion between consecutive samples within the last 2 s.
-    size_t first_late = 0;
-    while (first_late < r.sample_times.size() && r.sample_times[first_late] < opt.duration - 2.0 - 1e-9) ++first_late;
-    for (const auto& path : r.tip_paths)
-      if (first_late < path.size())
-        r.settle_mm = std::max(r.settle_mm, 1000.0 * MaxStepMotion(std::span(path).subspan(first_late)));
-    const StretchSummary s = SummariseStretch(max_ratio);
-    r.stretch_p99_pct = s.p99_pct;
-    r.stretch_worst_pct = s.worst_pct;
-    const StretchSummary sw_all = SummariseStretch(max_welded);
-    r.stretch_p99_welded_pct = sw_all.p99_pct;
-    r.stretch_worst_welded_pct = sw_all.worst_pct;
-    std::vector<std::vector<double>> per_chain(rig.chains().size());
-    for (size_t e = 0; e < welded.edges.size(); ++e)
-      if (welded.chain[e] >= 0) per_chain[welded.chain[e]].push_back(max_welded[e]);
-    for (auto& v : per_chain)
-      r.stretch_p99_per_chain_pct.push_back(v.empty() ? std::nan("") : SummariseStretch(v).p99_pct);
-    if (shirt_inst) {
-      r.occlusion_hidden = hidden_max;
-      r.occlusion_max_depth_mm = depth_max;
-    }
-    r.update_p50_ms = Quantile(r.frame_ms, 0.5);
-    r.update_p95_ms = Quantile(r.frame_ms, 0.95);
-    return Status::Ok();
-  };
-
+  MeasureRun run(av, rig, opt, head, HumanoidRigNode(av, rig, "hips"));
+  if (Status st = run.Prepare(&report); !st.ok()) return st;
+  run.runs = static_cast<int>(opt.solvers.size() * opt.fps.size());
   for (SolverMode mode : opt.solvers) {
     for (int fps : opt.fps) {
       RunResult r;
-      if (Status st = run_one(mode, fps, 1.0f, true, &r); !st.ok()) return st;
+      if (Status st = run.Run(mode, fps, 1.0f, true, &r); !st.ok()) return st;
       report.results.push_back(std::move(r));
-      ++run_index;
+      ++run.run_index;
     }
   }
   // Frame-rate identity: per solver, the same hash sequence at the common 30 Hz samples.
   for (const RunResult& a : report.results)
     for (const RunResult& b : report.results)
       if (a.solver == b.solver && a.hashes != b.hashes) report.fps_identical = false;
-
-  // Equal swing: scale the other solvers' stiffness until their tip lag rms equals arc's. Swing
-  // falls as stiffness rises, so bisect the scale in log space between 1/64 and 64.
-  if (opt.match_swing) {
-    for (RunResult& r : report.results) {
-      if (r.solver == SolverMode::kArc) continue;
-      const RunResult* arc = nullptr;
-      for (const RunResult& a : report.results)
-        if (a.solver == SolverMode::kArc && a.fps == r.fps) arc = &a;
-      if (!arc) continue;
-      RunResult::Matched m;
-      m.target_swing_rms_mm = arc->swing_rms_mm;
-      // The same solver at another frame rate already matched: fps identity gives the same answer.
-      for (const RunResult& done : report.results)
-        if (&done != &r && done.solver == r.solver && done.matched && report.fps_identical) m = *done.matched;
-      if (m.iterations == 0) {
-        double lo = std::log(1.0 / 64.0), hi = std::log(64.0), best_err = 1e30, best = 0.0;
-        RunResult probe;
-        for (int it = 0; it < 40; ++it) {
-          const double mid = 0.5 * (lo + hi);
-          probe = RunResult{};
-          if (Status st = run_one(r.solver, r.fps, static_cast<float>(std::exp(mid)), false, &probe); !st.ok()) return st;
-          ++m.iterations;
-          const double err = probe.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0;
-          if (std::fabs(err) < best_err) {
-            best_err = std::fabs(err);
-            best = mid;
-          }
-          if (std::fabs(err) <= opt.match_tolerance) break;
-          if (err > 0) lo = mid;  // swings too much: stiffer
-          else hi = mid;
-        }
-        RunResult full_run;
-        m.stiffness_scale = std::exp(best);
-        if (Status st = run_one(r.solver, r.fps, static_cast<float>(m.stiffness_scale), true, &full_run); !st.ok()) return st;
-        m.swing_rms_mm = full_run.swing_rms_mm;
-        m.stretch_p99_pct = full_run.stretch_p99_welded_pct;
-        m.shape_error_deg = full_run.shape_error_deg;
-        m.reached = std::fabs(m.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0) <= opt.match_tolerance;
-      }
-      r.matched = m;
-    }
-  }
+  if (opt.match_swing)
+    if (Status st = run.MatchSwing(&report); !st.ok()) return st;
   if (opt.progress) opt.progress(1.0);
   return report;
 }

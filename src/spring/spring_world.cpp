@@ -270,20 +270,12 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
 }
 
 void SpringWorld::ResolveColliders(bool scale_radius) {
+  // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
   const Rig& rig = *rig_;
-  for (size_t c = 0; c < colliders_.size(); ++c) {
-    const glm::mat4& m = world_[rig.collider_node()[c]];
-    WorldCollider& wc = colliders_[c];
-    wc.shape = rig.collider_shape()[c];
-    wc.head = glm::vec3(m * glm::vec4(rig.collider_offset()[c], 1.0f));
-    const bool capsule = wc.shape == ColliderShape::kCapsule || wc.shape == ColliderShape::kInsideCapsule;
-    wc.tail = capsule ? wc.head + glm::mat3(m) * (rig.collider_tail()[c] - rig.collider_offset()[c]) : wc.head;
-    wc.normal = wc.shape == ColliderShape::kPlane
-                    ? glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * rig.collider_normal()[c])
-                    : glm::vec3(0, 1, 0);
-    // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
-    wc.radius = rig.collider_radius()[c] * (scale_radius ? glm::length(glm::vec3(m[0])) : 1.0f);
-  }
+  for (size_t c = 0; c < colliders_.size(); ++c)
+    colliders_[c] = ColliderToWorld(rig.collider_shape()[c], rig.collider_offset()[c], rig.collider_tail()[c],
+                                    rig.collider_normal()[c], rig.collider_radius()[c],
+                                    world_[rig.collider_node()[c]], scale_radius);
 }
 
 void SpringWorld::UpdateWorldPath(int joint, std::span<const Transform> pose) {
