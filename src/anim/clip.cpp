@@ -60,8 +60,8 @@ void SampleTrack(const Track& tr, double t, float* out) {
     const float h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
     for (int c = 0; c < comps; ++c) {
       const float v0 = value(k0, c), v1 = value(k1, c);
-      const float b0 = tr.values[k0 * stride + 2 * comps + c];  // out-tangent of k0
-      const float a1 = tr.values[k1 * stride + c];               // in-tangent of k1
+      const float b0 = tr.values[static_cast<size_t>(k0) * stride + 2 * comps + c];  // out-tangent of k0
+      const float a1 = tr.values[static_cast<size_t>(k1) * stride + c];               // in-tangent of k1
       out[c] = h00 * v0 + h10 * static_cast<float>(dt) * b0 + h01 * v1 + h11 * static_cast<float>(dt) * a1;
     }
     if (comps == 4) {

@@ -66,6 +66,7 @@ Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& av, const Rig&
                         (src >= 0 ? " (\"" + av.nodes[src].name + "\")" : ""));
     }
   std::vector<RigConstraint> sorted;
+  sorted.reserve(order.size());
   for (int i : order) sorted.push_back(all[i]);
   return sorted;
 }

@@ -152,6 +152,7 @@ float Length(const std::vector<glm::vec3>& pts) {
 void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int attach, float r0, float r1,
                int rings, int sides) {
   std::vector<glm::vec3> pts;
+  pts.reserve(joints.size());
   for (int j : joints) pts.push_back(b.W(j));
   const float total = Length(pts);
   const uint32_t first = static_cast<uint32_t>(m.p.positions.size());
@@ -183,6 +184,7 @@ void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int at
 void ChainSheet(const Builder& b, Prim& m, const std::vector<int>& joints, int attach, glm::vec3 head_centre,
                 float width, int rows, int cols) {
   std::vector<glm::vec3> pts;
+  pts.reserve(joints.size());
   for (int j : joints) pts.push_back(b.W(j));
   const float total = Length(pts);
   const uint32_t first = static_cast<uint32_t>(m.p.positions.size());
