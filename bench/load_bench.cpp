@@ -1,8 +1,8 @@
 // Load and write times on real files. Run: build/bench/hairswing_load_bench
 // (files come from ../shared/data; a missing file is reported as an error row, not a crash).
-#include <filesystem>
-
 #include <benchmark/benchmark.h>
+
+#include <filesystem>
 
 #include "hairswing/io.h"
 #include "hairswing/rig.h"
@@ -22,7 +22,8 @@ void BM_Load(benchmark::State& state, const std::string& rel) {
     if (!r.ok()) state.SkipWithError(r.status().message().c_str());
     benchmark::DoNotOptimize(r);
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(std::filesystem::file_size(path)));
+  state.SetBytesProcessed(state.iterations() *
+                          static_cast<int64_t>(std::filesystem::file_size(path)));
 }
 
 void BM_LoadBuildRig(benchmark::State& state, const std::string& rel) {
@@ -51,13 +52,18 @@ void BM_EncodeVrm(benchmark::State& state, const std::string& rel) {
   }
 }
 
-BENCHMARK_CAPTURE(BM_Load, godette_vrm, std::string("avatars/godette.vrm"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Load, ual1_gltf, std::string("animations/ual1/AnimationLibrary_Godot_Standard.gltf"))
+BENCHMARK_CAPTURE(BM_Load, godette_vrm, std::string("avatars/godette.vrm"))
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Load, ubc_female_gltf, std::string("avatars/ubc/Superhero_Female_FullBody.gltf"))
+BENCHMARK_CAPTURE(BM_Load, ual1_gltf,
+                  std::string("animations/ual1/AnimationLibrary_Godot_Standard.gltf"))
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LoadBuildRig, godette_vrm, std::string("avatars/godette.vrm"))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_EncodeVrm, godette_vrm, std::string("avatars/godette.vrm"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Load, ubc_female_gltf,
+                  std::string("avatars/ubc/Superhero_Female_FullBody.gltf"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LoadBuildRig, godette_vrm, std::string("avatars/godette.vrm"))
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EncodeVrm, godette_vrm, std::string("avatars/godette.vrm"))
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

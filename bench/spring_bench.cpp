@@ -1,9 +1,9 @@
 // Solver cost: one 60 fps frame (two fixed 1/120 s steps, head-turn motion) per iteration.
 // Reports ns per joint-step (swinging joints x steps). Run: scripts/bench --benchmark_filter=Spring
+#include <benchmark/benchmark.h>
+
 #include <filesystem>
 #include <memory>
-
-#include <benchmark/benchmark.h>
 
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
@@ -54,7 +54,8 @@ Avatar SyntheticRig() {
     float a = s * 6.2831853f / 12.0f;
     int parent = head;
     for (int j = 0; j < 9; ++j) {
-      glm::vec3 t = j == 0 ? glm::vec3(0.1f * std::cos(a), 0.08f, 0.1f * std::sin(a)) : glm::vec3(0.01f * std::cos(a), -0.05f, 0.01f * std::sin(a));
+      glm::vec3 t = j == 0 ? glm::vec3(0.1f * std::cos(a), 0.08f, 0.1f * std::sin(a))
+                           : glm::vec3(0.01f * std::cos(a), -0.05f, 0.01f * std::sin(a));
       int n = add("hair" + std::to_string(s) + "_" + std::to_string(j), parent, t);
       SpringJoint jt;
       jt.node = n;
@@ -103,19 +104,21 @@ void Run(benchmark::State& state, Fixture& f) {
     steps += f.driver->Advance(1.0 / 60.0).steps_run;
     benchmark::DoNotOptimize(f.world->tails().data());
   }
+  state.counters["ns_per_joint_step"] =
+      benchmark::Counter(static_cast<double>(steps) * f.swinging,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["ns_per_joint_step"] = benchmark::Counter(
-      static_cast<double>(steps) * f.swinging, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["ns_per_joint_step"] = benchmark::Counter(
-      static_cast<double>(steps) * f.swinging, benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
-      benchmark::Counter::OneK::kIs1000);
+      static_cast<double>(steps) * f.swinging,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::OneK::kIs1000);
   state.counters["joints"] = f.swinging;
 }
 
 void BM_Synthetic12x8(benchmark::State& state) {
   auto f = Make(SyntheticRig(), static_cast<SolverMode>(state.range(0)), state.range(0) != 2);
   Run(state, *f);
-  state.SetLabel(std::string(SolverModeName(static_cast<SolverMode>(state.range(0)))) +
-                 (state.range(0) != 2 ? ", 16 capsules, segment checks" : ", 16 capsules, end points (VRM)"));
+  state.SetLabel(
+      std::string(SolverModeName(static_cast<SolverMode>(state.range(0)))) +
+      (state.range(0) != 2 ? ", 16 capsules, segment checks" : ", 16 capsules, end points (VRM)"));
 }
 
 void BM_Godette(benchmark::State& state) {
@@ -124,7 +127,8 @@ void BM_Godette(benchmark::State& state) {
     state.SkipWithError("../shared/data/avatars/godette.vrm missing");
     return;
   }
-  auto f = Make(std::move(LoadAvatar(path)).value().avatar, static_cast<SolverMode>(state.range(0)), false);
+  auto f = Make(std::move(LoadAvatar(path)).value().avatar, static_cast<SolverMode>(state.range(0)),
+                false);
   Run(state, *f);
   state.SetLabel(SolverModeName(static_cast<SolverMode>(state.range(0))));
 }

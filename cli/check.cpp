@@ -2,6 +2,7 @@
 // and .gltf found (folders searched recursively): load, build the rig, a short head-turn (2 s) in
 // each solver mode, write as VRM 1.0 (GLB when the file has no humanoid) and load that again. In
 // parallel (TBB), a progress bar on a terminal, a table and optional JSON; exit 1 when any fails.
+#include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,9 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-
 #include <nlohmann/json.hpp>
-#include <tbb/parallel_for.h>
 
 #include "commands.h"
 #include "hairswing/anim.h"
@@ -74,7 +73,8 @@ std::string SimulateAllModes(const Avatar& av, const Rig& rig) {
       world->Reset(pose);
       for (int s = 0; s < 120; ++s) {
         for (int n = 0; n < static_cast<int>(rig.node_count()); ++n)
-          if (rig.parent()[n] < 0) pose[n].translation.x = rig.rest_local()[n].translation.x + 0.001f * s;
+          if (rig.parent()[n] < 0)
+            pose[n].translation.x = rig.rest_local()[n].translation.x + 0.001f * s;
         world->Step(pose);
       }
     }
@@ -98,7 +98,9 @@ CheckRow CheckOne(const std::string& path) {
   auto loaded = LoadAvatar(path);
   if (!loaded.ok()) return finish(false, "load: " + loaded.status().message());
   const Avatar& av = loaded->avatar;
-  row.vrm = av.vrm.version == VrmVersion::kV0 ? "0.x" : av.vrm.version == VrmVersion::kV1 ? "1.0" : "-";
+  row.vrm = av.vrm.version == VrmVersion::kV0   ? "0.x"
+            : av.vrm.version == VrmVersion::kV1 ? "1.0"
+                                                : "-";
   row.warnings = loaded->warnings;
   for (const auto& w : CheckAvatar(av)) row.warnings.push_back(w);
   auto rig = BuildRig(av);
@@ -109,22 +111,26 @@ CheckRow CheckOne(const std::string& path) {
   row.joints = before.joints;
   row.colliders = before.colliders;
   row.hair_vertices = before.hair_vertices;
-  if (const std::string err = SimulateAllModes(av, rig.value()); !err.empty()) return finish(false, "simulate " + err);
+  if (const std::string err = SimulateAllModes(av, rig.value()); !err.empty())
+    return finish(false, "simulate " + err);
   const bool as_vrm = !av.vrm.humanoid.empty();
   auto bytes = EncodeGlb(av, as_vrm);
   if (!bytes.ok()) return finish(false, "write: " + bytes.status().message());
   const std::string copy_name = fs::path(path).stem().string() + (as_vrm ? ".vrm" : ".glb");
-  auto again = LoadAvatarFromMemory(bytes->data(), bytes->size(), copy_name, fs::path(path).parent_path().string());
+  auto again = LoadAvatarFromMemory(bytes->data(), bytes->size(), copy_name,
+                                    fs::path(path).parent_path().string());
   if (!again.ok()) return finish(false, "reload of the written copy: " + again.status().message());
   auto rig2 = BuildRig(again->avatar);
   if (!rig2.ok()) return finish(false, "rig of the written copy: " + rig2.status().message());
   const Shape after = ShapeOf(again->avatar, rig2.value());
   if (!(after == before))
-    return finish(false, "the written copy differs: springs " + std::to_string(before.springs) + "->" +
-                             std::to_string(after.springs) + ", joints " + std::to_string(before.joints) + "->" +
-                             std::to_string(after.joints) + ", colliders " + std::to_string(before.colliders) + "->" +
+    return finish(false, "the written copy differs: springs " + std::to_string(before.springs) +
+                             "->" + std::to_string(after.springs) + ", joints " +
+                             std::to_string(before.joints) + "->" + std::to_string(after.joints) +
+                             ", colliders " + std::to_string(before.colliders) + "->" +
                              std::to_string(after.colliders) + ", hair vertices " +
-                             std::to_string(before.hair_vertices) + "->" + std::to_string(after.hair_vertices));
+                             std::to_string(before.hair_vertices) + "->" +
+                             std::to_string(after.hair_vertices));
   return finish(true, "");
 }
 
@@ -133,10 +139,13 @@ CheckRow CheckOne(const std::string& path) {
 void AddCheck(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "check",
-      "Check a collection of avatars before trusting the tool with it: for every .vrm, .glb and .gltf "
-      "(folders are searched recursively) load it, build the rig, run a short head-turn in the arc, "
+      "Check a collection of avatars before trusting the tool with it: for every .vrm, .glb and "
+      ".gltf "
+      "(folders are searched recursively) load it, build the rig, run a short head-turn in the "
+      "arc, "
       "parent and vrm solvers, write it as VRM 1.0 (GLB without a humanoid) and load that again, "
-      "comparing springs, joints, colliders and hair vertices. Runs in parallel; prints a table (and "
+      "comparing springs, joints, colliders and hair vertices. Runs in parallel; prints a table "
+      "(and "
       "--json). Exit code 1 when any file fails, 2 when nothing was found.");
   struct Opts {
     std::vector<std::string> paths;
@@ -152,9 +161,11 @@ void AddCheck(CLI::App& app, int& exit_code) {
     for (const auto& p : o->paths) {
       std::error_code ec;
       if (fs::is_directory(p, ec)) {
-        for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+        for (auto it = fs::recursive_directory_iterator(
+                 p, fs::directory_options::skip_permission_denied, ec);
              it != fs::recursive_directory_iterator(); it.increment(ec))
-          if (!ec && it->is_regular_file(ec) && IsAvatarFile(it->path())) files.push_back(it->path().string());
+          if (!ec && it->is_regular_file(ec) && IsAvatarFile(it->path()))
+            files.push_back(it->path().string());
       } else if (fs::exists(p, ec)) {
         files.push_back(p);
       } else {
@@ -180,20 +191,21 @@ void AddCheck(CLI::App& app, int& exit_code) {
       if (tty) {
         std::lock_guard<std::mutex> lock(mu);
         const int bar = static_cast<int>(30 * d / files.size());
-        std::fprintf(stderr, "\r  checking [%.*s%*s] %zu/%zu", bar, "==============================", 30 - bar, "", d,
-                     files.size());
+        std::fprintf(stderr, "\r  checking [%.*s%*s] %zu/%zu", bar,
+                     "==============================", 30 - bar, "", d, files.size());
       }
     });
     if (tty) std::fprintf(stderr, "\n");
     int failed = 0;
-    std::printf("%-48s %4s %7s %6s %9s %7s %8s  %s\n", "file", "VRM", "springs", "joints", "colliders", "hair v",
-                "warnings", "result");
+    std::printf("%-48s %4s %7s %6s %9s %7s %8s  %s\n", "file", "VRM", "springs", "joints",
+                "colliders", "hair v", "warnings", "result");
     for (const auto& r : rows) {
       if (!r.ok) ++failed;
       std::string name = r.file;
       if (name.size() > 48) name = "..." + name.substr(name.size() - 45);
-      std::printf("%-48s %4s %7d %6d %9d %7d %8zu  %s\n", name.c_str(), r.vrm.c_str(), r.springs, r.joints, r.colliders,
-                  r.hair_vertices, r.warnings.size(), r.ok ? "ok" : ("FAIL: " + r.result).c_str());
+      std::printf("%-48s %4s %7d %6d %9d %7d %8zu  %s\n", name.c_str(), r.vrm.c_str(), r.springs,
+                  r.joints, r.colliders, r.hair_vertices, r.warnings.size(),
+                  r.ok ? "ok" : ("FAIL: " + r.result).c_str());
       if (o->verbose)
         for (const auto& w : r.warnings) std::printf("    - %s\n", w.c_str());
     }
@@ -202,10 +214,17 @@ void AddCheck(CLI::App& app, int& exit_code) {
       nlohmann::ordered_json j;
       j["files"] = nlohmann::ordered_json::array();
       for (const auto& r : rows)
-        j["files"].push_back({{"file", r.file}, {"vrm_version", r.vrm == "-" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.vrm)},
-                              {"springs", r.springs}, {"joints", r.joints}, {"colliders", r.colliders},
-                              {"hair_vertices", r.hair_vertices}, {"warnings", r.warnings}, {"ok", r.ok},
-                              {"result", r.result}, {"seconds", r.seconds}});
+        j["files"].push_back({{"file", r.file},
+                              {"vrm_version", r.vrm == "-" ? nlohmann::ordered_json(nullptr)
+                                                           : nlohmann::ordered_json(r.vrm)},
+                              {"springs", r.springs},
+                              {"joints", r.joints},
+                              {"colliders", r.colliders},
+                              {"hair_vertices", r.hair_vertices},
+                              {"warnings", r.warnings},
+                              {"ok", r.ok},
+                              {"result", r.result},
+                              {"seconds", r.seconds}});
       std::ofstream f(o->json);
       f << j.dump(2) << "\n";
       if (!f) {

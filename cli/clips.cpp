@@ -1,6 +1,7 @@
 // hairswing retarget / validate-clips: world-space retargeting of clip files onto avatars, and a
 // batch check of every clip x avatar (missing joints, invalid numbers, tracks on hair joints,
 // foot height range), in parallel, with optional pose snapshots (PNG).
+#include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,9 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-
 #include <nlohmann/json.hpp>
-#include <tbb/parallel_for.h>
 
 #include "commands.h"
 #include "hairswing/anim.h"
@@ -72,8 +71,8 @@ struct RunResult {
 
 // Retargets one clip onto one avatar (or, when the clip's tracks already name the avatar's own
 // nodes, uses it as is) and checks it.
-RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const Clip& clip, const Retargeter* rt,
-                   const std::string& snapshot_dir) {
+RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const Clip& clip,
+                   const Retargeter* rt, const std::string& snapshot_dir) {
   RunResult r;
   r.avatar = std::filesystem::path(t.path).filename().string();
   r.clip = clip.name;
@@ -95,8 +94,10 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
       if (!std::isfinite(v)) ++r.invalid;
   }
   // Foot height range over the clip (world y of both feet), sampled at 30 Hz.
-  const int lf = t.map.bones.count("leftFoot") ? trig.node_to_rig()[t.map.bones.at("leftFoot")] : -1;
-  const int rf = t.map.bones.count("rightFoot") ? trig.node_to_rig()[t.map.bones.at("rightFoot")] : -1;
+  const int lf =
+      t.map.bones.count("leftFoot") ? trig.node_to_rig()[t.map.bones.at("leftFoot")] : -1;
+  const int rf =
+      t.map.bones.count("rightFoot") ? trig.node_to_rig()[t.map.bones.at("rightFoot")] : -1;
   std::vector<Transform> pose(trig.node_count());
   std::vector<glm::mat4> world(trig.node_count());
   r.foot_min = 1e9f;
@@ -114,9 +115,11 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
         r.foot_max = std::max(r.foot_max, y);
       }
   }
-  static const std::vector<std::string> kSnapshots = {"Idle_Loop", "Walk_Loop", "Jump_Loop", "Roll", "Dance_Loop",
-                                                      "Crouch_Fwd_Loop", "Sitting_Idle_Loop"};
-  if (!snapshot_dir.empty() && std::find(kSnapshots.begin(), kSnapshots.end(), clip.name) != kSnapshots.end()) {
+  static const std::vector<std::string> kSnapshots = {
+      "Idle_Loop",  "Walk_Loop",       "Jump_Loop",        "Roll",
+      "Dance_Loop", "Crouch_Fwd_Loop", "Sitting_Idle_Loop"};
+  if (!snapshot_dir.empty() &&
+      std::find(kSnapshots.begin(), kSnapshots.end(), clip.name) != kSnapshots.end()) {
     std::copy(trig.rest_local().begin(), trig.rest_local().end(), pose.begin());
     out.Apply(out.duration * 0.4, pose);
     ComputeWorld(trig, pose, world);
@@ -153,33 +156,48 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
       "only) and check each result: required joints present on both skeletons, no NaN/inf in any "
       "sampled value, no track on a hair/spring joint; reports the foot height range per clip. "
       "Runs in parallel. Exit code 1 when any check fails.");
-  struct Opts { std::vector<std::string> avatars, clips; std::string json, snapshots; };
+  struct Opts {
+    std::vector<std::string> avatars, clips;
+    std::string json, snapshots;
+  };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatars, "avatars (.vrm/.glb/.gltf)")->required();
-  cmd->add_option("--clips", o->clips, "clip files (glTF/GLB with animations, e.g. the UAL library)")->required();
+  cmd->add_option("--clips", o->clips,
+                  "clip files (glTF/GLB with animations, e.g. the UAL library)")
+      ->required();
   cmd->add_option("--json", o->json, "write {\"runs\": [...]} as JSON");
-  cmd->add_option("--snapshots", o->snapshots, "write PNG pose snapshots (Idle, Walk, Jump, Roll, Dance, Crouch, Sitting) here");
+  cmd->add_option("--snapshots", o->snapshots,
+                  "write PNG pose snapshots (Idle, Walk, Jump, Roll, Dance, Crouch, Sitting) here");
   cmd->callback([o, &exit_code] {
     std::vector<ClipFile> files(o->clips.size());
     for (size_t i = 0; i < o->clips.size(); ++i)
-      if (!LoadClipFile(o->clips[i], &files[i])) { exit_code = kExitBadInput; return; }
+      if (!LoadClipFile(o->clips[i], &files[i])) {
+        exit_code = kExitBadInput;
+        return;
+      }
     std::vector<Target> targets;
     for (const auto& a : o->avatars) {
       auto loaded = LoadOrReport(a);
-      if (!loaded) { exit_code = kExitBadInput; return; }
+      if (!loaded) {
+        exit_code = kExitBadInput;
+        return;
+      }
       targets.push_back({a, std::move(loaded->avatar), {}});
       targets.back().map = MatchHumanoid(targets.back().avatar);
     }
     if (!o->snapshots.empty()) std::filesystem::create_directories(o->snapshots);
     // One retargeter per (avatar, clip file); the jobs are (avatar, file, clip).
-    struct Job { size_t target, file, clip; };
+    struct Job {
+      size_t target, file, clip;
+    };
     std::vector<Job> jobs;
     std::vector<std::vector<std::unique_ptr<Retargeter>>> rts(targets.size());
     std::vector<Rig> target_rigs;
     for (size_t t = 0; t < targets.size(); ++t) {
       target_rigs.push_back(std::move(BuildRig(targets[t].avatar)).value());
       for (size_t f = 0; f < files.size(); ++f) {
-        auto r = Retargeter::Create(files[f].avatar, files[f].map, targets[t].avatar, targets[t].map);
+        auto r =
+            Retargeter::Create(files[f].avatar, files[f].map, targets[t].avatar, targets[t].map);
         rts[t].push_back(r.ok() ? std::make_unique<Retargeter>(std::move(r).value()) : nullptr);
         for (size_t c = 0; c < files[f].clips.size(); ++c) jobs.push_back({t, f, c});
       }
@@ -190,8 +208,8 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
     const bool tty = isatty(STDERR_FILENO);
     tbb::parallel_for(size_t(0), jobs.size(), [&](size_t i) {
       const Job& j = jobs[i];
-      results[i] = CheckOne(targets[j.target], target_rigs[j.target], files[j.file], files[j.file].clips[j.clip],
-                            rts[j.target][j.file].get(), o->snapshots);
+      results[i] = CheckOne(targets[j.target], target_rigs[j.target], files[j.file],
+                            files[j.file].clips[j.clip], rts[j.target][j.file].get(), o->snapshots);
       const size_t d = ++done;
       if (tty) {
         std::lock_guard<std::mutex> lock(mu);
@@ -200,24 +218,32 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
     });
     if (tty) std::fprintf(stderr, "\n");
     int failed = 0;
-    std::printf("%-36s %-24s %8s %8s %6s %16s %s\n", "avatar", "clip", "missing", "invalid", "hair", "foot y (m)", "ok");
+    std::printf("%-36s %-24s %8s %8s %6s %16s %s\n", "avatar", "clip", "missing", "invalid", "hair",
+                "foot y (m)", "ok");
     for (const auto& r : results) {
       if (!r.ok) ++failed;
-      std::printf("%-36s %-24s %8zu %8d %6d %7.3f..%-7.3f %s\n", r.avatar.c_str(), r.clip.c_str(), r.missing.size(), r.invalid,
-                  r.hair_tracks, r.foot_min, r.foot_max, r.ok ? "ok" : "FAIL");
+      std::printf("%-36s %-24s %8zu %8d %6d %7.3f..%-7.3f %s\n", r.avatar.c_str(), r.clip.c_str(),
+                  r.missing.size(), r.invalid, r.hair_tracks, r.foot_min, r.foot_max,
+                  r.ok ? "ok" : "FAIL");
       if (!r.error.empty()) std::printf("  %s\n", r.error.c_str());
     }
     std::printf("%zu runs, %d failed\n", results.size(), failed);
     for (size_t t = 0; t < targets.size(); ++t)
-      std::printf("  %s: humanoid map %s (confidence %.2f)%s\n", targets[t].path.c_str(), targets[t].map.family.c_str(),
-                  targets[t].map.confidence, targets[t].map.missing_required.empty() ? "" : ", missing required bones");
+      std::printf("  %s: humanoid map %s (confidence %.2f)%s\n", targets[t].path.c_str(),
+                  targets[t].map.family.c_str(), targets[t].map.confidence,
+                  targets[t].map.missing_required.empty() ? "" : ", missing required bones");
     if (!o->json.empty()) {
       nlohmann::ordered_json j;
       j["runs"] = nlohmann::ordered_json::array();
       for (const auto& r : results) {
-        j["runs"].push_back({{"avatar", r.avatar}, {"clip", r.clip}, {"missing_joints", r.missing},
-                             {"invalid_values", r.invalid}, {"hair_tracks", r.hair_tracks},
-                             {"foot_height_min_m", r.foot_min}, {"foot_height_max_m", r.foot_max}, {"ok", r.ok}});
+        j["runs"].push_back({{"avatar", r.avatar},
+                             {"clip", r.clip},
+                             {"missing_joints", r.missing},
+                             {"invalid_values", r.invalid},
+                             {"hair_tracks", r.hair_tracks},
+                             {"foot_height_min_m", r.foot_min},
+                             {"foot_height_max_m", r.foot_max},
+                             {"ok", r.ok}});
         if (!r.error.empty()) j["runs"].back()["error"] = r.error;
       }
       std::ofstream(o->json) << j.dump(2) << "\n";
@@ -232,7 +258,10 @@ void AddRetarget(CLI::App& app, int& exit_code) {
       "Retarget a clip from a clip file onto an avatar (world space; hips height scaled by leg "
       "length; horizontal root motion removed unless --keep-root-motion) and write the avatar "
       "with the retargeted animation as .glb/.vrm.");
-  struct Opts { std::string avatar, clips, clip, out; bool keep_root = false, force = false; };
+  struct Opts {
+    std::string avatar, clips, clip, out;
+    bool keep_root = false, force = false;
+  };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "target avatar")->required();
   cmd->add_option("CLIP-FILE", o->clips, "glTF/GLB holding the clip(s)")->required();
@@ -242,9 +271,15 @@ void AddRetarget(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   cmd->callback([o, &exit_code] {
     ClipFile cf;
-    if (!LoadClipFile(o->clips, &cf)) { exit_code = kExitBadInput; return; }
+    if (!LoadClipFile(o->clips, &cf)) {
+      exit_code = kExitBadInput;
+      return;
+    }
     auto loaded = LoadOrReport(o->avatar);
-    if (!loaded) { exit_code = kExitBadInput; return; }
+    if (!loaded) {
+      exit_code = kExitBadInput;
+      return;
+    }
     Avatar av = std::move(loaded->avatar);
     RetargetOptions ro;
     ro.remove_horizontal_root_motion = !o->keep_root;

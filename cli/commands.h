@@ -1,12 +1,11 @@
 // Each subcommand registers itself on the CLI11 app and returns a callback result holder.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "hairswing/io.h"
 

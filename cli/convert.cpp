@@ -13,14 +13,20 @@ void AddConvert(CLI::App& app, int& exit_code) {
       "converted: axes turned to face +Z, springs and colliders rewritten as VRMC_springBone "
       "(virtual 7 cm tails become end nodes). The write is atomic; an existing output (or the "
       "input itself) is only replaced with --force.");
-  struct Opts { std::string in, out; bool force = false; };
+  struct Opts {
+    std::string in, out;
+    bool force = false;
+  };
   auto opts = std::make_shared<Opts>();
   cmd->add_option("IN", opts->in, "input .vrm, .glb or .gltf")->required();
   cmd->add_option("-o,--output", opts->out, "output file ending in .vrm or .glb")->required();
   cmd->add_flag("--force", opts->force, "overwrite an existing output file");
   cmd->callback([opts, &exit_code] {
     auto loaded = LoadOrReport(opts->in);
-    if (!loaded) { exit_code = kExitBadInput; return; }
+    if (!loaded) {
+      exit_code = kExitBadInput;
+      return;
+    }
     for (const auto& w : loaded->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     Status st = SaveAvatar(loaded->avatar, opts->out, {opts->force});
     if (!st.ok()) {

@@ -1,11 +1,12 @@
 // hairswing demo: the main job. Makes both demo avatars, measures the head-turn with every solver
 // and frame rate (and godette from ../shared/data when present), prints the comparison and
 // writes one HTML report.
+#include "hairswing/demo.h"
+
 #include <cstdio>
 #include <filesystem>
 
 #include "commands.h"
-#include "hairswing/demo.h"
 #include "hairswing/io.h"
 #include "report.h"
 
@@ -18,10 +19,13 @@ void AddDemo(CLI::App& app, int& exit_code) {
       "head-turn on them with the arc, parent and vrm solvers at 30/60/120 fps (also on "
       "../shared/data/avatars/godette.vrm when present), print the comparison and write an HTML "
       "report with plots.");
-  struct Opts { std::string out = "out", shared = HS_SHARED_DATA; };
+  struct Opts {
+    std::string out = "out", shared = HS_SHARED_DATA;
+  };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--out", o->out, "output folder")->capture_default_str();
-  cmd->add_option("--shared-data", o->shared, "folder holding avatars/godette.vrm")->capture_default_str();
+  cmd->add_option("--shared-data", o->shared, "folder holding avatars/godette.vrm")
+      ->capture_default_str();
   cmd->callback([o, &exit_code] {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -39,8 +43,10 @@ void AddDemo(CLI::App& app, int& exit_code) {
       files.push_back(path);
     }
     const std::string godette = o->shared + "/avatars/godette.vrm";
-    if (fs::exists(godette)) files.push_back(godette);
-    else std::printf("note: %s not found; measuring the demo avatars only\n", godette.c_str());
+    if (fs::exists(godette))
+      files.push_back(godette);
+    else
+      std::printf("note: %s not found; measuring the demo avatars only\n", godette.c_str());
     std::vector<MeasureReport> reports;
     for (const auto& f : files) {
       std::printf("\n");
@@ -48,8 +54,9 @@ void AddDemo(CLI::App& app, int& exit_code) {
       const std::string stem = fs::path(f).stem().string();
       // Demo avatars: also after collider fitting (the before/after occlusion of SPEC M7).
       const bool demo_avatar = stem.rfind("demo-", 0) == 0;
-      int rc = RunMeasure(f, "arc,parent,vrm", "30,60,120", "", o->out + "/measure-" + stem + ".json", "", false, &rep,
-                          "head-turn", "", 12.0, demo_avatar, MeasureFlags{.match_swing = true});
+      int rc = RunMeasure(f, "arc,parent,vrm", "30,60,120", "",
+                          o->out + "/measure-" + stem + ".json", "", false, &rep, "head-turn", "",
+                          12.0, demo_avatar, MeasureFlags{.match_swing = true});
       if (rc != kExitOk) {
         exit_code = rc;
         return;

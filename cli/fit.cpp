@@ -1,11 +1,11 @@
 // hairswing fit AVATAR --hair SELECTOR -o OUT.vrm: the selected-clump hair-chain fitter.
+#include "hairswing/fit.h"
+
 #include <cstdio>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "hairswing/fit.h"
 #include "hairswing/io.h"
 
 namespace hairswing::cli {
@@ -13,10 +13,13 @@ namespace hairswing::cli {
 void AddFit(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "fit",
-      "Fit spring chains to selected hair: erase its skin weights, find where it meets the head, walk "
+      "Fit spring chains to selected hair: erase its skin weights, find where it meets the head, "
+      "walk "
       "the connected hair surface outward, place N joints along its centre line, skin it smoothly "
-      "with a pinned band at the root, and add a VRM 1.0 spring per clump. Pieces that cannot hang (a "
-      "bun, a scalp cap: reaching less than --min-hang from the head, or whose centre line would leave "
+      "with a pinned band at the root, and add a VRM 1.0 spring per clump. Pieces that cannot hang "
+      "(a "
+      "bun, a scalp cap: reaching less than --min-hang from the head, or whose centre line would "
+      "leave "
       "them) stay rigid on the head and are reported. --colliders also fits the colliders. --undo "
       "restores a fitted file exactly.");
   struct Opts {
@@ -33,7 +36,8 @@ void AddFit(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(2, 64))
       ->capture_default_str();
   cmd->add_option("--segment-length", o->fit.segment_length,
-                  "metres per segment at human scale (1.7 m): a clump gets length / this + 1 joints, 3 to --joints")
+                  "metres per segment at human scale (1.7 m): a clump gets length / this + 1 "
+                  "joints, 3 to --joints")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
   cmd->add_option("--root-ramp", o->fit.root_ramp_segments,
@@ -41,22 +45,30 @@ void AddFit(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.25, 4.0))
       ->capture_default_str();
   cmd->add_option("--min-hang", o->fit.min_hang_length,
-                  "metres at human scale: a clump that reaches less far from where it meets the head stays rigid")
+                  "metres at human scale: a clump that reaches less far from where it meets the "
+                  "head stays rigid")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option("--attach", o->attach, "humanoid bone the hair hangs from")->capture_default_str();
+  cmd->add_option("--attach", o->attach, "humanoid bone the hair hangs from")
+      ->capture_default_str();
   cmd->add_option("-o,--output", o->out, "output .vrm or .glb")->required();
   cmd->add_option("--report", o->report, "write the list of changes as JSON");
-  cmd->add_flag("--colliders", o->colliders, "also run the collider fitter (grow proxies to the visible body and "
-                                               "clothing, add a torso capsule if the trunk is uncovered, whole-link checks "
-                                               "for long front chains)");
+  cmd->add_flag("--colliders", o->colliders,
+                "also run the collider fitter (grow proxies to the visible body and "
+                "clothing, add a torso capsule if the trunk is uncovered, whole-link checks "
+                "for long front chains)");
   cmd->add_flag("--undo", o->undo, "restore what an earlier fit changed in AVATAR");
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   cmd->callback([o, &exit_code] {
     auto loaded = LoadOrReport(o->avatar);
-    if (!loaded) { exit_code = kExitBadInput; return; }
+    if (!loaded) {
+      exit_code = kExitBadInput;
+      return;
+    }
     Avatar av = std::move(loaded->avatar);
-    nlohmann::ordered_json rep = {{"avatar", o->avatar}, {"changes", nlohmann::json::array()}, {"warnings", nlohmann::json::array()}};
+    nlohmann::ordered_json rep = {{"avatar", o->avatar},
+                                  {"changes", nlohmann::json::array()},
+                                  {"warnings", nlohmann::json::array()}};
     auto fail = [&](const std::string& m) {
       std::fprintf(stderr, "error: %s: %s\n", o->avatar.c_str(), m.c_str());
       exit_code = kExitBadInput;
@@ -66,7 +78,8 @@ void AddFit(CLI::App& app, int& exit_code) {
       if (!st.ok()) return fail(st.message());
       rep["changes"].push_back("restored the settings from before the fit");
     } else {
-      if (o->hair.empty() && !o->colliders) return fail("--hair (MESH, MESH/INDEX or material:NAME) or --colliders is required");
+      if (o->hair.empty() && !o->colliders)
+        return fail("--hair (MESH, MESH/INDEX or material:NAME) or --colliders is required");
       if (!o->wear.empty()) {
         auto hair = LoadAvatar(o->wear);
         if (!hair.ok()) return fail(hair.status().message());
@@ -74,7 +87,8 @@ void AddFit(CLI::App& app, int& exit_code) {
         auto added = WearHair(av, hair->avatar, &warnings);
         if (!added.ok()) return fail("--wear " + o->wear + ": " + added.status().message());
         for (const auto& w : warnings) rep["warnings"].push_back(w);
-        for (const auto& m : added.value()) rep["changes"].push_back("wore mesh \"" + m + "\" from " + o->wear);
+        for (const auto& m : added.value())
+          rep["changes"].push_back("wore mesh \"" + m + "\" from " + o->wear);
       }
       if (!o->hair.empty()) {
         auto sel = SelectHair(av, o->hair);
@@ -85,7 +99,9 @@ void AddFit(CLI::App& app, int& exit_code) {
         auto fit = FitHairChains(av, sel.value(), opt);
         if (!fit.ok())
           return fail(fit.status().message() +
-                      (fit.status().message().find("undo that fit") != std::string::npos ? " (hairswing fit --undo)" : ""));
+                      (fit.status().message().find("undo that fit") != std::string::npos
+                           ? " (hairswing fit --undo)"
+                           : ""));
         for (const auto& c : fit->changes) rep["changes"].push_back(c);
         for (const auto& c : fit->rigid) rep["changes"].push_back(c);
         for (const auto& w : fit->warnings) rep["warnings"].push_back(w);
@@ -96,7 +112,9 @@ void AddFit(CLI::App& app, int& exit_code) {
         auto cf = FitColliders(av);
         if (!cf.ok())
           return fail(cf.status().message() +
-                      (cf.status().message().find("undo that fit") != std::string::npos ? " (hairswing fit --undo)" : ""));
+                      (cf.status().message().find("undo that fit") != std::string::npos
+                           ? " (hairswing fit --undo)"
+                           : ""));
         for (const auto& c : cf->changes) rep["changes"].push_back(c);
         for (const auto& w : cf->warnings) rep["warnings"].push_back(w);
       }
@@ -104,7 +122,8 @@ void AddFit(CLI::App& app, int& exit_code) {
     Status st = SaveAvatar(av, o->out, {o->force});
     if (!st.ok()) return fail(st.message());
     for (const auto& c : rep["changes"]) std::printf("  %s\n", c.get<std::string>().c_str());
-    for (const auto& w : rep["warnings"]) std::printf("  warning: %s\n", w.get<std::string>().c_str());
+    for (const auto& w : rep["warnings"])
+      std::printf("  warning: %s\n", w.get<std::string>().c_str());
     if (!o->report.empty()) std::ofstream(o->report) << rep.dump(2) << "\n";
     std::printf("wrote %s\n", o->out.c_str());
   });

@@ -1,9 +1,8 @@
 // hairswing inspect FILE [--json]: what a file holds, as a table or as JSON.
 #include <cstdio>
 #include <iostream>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "commands.h"
 #include "hairswing/humanoid.h"
@@ -27,9 +26,15 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
   r["file"] = av.source_path;
   r["format"] = av.source_format;
   switch (av.vrm.version) {
-    case VrmVersion::kNone: r["vrm_version"] = nullptr; break;
-    case VrmVersion::kV0: r["vrm_version"] = "0.x"; break;
-    case VrmVersion::kV1: r["vrm_version"] = "1.0"; break;
+    case VrmVersion::kNone:
+      r["vrm_version"] = nullptr;
+      break;
+    case VrmVersion::kV0:
+      r["vrm_version"] = "0.x";
+      break;
+    case VrmVersion::kV1:
+      r["vrm_version"] = "1.0";
+      break;
   }
   r["vrm_spec_version"] = av.vrm.source_spec_version;
   r["nodes"] = av.nodes.size();
@@ -60,11 +65,17 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
       nv += p.positions.size();
       nt += tris;
       std::string mat = p.material >= 0 ? av.materials[p.material].name : "";
-      prims.push_back({{"vertices", p.positions.size()}, {"triangles", tris}, {"material", mat},
-                       {"morph_targets", p.targets.size()}, {"has_weights", !p.weights.empty()}});
+      prims.push_back({{"vertices", p.positions.size()},
+                       {"triangles", tris},
+                       {"material", mat},
+                       {"morph_targets", p.targets.size()},
+                       {"has_weights", !p.weights.empty()}});
     }
-    meshes.push_back({{"name", mesh.name}, {"vertices", nv}, {"triangles", nt},
-                      {"skinned", skinned}, {"primitives", prims}});
+    meshes.push_back({{"name", mesh.name},
+                      {"vertices", nv},
+                      {"triangles", nt},
+                      {"skinned", skinned},
+                      {"primitives", prims}});
   }
   r["meshes"] = meshes;
   Json skins = Json::array();
@@ -78,15 +89,22 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
     for (size_t j = 0; j < s.joints.size(); ++j) {
       const SpringJoint& jt = s.joints[j];
       bool tip = j + 1 == s.joints.size();
-      joints.push_back({{"node", jt.node}, {"name", NodeName(av, jt.node)}, {"tip", tip},
-                        {"hit_radius", jt.hit_radius}, {"stiffness", jt.stiffness},
-                        {"gravity_power", jt.gravity_power}, {"gravity_dir", V3(jt.gravity_dir)},
+      joints.push_back({{"node", jt.node},
+                        {"name", NodeName(av, jt.node)},
+                        {"tip", tip},
+                        {"hit_radius", jt.hit_radius},
+                        {"stiffness", jt.stiffness},
+                        {"gravity_power", jt.gravity_power},
+                        {"gravity_dir", V3(jt.gravity_dir)},
                         {"drag_force", jt.drag_force}});
     }
     total_joints += s.joints.size();
-    Json js = {{"name", s.name}, {"joints", joints}, {"collider_groups", s.collider_groups},
+    Json js = {{"name", s.name},
+               {"joints", joints},
+               {"collider_groups", s.collider_groups},
                {"center", s.center >= 0 ? Json(NodeName(av, s.center)) : Json(nullptr)}};
-    js["virtual_tail"] = s.has_virtual_tail ? Json{{"offset", V3(s.virtual_tail)}, {"length_m", glm::length(s.virtual_tail)}}
+    js["virtual_tail"] = s.has_virtual_tail ? Json{{"offset", V3(s.virtual_tail)},
+                                                   {"length_m", glm::length(s.virtual_tail)}}
                                             : Json(nullptr);
     springs.push_back(js);
   }
@@ -95,23 +113,30 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
 
   Json colliders = Json::array();
   for (const auto& c : av.vrm.colliders) {
-    Json jc = {{"shape", ColliderShapeName(c.shape)}, {"node", c.node}, {"node_name", NodeName(av, c.node)},
+    Json jc = {{"shape", ColliderShapeName(c.shape)},
+               {"node", c.node},
+               {"node_name", NodeName(av, c.node)},
                {"offset", V3(c.offset)}};
     if (c.shape != ColliderShape::kPlane) jc["radius"] = c.radius;
-    if (c.shape == ColliderShape::kCapsule || c.shape == ColliderShape::kInsideCapsule) jc["tail"] = V3(c.tail);
+    if (c.shape == ColliderShape::kCapsule || c.shape == ColliderShape::kInsideCapsule)
+      jc["tail"] = V3(c.tail);
     if (c.shape == ColliderShape::kPlane) jc["normal"] = V3(c.normal);
     colliders.push_back(jc);
   }
   r["colliders"] = colliders;
   Json groups = Json::array();
-  for (const auto& g : av.vrm.collider_groups) groups.push_back({{"name", g.name}, {"colliders", g.colliders}});
+  for (const auto& g : av.vrm.collider_groups)
+    groups.push_back({{"name", g.name}, {"colliders", g.colliders}});
   r["collider_groups"] = groups;
 
   Json cons = Json::array();
   for (const auto& c : av.vrm.constraints) {
     static const char* kKind[] = {"aim", "roll", "rotation"};
-    cons.push_back({{"kind", kKind[static_cast<int>(c.kind)]}, {"node", NodeName(av, c.node)},
-                    {"source", NodeName(av, c.source)}, {"weight", c.weight}, {"axis", c.axis}});
+    cons.push_back({{"kind", kKind[static_cast<int>(c.kind)]},
+                    {"node", NodeName(av, c.node)},
+                    {"source", NodeName(av, c.source)},
+                    {"weight", c.weight},
+                    {"axis", c.axis}});
   }
   r["constraints"] = cons;
 
@@ -140,35 +165,48 @@ void PrintText(const Json& r) {
   auto s = [](const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
   std::printf("%s\n", s(r["file"]).c_str());
   std::printf("  format       %s%s\n", s(r["format"]).c_str(),
-              r["vrm_version"].is_null() ? " (no VRM data)" : (", VRM " + s(r["vrm_version"]) +
-                  (r["vrm_version"] == "0.x" ? " (normalised to VRM 1.0 axes)" : "")).c_str());
-  std::printf("  humanoid     %s of %s bones%s\n", s(r["humanoid"]["bones"]).c_str(), s(r["humanoid"]["of"]).c_str(),
-              r["humanoid"]["missing_required"].empty() ? "" : (", missing required: " + r["humanoid"]["missing_required"].dump()).c_str());
+              r["vrm_version"].is_null()
+                  ? " (no VRM data)"
+                  : (", VRM " + s(r["vrm_version"]) +
+                     (r["vrm_version"] == "0.x" ? " (normalised to VRM 1.0 axes)" : ""))
+                        .c_str());
+  std::printf("  humanoid     %s of %s bones%s\n", s(r["humanoid"]["bones"]).c_str(),
+              s(r["humanoid"]["of"]).c_str(),
+              r["humanoid"]["missing_required"].empty()
+                  ? ""
+                  : (", missing required: " + r["humanoid"]["missing_required"].dump()).c_str());
   std::printf("  nodes        %s, skins %zu\n", s(r["nodes"]).c_str(), r["skins"].size());
   std::printf("  meshes       %zu\n", r["meshes"].size());
   for (const auto& m : r["meshes"])
-    std::printf("    %-28s %7s v %7s tri  %s, %zu primitive(s)\n", s(m["name"]).c_str(), s(m["vertices"]).c_str(),
-                s(m["triangles"]).c_str(), m["skinned"].get<bool>() ? "skinned" : "rigid", m["primitives"].size());
-  std::printf("  springs      %zu chains, %s joints (tips included)\n", r["springs"].size(), s(r["spring_joint_count"]).c_str());
+    std::printf("    %-28s %7s v %7s tri  %s, %zu primitive(s)\n", s(m["name"]).c_str(),
+                s(m["vertices"]).c_str(), s(m["triangles"]).c_str(),
+                m["skinned"].get<bool>() ? "skinned" : "rigid", m["primitives"].size());
+  std::printf("  springs      %zu chains, %s joints (tips included)\n", r["springs"].size(),
+              s(r["spring_joint_count"]).c_str());
   for (const auto& sp : r["springs"]) {
     if (sp["joints"].empty()) {
       std::printf("    %-28s no joints\n", s(sp["name"]).c_str());
       continue;
     }
     const auto& j0 = sp["joints"][0];
-    std::printf("    %-28s %zu joints%s  stiffness %.3g drag %.3g gravity %.3g hitRadius %.3g  groups %s\n",
-                s(sp["name"]).c_str(), sp["joints"].size(), sp["virtual_tail"].is_null() ? "" : " + 7 cm virtual tail",
-                j0["stiffness"].get<double>(), j0["drag_force"].get<double>(), j0["gravity_power"].get<double>(),
-                j0["hit_radius"].get<double>(), sp["collider_groups"].dump().c_str());
+    std::printf(
+        "    %-28s %zu joints%s  stiffness %.3g drag %.3g gravity %.3g hitRadius %.3g  groups %s\n",
+        s(sp["name"]).c_str(), sp["joints"].size(),
+        sp["virtual_tail"].is_null() ? "" : " + 7 cm virtual tail", j0["stiffness"].get<double>(),
+        j0["drag_force"].get<double>(), j0["gravity_power"].get<double>(),
+        j0["hit_radius"].get<double>(), sp["collider_groups"].dump().c_str());
   }
-  std::printf("  colliders    %zu in %zu group(s)\n", r["colliders"].size(), r["collider_groups"].size());
+  std::printf("  colliders    %zu in %zu group(s)\n", r["colliders"].size(),
+              r["collider_groups"].size());
   for (const auto& c : r["colliders"])
-    std::printf("    %-14s on %-24s offset %s%s\n", s(c["shape"]).c_str(), s(c["node_name"]).c_str(), c["offset"].dump().c_str(),
+    std::printf("    %-14s on %-24s offset %s%s\n", s(c["shape"]).c_str(),
+                s(c["node_name"]).c_str(), c["offset"].dump().c_str(),
                 c.contains("radius") ? (" radius " + s(c["radius"])).c_str() : "");
   std::printf("  constraints  %zu\n", r["constraints"].size());
   std::printf("  animations   %zu\n", r["animations"].size());
   for (const auto& a : r["animations"])
-    std::printf("    %-28s %s channels, %.2f s\n", s(a["name"]).c_str(), s(a["channels"]).c_str(), a["duration_s"].get<double>());
+    std::printf("    %-28s %s channels, %.2f s\n", s(a["name"]).c_str(), s(a["channels"]).c_str(),
+                a["duration_s"].get<double>());
   if (!r["preserved_extensions"].empty())
     std::printf("  kept as-is   %s\n", r["preserved_extensions"].dump().c_str());
   std::printf("  warnings     %zu\n", r["warnings"].size());
@@ -198,12 +236,15 @@ std::vector<std::string> SpringsWithoutMesh(const Avatar& av) {
     if (idle.empty()) continue;
     const std::string name = "spring \"" + av.vrm.springs[ch.source_spring].name + "\"";
     if (static_cast<int>(idle.size()) == swinging) {
-      out.push_back(name + " moves no mesh: no skinned vertex has weight on its joints (hair rigidly parented, or "
-                           "skinned to other bones)");
+      out.push_back(
+          name +
+          " moves no mesh: no skinned vertex has weight on its joints (hair rigidly parented, or "
+          "skinned to other bones)");
     } else {
       std::string list;
       for (const auto& n : idle) list += (list.empty() ? "" : ", ") + n;
-      out.push_back(name + ": " + std::to_string(idle.size()) + " of its " + std::to_string(swinging) +
+      out.push_back(name + ": " + std::to_string(idle.size()) + " of its " +
+                    std::to_string(swinging) +
                     " joints own no vertex although joints below them do (" + list +
                     "): the mesh does not follow them");
     }
@@ -212,18 +253,27 @@ std::vector<std::string> SpringsWithoutMesh(const Avatar& av) {
 }
 
 void AddInspect(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("inspect", "Show what an avatar file holds: format, humanoid, meshes, "
-                                            "springs, colliders, constraints, animations and warnings.");
-  struct Opts { std::string file; bool json = false; };
+  auto* cmd = app.add_subcommand("inspect",
+                                 "Show what an avatar file holds: format, humanoid, meshes, "
+                                 "springs, colliders, constraints, animations and warnings.");
+  struct Opts {
+    std::string file;
+    bool json = false;
+  };
   auto opts = std::make_shared<Opts>();
   cmd->add_option("FILE", opts->file, "a .vrm, .glb or .gltf file")->required();
   cmd->add_flag("--json", opts->json, "print a JSON object instead of the table");
   cmd->callback([opts, &exit_code] {
     auto loaded = LoadOrReport(opts->file);
-    if (!loaded) { exit_code = kExitBadInput; return; }
+    if (!loaded) {
+      exit_code = kExitBadInput;
+      return;
+    }
     Json report = BuildReport(loaded->avatar, loaded->warnings);
-    if (opts->json) std::cout << report.dump(2) << "\n";
-    else PrintText(report);
+    if (opts->json)
+      std::cout << report.dump(2) << "\n";
+    else
+      PrintText(report);
   });
 }
 

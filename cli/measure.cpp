@@ -1,5 +1,7 @@
 // hairswing measure AVATAR: the head-turn measurement per solver x fps, as a table, JSON and an
 // HTML report.
+#include "hairswing/measure.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,10 +10,9 @@
 #include <sstream>
 
 #include "commands.h"
+#include "hairswing/anim.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
-#include "hairswing/anim.h"
-#include "hairswing/measure.h"
 #include "hairswing/retarget.h"
 #include "report.h"
 
@@ -23,7 +24,8 @@ std::vector<std::string> Split(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
   std::string item;
-  while (std::getline(ss, item, ',')) if (!item.empty()) out.push_back(item);
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
   return out;
 }
 
@@ -54,11 +56,13 @@ std::string Opt(const std::optional<double>& v) {
 }  // namespace
 
 void PrintMeasureTable(const MeasureReport& rep) {
-  std::printf("%s: %d chains, %d hair vertices, %d hair edges (%d welded), %d front-strand vertices\n", rep.avatar.c_str(),
-              rep.chains, rep.hair_vertices, rep.hair_edges, rep.hair_edges_welded, rep.front_strand_vertices);
-  std::printf("%-7s %4s %9s %9s %9s %9s %9s %9s %9s %9s %12s %9s %5s %8s %8s\n", "solver", "fps", "swing mm", "swing max",
-              "p99 str %", "welded %", "worst %", "shape deg", "root mm", "settle mm", "hidden(>1mm)", "depth mm", "pen.",
-              "p50 ms", "p95 ms");
+  std::printf(
+      "%s: %d chains, %d hair vertices, %d hair edges (%d welded), %d front-strand vertices\n",
+      rep.avatar.c_str(), rep.chains, rep.hair_vertices, rep.hair_edges, rep.hair_edges_welded,
+      rep.front_strand_vertices);
+  std::printf("%-7s %4s %9s %9s %9s %9s %9s %9s %9s %9s %12s %9s %5s %8s %8s\n", "solver", "fps",
+              "swing mm", "swing max", "p99 str %", "welded %", "worst %", "shape deg", "root mm",
+              "settle mm", "hidden(>1mm)", "depth mm", "pen.", "p50 ms", "p95 ms");
   // Stretch of hair that no skinned vertex follows cannot be measured: "n/a", not 0.00.
   auto pct = [&](double v) {
     if (!rep.skinned_hair) return std::string("n/a");
@@ -67,48 +71,60 @@ void PrintMeasureTable(const MeasureReport& rep) {
     return std::string(b);
   };
   if (!rep.skinned_hair)
-    std::printf("no skinned hair: no vertex is skinned to a spring joint (hair rigidly parented, or skinned to other "
-                "bones), so stretch is n/a; swing and shape are the joints' own\n");
+    std::printf(
+        "no skinned hair: no vertex is skinned to a spring joint (hair rigidly parented, or "
+        "skinned to other "
+        "bones), so stretch is n/a; swing and shape are the joints' own\n");
   for (const RunResult& r : rep.results)
-    std::printf("%-7s %4d %9.2f %9.2f %9s %9s %9s %9.2f %9.1e %9.1e %12s %9s %5d %8.3f %8.3f\n", SolverModeName(r.solver),
-                r.fps, r.swing_rms_mm, r.swing_max_mm, pct(r.stretch_p99_pct).c_str(), pct(r.stretch_p99_welded_pct).c_str(),
+    std::printf("%-7s %4d %9.2f %9.2f %9s %9s %9s %9.2f %9.1e %9.1e %12s %9s %5d %8.3f %8.3f\n",
+                SolverModeName(r.solver), r.fps, r.swing_rms_mm, r.swing_max_mm,
+                pct(r.stretch_p99_pct).c_str(), pct(r.stretch_p99_welded_pct).c_str(),
                 pct(r.stretch_worst_pct).c_str(), r.shape_error_deg, r.root_drift_mm, r.settle_mm,
-                Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(), r.penetration_samples,
-                r.update_p50_ms, r.update_p95_ms);
-  std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n", rep.fps_identical ? "identical" : "DIFFERENT");
+                Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(),
+                r.penetration_samples, r.update_p50_ms, r.update_p95_ms);
+  std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n",
+              rep.fps_identical ? "identical" : "DIFFERENT");
   bool any_matched = false;
   for (const RunResult& r : rep.results) any_matched |= r.matched.has_value();
   if (any_matched) {
-    std::printf("at equal swing (stiffness scaled until the tip lag rms equals arc's; stretch on welded positions):\n");
-    std::printf("%-7s %4s %11s %10s %10s %10s %10s\n", "solver", "fps", "stiffness x", "target mm", "swing mm", "welded %",
-                "shape deg");
+    std::printf(
+        "at equal swing (stiffness scaled until the tip lag rms equals arc's; stretch on welded "
+        "positions):\n");
+    std::printf("%-7s %4s %11s %10s %10s %10s %10s\n", "solver", "fps", "stiffness x", "target mm",
+                "swing mm", "welded %", "shape deg");
     for (const RunResult& r : rep.results) {
       if (r.solver == SolverMode::kArc) {
-        std::printf("%-7s %4d %11.3f %10.2f %10.2f %10s %10.2f\n", "arc", r.fps, 1.0, r.swing_rms_mm, r.swing_rms_mm,
-                    pct(r.stretch_p99_welded_pct).c_str(), r.shape_error_deg);
+        std::printf("%-7s %4d %11.3f %10.2f %10.2f %10s %10.2f\n", "arc", r.fps, 1.0,
+                    r.swing_rms_mm, r.swing_rms_mm, pct(r.stretch_p99_welded_pct).c_str(),
+                    r.shape_error_deg);
         continue;
       }
       if (!r.matched) continue;
       const auto& m = *r.matched;
-      std::printf("%-7s %4d %11.3f %10.2f %10.2f %10s %10.2f%s\n", SolverModeName(r.solver), r.fps, m.stiffness_scale,
-                  m.target_swing_rms_mm, m.swing_rms_mm, pct(m.stretch_p99_pct).c_str(), m.shape_error_deg,
+      std::printf("%-7s %4d %11.3f %10.2f %10.2f %10s %10.2f%s\n", SolverModeName(r.solver), r.fps,
+                  m.stiffness_scale, m.target_swing_rms_mm, m.swing_rms_mm,
+                  pct(m.stretch_p99_pct).c_str(), m.shape_error_deg,
                   m.reached ? "" : "  (target not reached)");
     }
   }
   bool any_after = false;
   for (const RunResult& r : rep.results) any_after |= r.after_fit_stretch_p99_pct.has_value();
   if (any_after) {
-    std::printf("after collider fitting:\n%-7s %4s %12s %10s %10s\n", "solver", "fps", "hidden(>1mm)", "depth mm", "p99 str %");
+    std::printf("after collider fitting:\n%-7s %4s %12s %10s %10s\n", "solver", "fps",
+                "hidden(>1mm)", "depth mm", "p99 str %");
     for (const RunResult& r : rep.results)
-      std::printf("%-7s %4d %12s %10s %10s\n", SolverModeName(r.solver), r.fps, Opt(r.after_fit_occlusion_hidden).c_str(),
-                  Opt(r.after_fit_occlusion_max_depth_mm).c_str(), pct(*r.after_fit_stretch_p99_pct).c_str());
+      std::printf("%-7s %4d %12s %10s %10s\n", SolverModeName(r.solver), r.fps,
+                  Opt(r.after_fit_occlusion_hidden).c_str(),
+                  Opt(r.after_fit_occlusion_max_depth_mm).c_str(),
+                  pct(*r.after_fit_stretch_p99_pct).c_str());
   }
 }
 
-int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
-               const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,
-               const std::string& motion, const std::string& clip_name, double seconds, bool fit_colliders,
-               const MeasureFlags& flags) {
+int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps,
+               const std::string& shirt, const std::string& json_path,
+               const std::string& report_path, bool quiet, MeasureReport* out,
+               const std::string& motion, const std::string& clip_name, double seconds,
+               bool fit_colliders, const MeasureFlags& flags) {
   auto loaded = LoadOrReport(file);
   if (!loaded) return kExitBadInput;
   MeasureOptions opt;
@@ -126,17 +142,21 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
       std::fprintf(stderr, "error: --motion: %s\n", src.status().message().c_str());
       return kExitBadInput;
     }
-    auto r = Retargeter::Create(src->avatar, MatchHumanoid(src->avatar), loaded->avatar, MatchHumanoid(loaded->avatar));
+    auto r = Retargeter::Create(src->avatar, MatchHumanoid(src->avatar), loaded->avatar,
+                                MatchHumanoid(loaded->avatar));
     if (!r.ok()) {
-      std::fprintf(stderr, "error: --motion %s: %s\n", motion.c_str(), r.status().message().c_str());
+      std::fprintf(stderr, "error: --motion %s: %s\n", motion.c_str(),
+                   r.status().message().c_str());
       return kExitBadInput;
     }
     rt = std::make_shared<Retargeter>(std::move(r).value());
     for (size_t a = 0; a < src->avatar.animations.size() && !clip; ++a)
       if (clip_name.empty() || src->avatar.animations[a].name == clip_name)
-        clip = std::make_shared<Clip>(rt->Retarget(Clip::FromAvatar(src->avatar, rt->source_rig(), static_cast<int>(a)).value()));
+        clip = std::make_shared<Clip>(rt->Retarget(
+            Clip::FromAvatar(src->avatar, rt->source_rig(), static_cast<int>(a)).value()));
     if (!clip) {
-      std::fprintf(stderr, "error: --clip: no clip named \"%s\" in %s\n", clip_name.c_str(), motion.c_str());
+      std::fprintf(stderr, "error: --clip: no clip named \"%s\" in %s\n", clip_name.c_str(),
+                   motion.c_str());
       return kExitBadInput;
     }
     auto cs = BuildConstraints(loaded->avatar, rt->target_rig());
@@ -155,7 +175,8 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
   for (const auto& s : Split(solvers)) {
     SolverMode m;
     if (!ParseSolverMode(s, &m)) {
-      std::fprintf(stderr, "error: --solver: unknown solver \"%s\" (arc, parent, vrm)\n", s.c_str());
+      std::fprintf(stderr, "error: --solver: unknown solver \"%s\" (arc, parent, vrm)\n",
+                   s.c_str());
       return kExitBadInput;
     }
     opt.solvers.push_back(m);
@@ -183,7 +204,8 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
       if (pct == last) return;
       last = pct;
       const int bar = pct * 30 / 100;
-      std::fprintf(stderr, "\r  measuring [%.*s%*s] %3d%%", bar, "==============================", 30 - bar, "", pct);
+      std::fprintf(stderr, "\r  measuring [%.*s%*s] %3d%%", bar,
+                   "==============================", 30 - bar, "", pct);
       if (pct >= 100) std::fprintf(stderr, "\n");
     };
   auto rep = Measure(loaded->avatar, opt);
@@ -196,7 +218,8 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
     Avatar fitted = loaded->avatar;
     auto cf = FitColliders(fitted);
     if (!cf.ok()) {
-      std::fprintf(stderr, "error: %s: collider fit: %s\n", file.c_str(), cf.status().message().c_str());
+      std::fprintf(stderr, "error: %s: collider fit: %s\n", file.c_str(),
+                   cf.status().message().c_str());
       return kExitBadInput;
     }
     if (!quiet)
@@ -240,40 +263,55 @@ void AddMeasure(CLI::App& app, int& exit_code) {
       "against the rest arc, clothing occlusion from the front, link-in-capsule penetration, "
       "frame-rate identity and update time.");
   struct Opts {
-    std::string file, motion = "head-turn", clip, solvers = "arc,parent,vrm", fps = "30,60,120", json, report, shirt;
+    std::string file, motion = "head-turn", clip, solvers = "arc,parent,vrm", fps = "30,60,120",
+                      json, report, shirt;
     double seconds = 12.0;
     bool fit_colliders = false;
     MeasureFlags flags;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("AVATAR", o->file, "a .vrm, .glb or .gltf file with spring chains and a humanoid head")->required();
-  cmd->add_option("--motion", o->motion, "head-turn, or a clip file (glTF/GLB/VRMA/BVH) whose clip is retargeted "
-                                         "onto the avatar and looped")->capture_default_str();
-  cmd->add_option("--clip", o->clip, "clip name in the --motion file (default: the first)");
-  cmd->add_option("--seconds", o->seconds, "length of the run; settle is measured over its last 2 s")
-      ->check(CLI::Range(2.0, 600.0))->capture_default_str();
-  cmd->add_option("--solver", o->solvers, "comma-separated: arc, parent, vrm")->capture_default_str();
-  cmd->add_option("--fps", o->fps, "comma-separated caller frame rates (each divides 120, multiple of 30)")
+  cmd->add_option("AVATAR", o->file,
+                  "a .vrm, .glb or .gltf file with spring chains and a humanoid head")
+      ->required();
+  cmd->add_option("--motion", o->motion,
+                  "head-turn, or a clip file (glTF/GLB/VRMA/BVH) whose clip is retargeted "
+                  "onto the avatar and looped")
       ->capture_default_str();
-  cmd->add_option("--shirt", o->shirt, "clothing mesh (name or index) for the occlusion metric; default: a mesh "
-                                       "whose name contains 'shirt', else none");
-  cmd->add_flag("--fit-colliders", o->fit_colliders, "also measure after the collider fitter (before/after occlusion)");
+  cmd->add_option("--clip", o->clip, "clip name in the --motion file (default: the first)");
+  cmd->add_option("--seconds", o->seconds,
+                  "length of the run; settle is measured over its last 2 s")
+      ->check(CLI::Range(2.0, 600.0))
+      ->capture_default_str();
+  cmd->add_option("--solver", o->solvers, "comma-separated: arc, parent, vrm")
+      ->capture_default_str();
+  cmd->add_option("--fps", o->fps,
+                  "comma-separated caller frame rates (each divides 120, multiple of 30)")
+      ->capture_default_str();
+  cmd->add_option("--shirt", o->shirt,
+                  "clothing mesh (name or index) for the occlusion metric; default: a mesh "
+                  "whose name contains 'shirt', else none");
+  cmd->add_flag("--fit-colliders", o->fit_colliders,
+                "also measure after the collider fitter (before/after occlusion)");
   cmd->add_flag("--match-swing", o->flags.match_swing,
-                "also compare at equal swing: scale each other solver's stiffness (bisection) until its tip lag "
+                "also compare at equal swing: scale each other solver's stiffness (bisection) "
+                "until its tip lag "
                 "rms equals arc's, and report its stretch and shape there");
   cmd->add_flag("--plain", o->flags.plain,
-                "arc and parent use the plain VRM mapping (no added relative damping); default: tuned, the same "
+                "arc and parent use the plain VRM mapping (no added relative damping); default: "
+                "tuned, the same "
                 "for both");
   cmd->add_option("--arc-liveliness", o->flags.arc_liveliness,
-                  "arc: how much of the author's liveliness to keep, 0..1: 1 = its chains swing about as far as "
-                  "the VRM reference's (drag raised per chain), 0 = the author's drag per segment (docs/solver.md)")
+                  "arc: how much of the author's liveliness to keep, 0..1: 1 = its chains swing "
+                  "about as far as "
+                  "the VRM reference's (drag raised per chain), 0 = the author's drag per segment "
+                  "(docs/solver.md)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--report", o->report, "write a self-contained HTML report with plots");
   cmd->callback([o, &exit_code] {
-    exit_code = RunMeasure(o->file, o->solvers, o->fps, o->shirt, o->json, o->report, false, nullptr, o->motion, o->clip,
-                           o->seconds, o->fit_colliders, o->flags);
+    exit_code = RunMeasure(o->file, o->solvers, o->fps, o->shirt, o->json, o->report, false,
+                           nullptr, o->motion, o->clip, o->seconds, o->fit_colliders, o->flags);
   });
 }
 

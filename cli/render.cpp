@@ -1,11 +1,12 @@
 // hairswing render AVATAR -o OUT.png: a quick look at an avatar, at rest or during the head-turn.
+#include "hairswing/render.h"
+
 #include <cstdio>
 
 #include "commands.h"
 #include "hairswing/anim.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
-#include "hairswing/render.h"
 #include "hairswing/spring.h"
 
 namespace hairswing::cli {
@@ -24,16 +25,23 @@ void AddRender(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->file, "a .vrm, .glb or .gltf file")->required();
   cmd->add_option("-o,--output", o->out, "output PNG")->required();
-  cmd->add_option("--view", o->view, "front, side or back")->check(CLI::IsMember({"front", "side", "back"}))
+  cmd->add_option("--view", o->view, "front, side or back")
+      ->check(CLI::IsMember({"front", "side", "back"}))
       ->capture_default_str();
-  cmd->add_option("--head-turn", o->time, "pose at this time (s) of the head-turn test motion; default: rest");
+  cmd->add_option("--head-turn", o->time,
+                  "pose at this time (s) of the head-turn test motion; default: rest");
   cmd->add_option("--solver", o->solver, "arc, parent or vrm (with --head-turn)")
-      ->check(CLI::IsMember({"arc", "parent", "vrm"}))->capture_default_str();
-  cmd->add_option("--size", o->size, "image width in pixels (height is 1.5x)")->capture_default_str();
+      ->check(CLI::IsMember({"arc", "parent", "vrm"}))
+      ->capture_default_str();
+  cmd->add_option("--size", o->size, "image width in pixels (height is 1.5x)")
+      ->capture_default_str();
   cmd->add_flag("--joints", o->joints, "mark spring joints (red) and colliders' centres (blue)");
   cmd->callback([o, &exit_code] {
     auto loaded = LoadOrReport(o->file);
-    if (!loaded) { exit_code = kExitBadInput; return; }
+    if (!loaded) {
+      exit_code = kExitBadInput;
+      return;
+    }
     const Avatar& av = loaded->avatar;
     auto rig = BuildRig(av);
     if (!rig.ok()) {
@@ -45,7 +53,8 @@ void AddRender(CLI::App& app, int& exit_code) {
     if (o->time >= 0) {
       const int head = HumanoidRigNode(av, *rig, "head");
       if (head < 0) {
-        std::fprintf(stderr, "error: %s: no humanoid head for the head-turn motion\n", o->file.c_str());
+        std::fprintf(stderr, "error: %s: no humanoid head for the head-turn motion\n",
+                     o->file.c_str());
         exit_code = kExitBadInput;
         return;
       }
@@ -63,8 +72,9 @@ void AddRender(CLI::App& app, int& exit_code) {
     RenderOptions ro;
     ro.width = o->size;
     ro.height = o->size * 3 / 2;
-    ro.view = o->view == "side" ? RenderOptions::View::kSide
-              : o->view == "back" ? RenderOptions::View::kBack : RenderOptions::View::kFront;
+    ro.view = o->view == "side"   ? RenderOptions::View::kSide
+              : o->view == "back" ? RenderOptions::View::kBack
+                                  : RenderOptions::View::kFront;
     // Frame the whole avatar: centre and scale from the rest node bounds.
     glm::vec3 lo(1e9f), hi(-1e9f);
     for (const auto& m : world) {
@@ -80,7 +90,8 @@ void AddRender(CLI::App& app, int& exit_code) {
         ro.marker_colors.push_back({220, 30, 30});
       }
       for (size_t c = 0; c < rig->collider_node().size(); ++c) {
-        ro.markers.push_back(glm::vec3(world[rig->collider_node()[c]] * glm::vec4(rig->collider_offset()[c], 1)));
+        ro.markers.push_back(
+            glm::vec3(world[rig->collider_node()[c]] * glm::vec4(rig->collider_offset()[c], 1)));
         ro.marker_colors.push_back({30, 60, 230});
       }
     }

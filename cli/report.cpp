@@ -5,7 +5,6 @@
 #include "report.h"
 
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "report_assets.h"
@@ -132,10 +131,14 @@ document.body.dataset.scattersDrawn = String(document.querySelectorAll('svg.scat
 std::string Esc(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else
+      o += c;
   }
   return o;
 }
@@ -153,7 +156,9 @@ Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::str
   nlohmann::json data = nlohmann::json::array();
   for (const auto& r : reports) data.push_back(nlohmann::json::parse(MeasureReportJson(r, true)));
   std::string html;
-  html += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hairswing measurement report</title>\n<style>";
+  html +=
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hairswing "
+      "measurement report</title>\n<style>";
   html += kUplotCss;
   html += R"CSS(
 body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}
@@ -164,40 +169,56 @@ th{background:#f3f3f3} td:first-child{text-align:left}
 .note{color:#555;font-size:13px}
 )CSS";
   html += "</style></head><body>\n<h1>hairswing measurement report</h1>\n";
-  html += "<p class=\"note\">Standard head-turn: 12 s (4 s of head yaw 50&deg; and pitch 15&deg; with 3 cm hip sway, then 8 s "
-          "still). Simulation at 120 Hz, mesh sampled at 30 Hz. <b>arc</b> = hairswing (rest direction from the original arc), "
-          "<b>parent</b> = the usual solver (rest direction from the bent parent), <b>vrm</b> = VRMC_springBone 1.0 reference. "
-          "Read stretch next to swing (tip lag): less motion always means less stretch. Shape error is the curl "
-          "beyond a rigid swing (the tentacle). The equal-swing table compares the other solvers at arc's swing "
-          "(docs/measure.md).</p>\n";
+  html +=
+      "<p class=\"note\">Standard head-turn: 12 s (4 s of head yaw 50&deg; and pitch 15&deg; with "
+      "3 cm hip sway, then 8 s "
+      "still). Simulation at 120 Hz, mesh sampled at 30 Hz. <b>arc</b> = hairswing (rest direction "
+      "from the original arc), "
+      "<b>parent</b> = the usual solver (rest direction from the bent parent), <b>vrm</b> = "
+      "VRMC_springBone 1.0 reference. "
+      "Read stretch next to swing (tip lag): less motion always means less stretch. Shape error is "
+      "the curl "
+      "beyond a rigid swing (the tentacle). The equal-swing table compares the other solvers at "
+      "arc's swing "
+      "(docs/measure.md).</p>\n";
   for (size_t i = 0; i < reports.size(); ++i) {
     const nlohmann::json& d = data[i];
-    html += "<section id=\"avatar-" + std::to_string(i) + "\"><h2>" + Esc(d["avatar"].get<std::string>()) + "</h2>\n";
+    html += "<section id=\"avatar-" + std::to_string(i) + "\"><h2>" +
+            Esc(d["avatar"].get<std::string>()) + "</h2>\n";
     html += "<p class=\"note\">" + std::to_string(d["chains"].get<int>()) + " chains, " +
-            std::to_string(d["hair_vertices"].get<int>()) + " hair vertices, " + std::to_string(d["hair_edges"].get<int>()) +
-            " hair edges, " + std::to_string(d["front_strand_vertices"].get<int>()) +
+            std::to_string(d["hair_vertices"].get<int>()) + " hair vertices, " +
+            std::to_string(d["hair_edges"].get<int>()) + " hair edges, " +
+            std::to_string(d["front_strand_vertices"].get<int>()) +
             " front-strand vertices. Frame-rate identity (30/60/120 fps): <b>" +
-            (d["fps_identical"].get<bool>() ? "identical" : "different") +
-            "</b>.</p>\n";
-    html += "<table><tr><th>solver</th><th>fps</th><th>swing rms mm</th><th>swing max mm</th><th>p99 stretch %</th>"
-            "<th>p99 welded %</th><th>worst edge %</th><th>root drift mm</th>"
-            "<th>settle mm</th><th>shape error &deg;</th><th>hidden by shirt (&gt;1 mm)</th><th>max depth mm</th>"
-            "<th>after collider fit: hidden / depth mm / p99 %</th>"
-            "<th>penetration samples</th><th>update p50 ms</th><th>update p95 ms</th></tr>\n";
+            (d["fps_identical"].get<bool>() ? "identical" : "different") + "</b>.</p>\n";
+    html +=
+        "<table><tr><th>solver</th><th>fps</th><th>swing rms mm</th><th>swing max mm</th><th>p99 "
+        "stretch %</th>"
+        "<th>p99 welded %</th><th>worst edge %</th><th>root drift mm</th>"
+        "<th>settle mm</th><th>shape error &deg;</th><th>hidden by shirt (&gt;1 mm)</th><th>max "
+        "depth mm</th>"
+        "<th>after collider fit: hidden / depth mm / p99 %</th>"
+        "<th>penetration samples</th><th>update p50 ms</th><th>update p95 ms</th></tr>\n";
     for (const auto& r : d["results"]) {
-      html += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" + std::to_string(r["fps"].get<int>()) + "</td><td>" +
-              Num(r["swing_rms_mm"], 2) + "</td><td>" + Num(r["swing_max_mm"], 1) + "</td><td>" +
-              Num(r["stretch_p99_pct"], 2) + "</td><td>" + Num(r["stretch_p99_welded_pct"], 2) + "</td><td>" +
-              Num(r["stretch_worst_pct"], 2) + "</td><td>" +
-              Num(r["root_drift_mm"], 6) + "</td><td>" + Num(r["settle_mm"], 6) + "</td><td>" + Num(r["shape_error_deg"], 2) +
-              "</td><td>" + (r["occlusion_hidden"].is_null() ? "&ndash;" : std::to_string(r["occlusion_hidden"].get<int>())) +
-              "</td><td>" + Num(r["occlusion_max_depth_mm"], 1) + "</td><td>" +
-              (r["occlusion_after_fit"].is_null()
-                   ? std::string("not run")
-                   : (r["occlusion_after_fit"]["hidden"].is_null() ? std::string("&ndash;") : std::to_string(r["occlusion_after_fit"]["hidden"].get<int>())) +
-                         " / " + Num(r["occlusion_after_fit"]["max_depth_mm"], 1) + " / " + Num(r["occlusion_after_fit"]["stretch_p99_pct"], 2)) +
-              "</td><td>" + std::to_string(r["penetration_samples"].get<int>()) + "</td><td>" + Num(r["update_p50_ms"], 4) + "</td><td>" +
-              Num(r["update_p95_ms"], 4) + "</td></tr>\n";
+      html +=
+          "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" +
+          std::to_string(r["fps"].get<int>()) + "</td><td>" + Num(r["swing_rms_mm"], 2) +
+          "</td><td>" + Num(r["swing_max_mm"], 1) + "</td><td>" + Num(r["stretch_p99_pct"], 2) +
+          "</td><td>" + Num(r["stretch_p99_welded_pct"], 2) + "</td><td>" +
+          Num(r["stretch_worst_pct"], 2) + "</td><td>" + Num(r["root_drift_mm"], 6) + "</td><td>" +
+          Num(r["settle_mm"], 6) + "</td><td>" + Num(r["shape_error_deg"], 2) + "</td><td>" +
+          (r["occlusion_hidden"].is_null() ? "&ndash;"
+                                           : std::to_string(r["occlusion_hidden"].get<int>())) +
+          "</td><td>" + Num(r["occlusion_max_depth_mm"], 1) + "</td><td>" +
+          (r["occlusion_after_fit"].is_null()
+               ? std::string("not run")
+               : (r["occlusion_after_fit"]["hidden"].is_null()
+                      ? std::string("&ndash;")
+                      : std::to_string(r["occlusion_after_fit"]["hidden"].get<int>())) +
+                     " / " + Num(r["occlusion_after_fit"]["max_depth_mm"], 1) + " / " +
+                     Num(r["occlusion_after_fit"]["stretch_p99_pct"], 2)) +
+          "</td><td>" + std::to_string(r["penetration_samples"].get<int>()) + "</td><td>" +
+          Num(r["update_p50_ms"], 4) + "</td><td>" + Num(r["update_p95_ms"], 4) + "</td></tr>\n";
     }
     html += "</table>\n";
     // The swing-matched comparison, when it was run.
@@ -205,16 +226,22 @@ th{background:#f3f3f3} td:first-child{text-align:left}
     for (const auto& r : d["results"]) {
       if (!r.contains("matched")) continue;
       const auto& m = r["matched"];
-      matched += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" + std::to_string(r["fps"].get<int>()) + "</td><td>" +
-                 Num(m["stiffness_scale"], 3) + "</td><td>" + Num(m["target_swing_rms_mm"], 2) + "</td><td>" +
-                 Num(m["swing_rms_mm"], 2) + "</td><td>" + Num(m["stretch_p99_pct"], 2) + "</td><td>" +
-                 Num(m["shape_error_deg"], 2) + "</td><td>" + (m["reached"].get<bool>() ? "yes" : "no") + "</td></tr>\n";
+      matched += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" +
+                 std::to_string(r["fps"].get<int>()) + "</td><td>" + Num(m["stiffness_scale"], 3) +
+                 "</td><td>" + Num(m["target_swing_rms_mm"], 2) + "</td><td>" +
+                 Num(m["swing_rms_mm"], 2) + "</td><td>" + Num(m["stretch_p99_pct"], 2) +
+                 "</td><td>" + Num(m["shape_error_deg"], 2) + "</td><td>" +
+                 (m["reached"].get<bool>() ? "yes" : "no") + "</td></tr>\n";
     }
     if (!matched.empty())
-      html += "<p class=\"note\">At equal swing: each other solver's stiffness scaled (bisection) until its tip lag rms "
-              "equals arc's at the same frame rate.</p><table><tr><th>solver</th><th>fps</th><th>stiffness &times;</th>"
-              "<th>arc's swing mm</th><th>swing mm</th><th>p99 welded %</th><th>shape error &deg;</th><th>reached</th></tr>\n" +
-              matched + "</table>\n";
+      html +=
+          "<p class=\"note\">At equal swing: each other solver's stiffness scaled (bisection) "
+          "until its tip lag rms "
+          "equals arc's at the same frame "
+          "rate.</p><table><tr><th>solver</th><th>fps</th><th>stiffness &times;</th>"
+          "<th>arc's swing mm</th><th>swing mm</th><th>p99 welded %</th><th>shape error "
+          "&deg;</th><th>reached</th></tr>\n" +
+          matched + "</table>\n";
     html += "</section>\n";
   }
   html += "<script>";
@@ -222,7 +249,8 @@ th{background:#f3f3f3} td:first-child{text-align:left}
   html += "</script>\n<script>const DATA = ";
   std::string json = data.dump();
   // Keep "</script>" out of the inline JSON.
-  for (size_t p = 0; (p = json.find("</", p)) != std::string::npos; p += 3) json.replace(p, 2, "<\\/");
+  for (size_t p = 0; (p = json.find("</", p)) != std::string::npos; p += 3)
+    json.replace(p, 2, "<\\/");
   html += json;
   html += ";\n";
   html += kPageScript;

@@ -15,13 +15,14 @@ void PrintMeasureTable(const MeasureReport& rep);
 
 /// Solver options of `measure` (docs/measure.md).
 struct MeasureFlags {
-  bool match_swing = false;  ///< also the swing-matched comparison
-  bool plain = false;        ///< plain VRM mapping for arc and parent
+  bool match_swing = false;     ///< also the swing-matched comparison
+  bool plain = false;           ///< plain VRM mapping for arc and parent
   float arc_liveliness = 1.0f;  ///< SpringConfig::arc_liveliness
 };
-int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps, const std::string& shirt,
-               const std::string& json_path, const std::string& report_path, bool quiet, MeasureReport* out,
-               const std::string& motion = "head-turn", const std::string& clip_name = "", double seconds = 12.0,
-               bool fit_colliders = false, const MeasureFlags& flags = {});
+int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps,
+               const std::string& shirt, const std::string& json_path,
+               const std::string& report_path, bool quiet, MeasureReport* out,
+               const std::string& motion = "head-turn", const std::string& clip_name = "",
+               double seconds = 12.0, bool fit_colliders = false, const MeasureFlags& flags = {});
 
 }  // namespace hairswing::cli

@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   hairswing::LoadOptions opts;
   opts.max_elements = 1'000'000;  // keep single inputs within the fuzzer's memory limit
   opts.max_missing_buffer_bytes = 1u << 20;
-  auto r = hairswing::LoadAvatarFromMemory(data, size, "fuzz.glb", "/nonexistent-hairswing-fuzz", opts);
+  auto r =
+      hairswing::LoadAvatarFromMemory(data, size, "fuzz.glb", "/nonexistent-hairswing-fuzz", opts);
   if (r.ok()) {
     // Whatever loads must also build a rig and encode without trouble.
     auto rig = hairswing::BuildRig(r->avatar);
@@ -22,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)bytes;
   }
   // The same bytes as BVH text (the BVH reader is the other untrusted-text parser).
-  auto bvh = hairswing::LoadBvhFromText(std::string(reinterpret_cast<const char*>(data), size), "fuzz.bvh");
+  auto bvh = hairswing::LoadBvhFromText(std::string(reinterpret_cast<const char*>(data), size),
+                                        "fuzz.bvh");
   if (bvh.ok()) {
     auto rig = hairswing::BuildRig(bvh->avatar);
     (void)rig;

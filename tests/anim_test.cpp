@@ -1,7 +1,8 @@
 // Clip sampling and node constraints against hand-computed cases.
+#include "hairswing/anim.h"
+
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "hairswing/anim.h"
 #include "hairswing/io.h"
 #include "synthetic.h"
 #include "test_util.h"
@@ -9,8 +10,8 @@
 namespace hairswing {
 namespace {
 
-Track MakeTrack(AnimationChannel::Path path, AnimationChannel::Interp interp, std::vector<float> times,
-                std::vector<float> values) {
+Track MakeTrack(AnimationChannel::Path path, AnimationChannel::Interp interp,
+                std::vector<float> times, std::vector<float> values) {
   Track t;
   t.node = 0;
   t.path = path;
@@ -31,7 +32,7 @@ TEST(ClipSampling, LinearStepAndCubicKeys) {
   EXPECT_FLOAT_EQ(v[2], -3.0f);
   SampleTrack(lin, -5.0, v);  // before the first key: the first value
   EXPECT_FLOAT_EQ(v[0], 0.0f);
-  SampleTrack(lin, 9.0, v);   // after the last key: the last value
+  SampleTrack(lin, 9.0, v);  // after the last key: the last value
   EXPECT_FLOAT_EQ(v[0], 2.0f);
   // A time just below the last key in double precision that rounds up to it in float (this once
   // read past the end of the keys).
@@ -44,14 +45,16 @@ TEST(ClipSampling, LinearStepAndCubicKeys) {
   // Cubic spline, keys at 0 and 2 (dt = 2), values 0 and 1, out-tangent of key 0 = 2, in-tangent
   // of key 1 = 0. At s = 0.5: h00 = 0.5, h10 = 0.125, h01 = 0.5, h11 = -0.125 ->
   // 0.5*0 + 0.125*2*2 + 0.5*1 + (-0.125)*2*0 = 1.0.
-  Track cubic = MakeTrack(P::kTranslation, I::kCubicSpline, {0, 2},
-                          {0, 0, 0, /*v0*/ 0, 0, 0, /*b0*/ 2, 0, 0, /*a1*/ 0, 0, 0, /*v1*/ 1, 0, 0, 0, 0, 0});
+  Track cubic =
+      MakeTrack(P::kTranslation, I::kCubicSpline, {0, 2},
+                {0, 0, 0, /*v0*/ 0, 0, 0, /*b0*/ 2, 0, 0, /*a1*/ 0, 0, 0, /*v1*/ 1, 0, 0, 0, 0, 0});
   SampleTrack(cubic, 1.0, v);
   EXPECT_NEAR(v[0], 1.0f, 1e-6f);
   // Rotation: halfway between identity and 90 degrees about Y is 45 degrees, also when the second
   // key is stored as the negated quaternion (shortest path).
   const glm::quat q90 = glm::angleAxis(glm::radians(90.0f), glm::vec3(0, 1, 0));
-  Track rot = MakeTrack(P::kRotation, I::kLinear, {0, 1}, {0, 0, 0, 1, -q90.x, -q90.y, -q90.z, -q90.w});
+  Track rot =
+      MakeTrack(P::kRotation, I::kLinear, {0, 1}, {0, 0, 0, 1, -q90.x, -q90.y, -q90.z, -q90.w});
   SampleTrack(rot, 0.5, v);
   glm::quat q(v[3], v[0], v[1], v[2]);
   EXPECT_NEAR(glm::degrees(glm::angle(q)), 45.0f, 1e-3f);
@@ -81,7 +84,7 @@ TEST(ClipSampler, LoopOnceAndRestart) {
   ClipSampler once(*rig, *clip, {}, ClipSampler::Playback::kOnce);
   once.Sample(1.25, pose);  // holds the last key
   EXPECT_NEAR(pose[rig->node_to_rig()[0]].translation.x, 1.0f, 1e-6f);
-  once.Restart(1.0);        // replay the action from t = 1
+  once.Restart(1.0);  // replay the action from t = 1
   once.Sample(1.5, pose);
   EXPECT_NEAR(pose[rig->node_to_rig()[0]].translation.x, 0.5f, 1e-6f);
   EXPECT_FALSE(Clip::FromAvatar(av, *rig, 3).ok());
@@ -90,7 +93,8 @@ TEST(ClipSampler, LoopOnceAndRestart) {
 // A three-node scene: root, source (child of root) and destination (child of root).
 struct ConstraintScene {
   Avatar av;
-  ConstraintScene(NodeConstraint::Kind kind, float weight, const std::string& axis, glm::vec3 source_offset) {
+  ConstraintScene(NodeConstraint::Kind kind, float weight, const std::string& axis,
+                  glm::vec3 source_offset) {
     Node root;
     root.name = "root";
     root.children = {1, 2};
@@ -128,7 +132,8 @@ TEST(NodeConstraints, RotationWithWeights) {
     std::vector<glm::mat4> world(rig->node_count());
     pose[rig->node_to_rig()[1]].rotation = glm::angleAxis(glm::radians(90.0f), glm::vec3(0, 1, 0));
     ApplyConstraints(*rig, cs.value(), pose, world);
-    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig()[2]].rotation, {0, 1, 0}), 90.0f * w, 1e-3f) << "weight " << w;
+    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig()[2]].rotation, {0, 1, 0}), 90.0f * w, 1e-3f)
+        << "weight " << w;
   }
 }
 
@@ -142,7 +147,7 @@ TEST(NodeConstraints, RollKeepsOnlyTheTwistAboutTheAxis) {
     // Source: 60 degrees of twist about Y, then 20 degrees of swing about Z. Only the twist
     // (60 degrees about Y) reaches the destination.
     pose[rig->node_to_rig()[1]].rotation = glm::angleAxis(glm::radians(20.0f), glm::vec3(0, 0, 1)) *
-                                         glm::angleAxis(glm::radians(60.0f), glm::vec3(0, 1, 0));
+                                           glm::angleAxis(glm::radians(60.0f), glm::vec3(0, 1, 0));
     ApplyConstraints(*rig, cs.value(), pose, world);
     const glm::quat d = pose[rig->node_to_rig()[2]].rotation;
     EXPECT_NEAR(AngleAbout(d, {0, 1, 0}), 60.0f * w, 1e-3f) << "weight " << w;
@@ -161,9 +166,11 @@ TEST(NodeConstraints, AimPointsTheAxisAtTheSource) {
     std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     std::vector<glm::mat4> world(rig->node_count());
     ApplyConstraints(*rig, cs.value(), pose, world);
-    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig()[2]].rotation, {0, 0, 1}), 90.0f * w, 1e-3f) << "weight " << w;
+    EXPECT_NEAR(AngleAbout(pose[rig->node_to_rig()[2]].rotation, {0, 0, 1}), 90.0f * w, 1e-3f)
+        << "weight " << w;
   }
-  // NegativeZ aims the -Z axis: source at +X -> -Z turns to +X, 90 degrees about -Y... i.e. -90 about +Y.
+  // NegativeZ aims the -Z axis: source at +X -> -Z turns to +X, 90 degrees about -Y... i.e. -90
+  // about +Y.
   ConstraintScene s(NodeConstraint::Kind::kAim, 1.0f, "NegativeZ", {3, 0, 0});
   auto rig = BuildRig(s.av);
   auto cs = BuildConstraints(s.av, *rig);

@@ -1,11 +1,11 @@
 // The public API is hard to misuse: temporaries that would dangle do not compile, reading the
 // value of an error goes through the assert handler, every Create() refuses what it cannot run,
 // and the documented contracts (quaternion memory order, collider radius units) hold.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <utility>
-
-#include <gtest/gtest.h>
 
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
@@ -18,7 +18,9 @@ namespace {
 
 // ---- dangling references do not compile (checked by overload resolution, at compile time) ----
 template <typename R>
-concept CreatesWorldFrom = requires(R&& r) { SpringWorld::Create(std::forward<R>(r)); };
+concept CreatesWorldFrom = requires(R&& r) {
+  SpringWorld::Create(std::forward<R>(r));
+};
 static_assert(CreatesWorldFrom<Rig&> && CreatesWorldFrom<const Rig&>);
 static_assert(!CreatesWorldFrom<Rig> && !CreatesWorldFrom<const Rig>,
               "SpringWorld::Create(temporary rig) must not compile");
@@ -27,26 +29,33 @@ static_assert(std::is_same_v<decltype(*std::declval<Result<Rig>>()), Rig&&>);
 
 template <typename R, typename C>
 concept SamplesFrom = requires(R&& r, C&& c) {
-  ClipSampler(std::forward<R>(r), std::forward<C>(c), std::vector<RigConstraint>{}, ClipSampler::Playback::kLoop);
+  ClipSampler(std::forward<R>(r), std::forward<C>(c), std::vector<RigConstraint>{},
+              ClipSampler::Playback::kLoop);
 };
 static_assert(SamplesFrom<const Rig&, const Clip&>);
 static_assert(!SamplesFrom<Rig, const Clip&> && !SamplesFrom<const Rig&, Clip>,
               "ClipSampler over a temporary rig or clip must not compile");
 
 template <typename R>
-concept TurnsHeadOf = requires(R&& r) { HeadTurnMotion(std::forward<R>(r), 0, -1); };
+concept TurnsHeadOf = requires(R&& r) {
+  HeadTurnMotion(std::forward<R>(r), 0, -1);
+};
 static_assert(TurnsHeadOf<const Rig&> && !TurnsHeadOf<Rig>);
 
 // ---- errors are values; their value() is a programmer error -----------------------------------
-Result<int> Failing() { return Status(StatusCode::kInvalidInput, "x.gltf: nodes[3].rotation: NaN"); }
+Result<int> Failing() {
+  return Status(StatusCode::kInvalidInput, "x.gltf: nodes[3].rotation: NaN");
+}
 
 TEST(ApiDeathTest, ValueOfAnErrorCallsTheAssertHandlerWithTheMessage) {
   // Default handler: prints the message, then aborts (no bad_variant_access, no exception).
-  EXPECT_DEATH((void)Failing().value(), "Result::value\\(\\) called on an error: x.gltf: nodes\\[3\\].rotation: NaN");
+  EXPECT_DEATH((void)Failing().value(),
+               "Result::value\\(\\) called on an error: x.gltf: nodes\\[3\\].rotation: NaN");
   // A replaced handler sees the same message.
   EXPECT_DEATH(
       {
-        SetAssertHandler([](const char* expr, const char*, int) { std::fprintf(stderr, "custom<%s>\n", expr); });
+        SetAssertHandler(
+            [](const char* expr, const char*, int) { std::fprintf(stderr, "custom<%s>\n", expr); });
         (void)*Failing();
       },
       "custom<Result::value\\(\\) called on an error: x.gltf");
@@ -110,7 +119,8 @@ TEST_F(CreateFails, SpringWorldRefusesAChainThatIsNotParentFirst) {
   ASSERT_TRUE(rig.ok()) << rig.status().message();
   auto w = SpringWorld::Create(*rig);
   ASSERT_FALSE(w.ok());
-  EXPECT_NE(w.status().message().find("is not a descendant of the previous joint"), std::string::npos)
+  EXPECT_NE(w.status().message().find("is not a descendant of the previous joint"),
+            std::string::npos)
       << w.status().message();
 }
 
@@ -160,7 +170,7 @@ float RestingTipDistance(SolverMode mode) {
   Avatar av = test::MakeHairAvatar({cs});
   Node ball;
   ball.name = "Ball";
-  ball.parent = 2;  // the head
+  ball.parent = 2;                           // the head
   ball.translation = {0.03f, -0.1f, -0.1f};  // 3 cm beside where the tip rests
   ball.scale = glm::vec3(2.0f);
   av.nodes.push_back(ball);
@@ -186,9 +196,9 @@ float RestingTipDistance(SolverMode mode) {
 }
 
 TEST(Api, ColliderRadiusScalesWithTheNodeInArcAndParentNotInVrm) {
-  EXPECT_NEAR(RestingTipDistance(SolverMode::kArc), 0.04f, 1e-3f);     // pushed out to 2 x 2 cm
+  EXPECT_NEAR(RestingTipDistance(SolverMode::kArc), 0.04f, 1e-3f);  // pushed out to 2 x 2 cm
   EXPECT_NEAR(RestingTipDistance(SolverMode::kParent), 0.04f, 1e-3f);
-  EXPECT_NEAR(RestingTipDistance(SolverMode::kVrm), 0.03f, 1e-4f);     // 2 cm < 3 cm: untouched
+  EXPECT_NEAR(RestingTipDistance(SolverMode::kVrm), 0.03f, 1e-4f);  // 2 cm < 3 cm: untouched
 }
 
 }  // namespace

@@ -34,8 +34,10 @@ TEST(Broken, EachFileGivesItsExpectedError) {
     auto r = LoadAvatar(test::TestData("broken/" + c.file));
     ASSERT_FALSE(r.ok()) << "loaded a broken file";
     const std::string& msg = r.status().message();
-    EXPECT_EQ(msg.rfind(c.file + ": ", 0), 0u) << "message does not start with the file name: " << msg;
-    EXPECT_NE(msg.find(c.expect), std::string::npos) << "message does not name '" << c.expect << "': " << msg;
+    EXPECT_EQ(msg.rfind(c.file + ": ", 0), 0u)
+        << "message does not start with the file name: " << msg;
+    EXPECT_NE(msg.find(c.expect), std::string::npos)
+        << "message does not name '" << c.expect << "': " << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "message is not one line: " << msg;
   }
 }

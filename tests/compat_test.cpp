@@ -5,7 +5,6 @@
 // to a file whose byteLength is right.
 #include <cstring>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "hairswing/io.h"
@@ -63,7 +62,8 @@ TEST(Compat, EachFileLoadsWithItsWarningOrFailsWithItsError) {
 void GlbBufferLengths(const std::vector<uint8_t>& glb, size_t* declared, size_t* chunk) {
   uint32_t json_len, bin_len;
   std::memcpy(&json_len, glb.data() + 12, 4);
-  const auto json = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(glb.data()) + 20, json_len));
+  const auto json =
+      nlohmann::json::parse(std::string(reinterpret_cast<const char*>(glb.data()) + 20, json_len));
   *declared = json.at("buffers").at(0).at("byteLength").get<size_t>();
   std::memcpy(&bin_len, glb.data() + 20 + json_len, 4);
   *chunk = bin_len;
@@ -88,7 +88,8 @@ TEST(Compat, ShortByteLengthSimulatesAndRoundTripsToTheRightLength) {
     pose[0].translation.x = 0.001f * i;  // the head slides: the hair follows
     world->Step(pose);
   }
-  for (const glm::vec3& t : world->tails()) ASSERT_TRUE(std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z));
+  for (const glm::vec3& t : world->tails())
+    ASSERT_TRUE(std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z));
   // Written back: byteLength matches the BIN chunk (up to its 4-byte padding) and reloads cleanly.
   auto glb = EncodeGlb(r->avatar, false);
   ASSERT_TRUE(glb.ok()) << glb.status().message();

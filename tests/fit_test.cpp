@@ -1,12 +1,12 @@
 // The hair-chain fitter on the demo ponytail (weights erased by the fitter), Quaternius and UBC
 // hair, with the SPEC M4/M5 robustness cases that apply to chain fitting.
-#include <cmath>
+#include "hairswing/fit.h"
 
+#include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
-#include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "hairswing/measure.h"
 #include "hairswing/motion.h"
@@ -58,13 +58,15 @@ TEST(Fit, DemoPonytailGetsOneSwingingChainThatSettlesAndPinsTheRoot) {
   ASSERT_EQ(av.vrm.springs.size(), springs_before);
   for (const auto& sp : av.vrm.springs) EXPECT_NE(sp.name, "ponytail");
   bool reported = false;
-  for (const auto& c : fit->changes) reported = reported || c.find("removed spring \"ponytail\"") != std::string::npos;
+  for (const auto& c : fit->changes)
+    reported = reported || c.find("removed spring \"ponytail\"") != std::string::npos;
   EXPECT_TRUE(reported);
   EXPECT_EQ(av.vrm.springs.back().joints.size(), 6u);
   // The rest pose is unchanged by the new skin (within 1e-5 m).
   const auto rest_after = RestWorld(av, m, 0);
   ASSERT_EQ(rest_after.size(), rest_before.size());
-  for (size_t v = 0; v < rest_before.size(); ++v) ASSERT_LT(glm::length(rest_after[v] - rest_before[v]), 1e-5f) << v;
+  for (size_t v = 0; v < rest_before.size(); ++v)
+    ASSERT_LT(glm::length(rest_after[v] - rest_before[v]), 1e-5f) << v;
 
   // Head-turn with arc: the tip moves more than 1 cm, settles, and pinned vertices follow the head.
   auto rig = BuildRig(av);
@@ -96,11 +98,13 @@ TEST(Fit, DemoPonytailGetsOneSwingingChainThatSettlesAndPinsTheRoot) {
       const glm::mat4 head_delta = w[head] * glm::inverse(rig->rest_world()[head]);
       for (size_t v = 0; v < p.positions.size(); ++v)
         if (p.weights[v].x == 1.0f && rs.joints[p.joints[v].x] == head)
-          pin_dev = std::max(pin_dev, glm::length(posed[v] - glm::vec3(head_delta * glm::vec4(rest_before[v], 1))));
+          pin_dev = std::max(
+              pin_dev,
+              glm::length(posed[v] - glm::vec3(head_delta * glm::vec4(rest_before[v], 1))));
     }
   }
-  std::printf("ponytail fit: tip moved %.1f mm, settle %.2e mm, pinned band deviation %.2e mm\n", tip_move * 1000,
-              settle * 1000, pin_dev * 1000);
+  std::printf("ponytail fit: tip moved %.1f mm, settle %.2e mm, pinned band deviation %.2e mm\n",
+              tip_move * 1000, settle * 1000, pin_dev * 1000);
   EXPECT_GT(tip_move, 0.01f);
   EXPECT_LT(settle * 1000, 0.001f);
   EXPECT_LT(pin_dev * 1000, 0.1f);
@@ -125,7 +129,8 @@ TEST(Fit, RenamedBonesAndScaleGiveTheSameResult) {
   auto joints_of = [](const Avatar& av) {
     auto rig = BuildRig(av);
     std::vector<glm::vec3> out;
-    for (int j = rig->chains().back().joint_begin; j < rig->chains().back().joint_end; ++j) out.push_back(glm::vec3(rig->rest_world()[rig->joint_node()[j]][3]));
+    for (int j = rig->chains().back().joint_begin; j < rig->chains().back().joint_end; ++j)
+      out.push_back(glm::vec3(rig->rest_world()[rig->joint_node()[j]][3]));
     return out;
   };
   Avatar base = MakeDemoAvatar(DemoVariant::kPonytail);
@@ -133,7 +138,8 @@ TEST(Fit, RenamedBonesAndScaleGiveTheSameResult) {
   const auto ref = joints_of(base);
   // Renamed: every node gets a meaningless name; the VRM humanoid still says which is the head.
   Avatar renamed = MakeDemoAvatar(DemoVariant::kPonytail);
-  for (size_t n = 0; n < renamed.nodes.size(); ++n) renamed.nodes[n].name = "n" + std::to_string(n * 7919 % 1000);
+  for (size_t n = 0; n < renamed.nodes.size(); ++n)
+    renamed.nodes[n].name = "n" + std::to_string(n * 7919 % 1000);
   ASSERT_TRUE(FitHairChains(renamed, SelectHair(renamed, "Ponytail").value(), {}).ok());
   const auto r = joints_of(renamed);
   ASSERT_EQ(r.size(), ref.size());
@@ -161,10 +167,12 @@ TEST(Fit, ClearErrors) {
   EXPECT_NE(e1.status().message().find("\"head\""), std::string::npos) << e1.status().message();
   // Hair that does not touch the head: the ponytail moved 1 m away in bind space.
   Avatar far = MakeDemoAvatar(DemoVariant::kPonytail);
-  for (auto& p : far.meshes[MeshIndex(far, "Ponytail")].primitives[0].positions) p += glm::vec3(1, 0, 0);
+  for (auto& p : far.meshes[MeshIndex(far, "Ponytail")].primitives[0].positions)
+    p += glm::vec3(1, 0, 0);
   auto e2 = FitHairChains(far, SelectHair(far, "Ponytail").value(), {});
   ASSERT_FALSE(e2.ok());
-  EXPECT_NE(e2.status().message().find("does not touch"), std::string::npos) << e2.status().message();
+  EXPECT_NE(e2.status().message().find("does not touch"), std::string::npos)
+      << e2.status().message();
   // A one-triangle hair.
   Avatar tiny = MakeDemoAvatar(DemoVariant::kPonytail);
   Primitive& p = tiny.meshes[MeshIndex(tiny, "Ponytail")].primitives[0];
@@ -193,8 +201,8 @@ TEST(Fit, RealHairOnQuaternius) {
   // rest pose exactly where it was.
   const auto after = RestWorld(casual.avatar, m, p);
   ASSERT_EQ(after.size(), before.size());
-  for (size_t v = 0; v < before.size(); ++v) ASSERT_LT(glm::length(after[v] - before[v]), 1e-4f) << v;
-
+  for (size_t v = 0; v < before.size(); ++v)
+    ASSERT_LT(glm::length(after[v] - before[v]), 1e-4f) << v;
 }
 
 // UBC's long hair worn on its body: figures, not only "it runs". Bounds are stated from what the
@@ -217,7 +225,8 @@ TEST(Fit, UbcLongHairHangsKeepsItsRestPoseAndSwings) {
   // The new skin keeps the rest pose (bind matrices of the new joints are right) to 0.1 mm.
   const auto after = RestWorld(body.avatar, m, p);
   ASSERT_EQ(after.size(), before.size());
-  for (size_t v = 0; v < before.size(); ++v) ASSERT_LT(glm::length(after[v] - before[v]), 1e-4f) << v;
+  for (size_t v = 0; v < before.size(); ++v)
+    ASSERT_LT(glm::length(after[v] - before[v]), 1e-4f) << v;
   // Every vertex has valid, normalised weights.
   const Primitive& prim = body.avatar.meshes[m].primitives[p];
   int skin_index = -1;
@@ -253,8 +262,9 @@ TEST(Fit, UbcLongHairHangsKeepsItsRestPoseAndSwings) {
   const RunResult& arc = rep->results[0];
   const RunResult& vrm = rep->results[1];
   ASSERT_EQ(arc.solver, SolverMode::kArc);
-  std::printf("UBC Hair_Long: %d chain(s), arc swing %.1f mm, p99 stretch arc %.1f %% vrm %.1f %%\n", fit->chains,
-              arc.swing_rms_mm, arc.stretch_p99_welded_pct, vrm.stretch_p99_welded_pct);
+  std::printf(
+      "UBC Hair_Long: %d chain(s), arc swing %.1f mm, p99 stretch arc %.1f %% vrm %.1f %%\n",
+      fit->chains, arc.swing_rms_mm, arc.stretch_p99_welded_pct, vrm.stretch_p99_welded_pct);
   EXPECT_GT(arc.swing_rms_mm, 2.0);
   EXPECT_LT(arc.stretch_p99_welded_pct, vrm.stretch_p99_welded_pct);
   EXPECT_LT(arc.stretch_p99_welded_pct, 30.0);
@@ -292,14 +302,16 @@ TEST(ColliderFit, LayeredDemoHasNoHiddenFrontStrandsAfterFitting) {
   auto cf = FitColliders(av);
   ASSERT_TRUE(cf.ok()) << cf.status().message();
   EXPECT_GT(cf->grown, 0);
-  EXPECT_EQ(cf->added, 1);  // the demo has no collider on the lower trunk
+  EXPECT_EQ(cf->added, 1);           // the demo has no collider on the lower trunk
   EXPECT_EQ(cf->segment_chains, 2);  // the two front strands, nothing behind the body
   auto after = Measure(av, opt);
   ASSERT_TRUE(after.ok());
-  std::printf("layered, arc: hidden front-strand vertices %d -> %d (max depth %.1f -> %.1f mm), p99 stretch %.2f -> %.2f %%\n",
-              *before->results[0].occlusion_hidden, *after->results[0].occlusion_hidden,
-              *before->results[0].occlusion_max_depth_mm, *after->results[0].occlusion_max_depth_mm,
-              before->results[0].stretch_p99_pct, after->results[0].stretch_p99_pct);
+  std::printf(
+      "layered, arc: hidden front-strand vertices %d -> %d (max depth %.1f -> %.1f mm), p99 "
+      "stretch %.2f -> %.2f %%\n",
+      *before->results[0].occlusion_hidden, *after->results[0].occlusion_hidden,
+      *before->results[0].occlusion_max_depth_mm, *after->results[0].occlusion_max_depth_mm,
+      before->results[0].stretch_p99_pct, after->results[0].stretch_p99_pct);
   EXPECT_GT(*before->results[0].occlusion_hidden, 0);
   EXPECT_EQ(*after->results[0].occlusion_hidden, 0);
   // Pushing the front strands out of the shirt bends them around larger colliders, which costs
@@ -348,7 +360,9 @@ TEST(ColliderFit, ThickerShirtGrowsTheCollidersHiddenAccessoryAddsNothing) {
   Avatar acc = MakeDemoAvatar(DemoVariant::kLayered);
   Primitive box = acc.meshes[ShirtMesh(acc)].primitives[0];
   for (auto& p : box.positions) p *= glm::vec3(3.0f, 1.0f, 3.0f);
-  acc.materials.push_back({"Invisible", R"({"name":"Invisible","alphaMode":"BLEND","pbrMetallicRoughness":{"baseColorFactor":[1,1,1,0]}})"});
+  acc.materials.push_back(
+      {"Invisible",
+       R"({"name":"Invisible","alphaMode":"BLEND","pbrMetallicRoughness":{"baseColorFactor":[1,1,1,0]}})"});
   box.material = static_cast<int>(acc.materials.size()) - 1;
   Mesh mesh;
   mesh.name = "Accessory";
@@ -368,8 +382,10 @@ TEST(ColliderFit, NoNameRulesScaleAndMissingRoles) {
   Avatar base = MakeDemoAvatar(DemoVariant::kLayered);
   ASSERT_TRUE(FitColliders(base).ok());
   Avatar renamed = MakeDemoAvatar(DemoVariant::kLayered);
-  for (size_t i = 0; i < renamed.nodes.size(); ++i) renamed.nodes[i].name = "bone" + std::to_string(i);
-  for (size_t i = 0; i < renamed.vrm.springs.size(); ++i) renamed.vrm.springs[i].name = "s" + std::to_string(i);
+  for (size_t i = 0; i < renamed.nodes.size(); ++i)
+    renamed.nodes[i].name = "bone" + std::to_string(i);
+  for (size_t i = 0; i < renamed.vrm.springs.size(); ++i)
+    renamed.vrm.springs[i].name = "s" + std::to_string(i);
   for (auto& m : renamed.meshes) m.name = "m";
   ASSERT_TRUE(FitColliders(renamed).ok());
   EXPECT_EQ(Radii(renamed), Radii(base));
@@ -384,7 +400,8 @@ TEST(ColliderFit, NoNameRulesScaleAndMissingRoles) {
     ASSERT_TRUE(FitColliders(scaled).ok());
     const auto a = Radii(scaled), b = Radii(base);
     ASSERT_EQ(a.size(), b.size());
-    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-3f * b[i]) << "scale " << s << " collider " << i;
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(a[i], b[i], 1e-3f * b[i]) << "scale " << s << " collider " << i;
   }
   Avatar no_roles = MakeDemoAvatar(DemoVariant::kLayered);
   no_roles.vrm.humanoid.erase("leftFoot");

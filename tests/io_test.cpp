@@ -1,9 +1,10 @@
 // Import of the real files in ../shared/data with exact expected counts. The expected figures
 // come from ../shared/data/README.md and from reading the files' JSON by hand, not from our code.
+#include "hairswing/io.h"
+
 #include <algorithm>
 #include <set>
 
-#include "hairswing/io.h"
 #include "test_util.h"
 
 namespace hairswing {
@@ -101,7 +102,9 @@ TEST(Import, GodetteFacesPlusZAfterNormalisation) {
   for (int n = head; n != -1; n = av.nodes[n].parent) {
     const Node& nd = av.nodes[n];
     glm::mat4 m = glm::mat4_cast(nd.rotation);
-    m[0] *= nd.scale.x; m[1] *= nd.scale.y; m[2] *= nd.scale.z;
+    m[0] *= nd.scale.x;
+    m[1] *= nd.scale.y;
+    m[2] *= nd.scale.z;
     m[3] = glm::vec4(nd.translation, 1);
     w = m * w;
   }
@@ -132,10 +135,26 @@ struct ConformanceCase {
 TEST(Import, VrmConformanceFixtures) {
   const ConformanceCase cases[] = {
       {"smoke_spring.vrm", 0, ColliderShape::kSphere, 0, {}},
-      {"springbone_collider_sphere_x0p02_r0p1.vrm", 1, ColliderShape::kSphere, 0.1f, {0.02f, -0.1f, 0}},
-      {"springbone_collider_capsule_x0p02_r0p1.vrm", 1, ColliderShape::kCapsule, 0.1f, {0.02f, -0.1f, 0}},
-      {"springbone_extended_isphere_pmed.vrm", 1, ColliderShape::kInsideSphere, 0.2f, {0, -0.1f, 0}},
-      {"springbone_extended_plane_with_base_sphere.vrm", 1, ColliderShape::kPlane, 0, {0, -0.08f, 0}},
+      {"springbone_collider_sphere_x0p02_r0p1.vrm",
+       1,
+       ColliderShape::kSphere,
+       0.1f,
+       {0.02f, -0.1f, 0}},
+      {"springbone_collider_capsule_x0p02_r0p1.vrm",
+       1,
+       ColliderShape::kCapsule,
+       0.1f,
+       {0.02f, -0.1f, 0}},
+      {"springbone_extended_isphere_pmed.vrm",
+       1,
+       ColliderShape::kInsideSphere,
+       0.2f,
+       {0, -0.1f, 0}},
+      {"springbone_extended_plane_with_base_sphere.vrm",
+       1,
+       ColliderShape::kPlane,
+       0,
+       {0, -0.08f, 0}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);
@@ -148,7 +167,8 @@ TEST(Import, VrmConformanceFixtures) {
     EXPECT_EQ(av.vrm.humanoid.size(), 19u);
     size_t body_vertices = 0;
     for (const auto& m : av.meshes)
-      for (const auto& p : m.primitives) body_vertices = std::max(body_vertices, p.positions.size());
+      for (const auto& p : m.primitives)
+        body_vertices = std::max(body_vertices, p.positions.size());
     EXPECT_EQ(body_vertices, 1225u);
     ASSERT_EQ(av.vrm.springs.size(), 1u);
     EXPECT_EQ(av.vrm.springs[0].joints.size(), 4u);
@@ -172,7 +192,11 @@ TEST(Import, VrmConformanceFixtures) {
 }
 
 TEST(Import, ThreeVrmFixturesWithMissingDisplayBuffers) {
-  struct Case { const char* file; ColliderShape shape; float radius; };
+  struct Case {
+    const char* file;
+    ColliderShape shape;
+    float radius;
+  };
   const Case cases[] = {{"sphere-collider.gltf", ColliderShape::kSphere, 0.5f},
                         {"inside-collider.gltf", ColliderShape::kInsideSphere, 1.25f},
                         {"plane-collider.gltf", ColliderShape::kPlane, 0.0f}};
@@ -206,7 +230,13 @@ TEST(Import, ThreeVrmFixturesWithMissingDisplayBuffers) {
 }
 
 TEST(Import, RealAvatarsAndAnimations) {
-  struct Case { const char* file; size_t skin_joints; const char* mesh_material; size_t vertices; size_t animations; };
+  struct Case {
+    const char* file;
+    size_t skin_joints;
+    const char* mesh_material;
+    size_t vertices;
+    size_t animations;
+  };
   const Case cases[] = {
       {"avatars/quaternius-casual.glb", 51, "Hair_Blond", 4320, 0},
       {"avatars/quaternius-soldier.glb", 51, "Hair_Brown", 4974, 0},
@@ -228,7 +258,8 @@ TEST(Import, RealAvatarsAndAnimations) {
       bool found = false;
       for (const auto& m : av.meshes)
         for (const auto& p : m.primitives) {
-          bool mat_ok = !c.mesh_material || (p.material >= 0 && av.materials[p.material].name == c.mesh_material);
+          bool mat_ok = !c.mesh_material ||
+                        (p.material >= 0 && av.materials[p.material].name == c.mesh_material);
           if (mat_ok && p.positions.size() == c.vertices) found = true;
         }
       EXPECT_TRUE(found) << "no primitive with " << c.vertices << " vertices";
@@ -242,7 +273,8 @@ TEST(Import, UbcMissingTexturesAreWarnings) {
   // Present images are kept as their encoded bytes (PNG signature intact).
   bool found_png = false;
   for (const auto& img : loaded.avatar.images)
-    if (img.bytes.size() > 8 && img.bytes[1] == 'P' && img.bytes[2] == 'N' && img.bytes[3] == 'G') found_png = true;
+    if (img.bytes.size() > 8 && img.bytes[1] == 'P' && img.bytes[2] == 'N' && img.bytes[3] == 'G')
+      found_png = true;
   EXPECT_TRUE(found_png);
 }
 

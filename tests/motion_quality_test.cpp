@@ -9,7 +9,6 @@
 //     lower segments through it);
 //   - the swing-matched bisection reaches its target.
 #include <cmath>
-
 #include <glm/gtc/quaternion.hpp>
 
 #include "hairswing/anim.h"
@@ -45,7 +44,8 @@ class SpinSampler : public PoseSampler {
 // perpendicular to the link balance. Forces per unit mass: the pull k (r - x), drag of the world
 // velocity -c (w x x), relative damping -c_rel (w x (x - r)) and the centrifugal term
 // w^2 (x - its projection on the axis). Solved by fixed-point iteration on the direction.
-glm::dvec3 SteadyTail(glm::dvec3 o, glm::dvec3 r, double L, double k, double c, double c_rel, double omega) {
+glm::dvec3 SteadyTail(glm::dvec3 o, glm::dvec3 r, double L, double k, double c, double c_rel,
+                      double omega) {
   const glm::dvec3 w(0, omega, 0);
   glm::dvec3 d = glm::normalize(r - o);
   for (int it = 0; it < 2000; ++it) {
@@ -68,7 +68,8 @@ TEST(MotionQuality, SteadyLagOnAConstantTurnIsTheAuthorsDragLag) {
     float stiffness, length;
   };
   for (Case cs : {Case{1.0f, 0.10f}, Case{4.0f, 0.05f}}) {
-    SCOPED_TRACE("stiffness " + std::to_string(cs.stiffness) + ", length " + std::to_string(cs.length));
+    SCOPED_TRACE("stiffness " + std::to_string(cs.stiffness) + ", length " +
+                 std::to_string(cs.length));
     test::ChainSpec spec;
     spec.joints = 2;
     spec.root_offset = {0, 0, -0.1f};
@@ -113,10 +114,12 @@ TEST(MotionQuality, SteadyLagOnAConstantTurnIsTheAuthorsDragLag) {
       // The tail moves towards -X (root behind the axis, turning about +Y), so it lags towards
       // +X; the outward swing is along -Z. Compare the whole vectors.
       const double first_order = c_ss * omega * 0.1 / k;
-      EXPECT_NEAR(std::fabs(lag.x), first_order, 0.03 * first_order) << "the reference solution itself";
+      EXPECT_NEAR(std::fabs(lag.x), first_order, 0.03 * first_order)
+          << "the reference solution itself";
       EXPECT_LT(glm::length(got - lag), 0.03 * glm::length(lag))
-          << SolverModeName(mode) << ": lag " << 1000 * got.x << ", " << 1000 * got.y << ", " << 1000 * got.z
-          << " mm, expected " << 1000 * lag.x << ", " << 1000 * lag.y << ", " << 1000 * lag.z << " mm";
+          << SolverModeName(mode) << ": lag " << 1000 * got.x << ", " << 1000 * got.y << ", "
+          << 1000 * got.z << " mm, expected " << 1000 * lag.x << ", " << 1000 * lag.y << ", "
+          << 1000 * lag.z << " mm";
     }
   }
 }
@@ -156,7 +159,8 @@ void AddBun(Avatar& av, float radius) {
     const float el = 1.5707963f * i / rings;  // 0 at the base, pi/2 at the top
     for (int j = 0; j < sectors; ++j) {
       const float az = 6.2831853f * j / sectors;
-      const glm::vec3 n = std::cos(el) * (std::cos(az) * e1 + std::sin(az) * e2) + std::sin(el) * out_dir;
+      const glm::vec3 n =
+          std::cos(el) * (std::cos(az) * e1 + std::sin(az) * e2) + std::sin(el) * out_dir;
       bun.positions.push_back(base + radius * n);
       bun.normals.push_back(n);
     }
@@ -187,7 +191,8 @@ TEST(MotionQuality, BunLikeClumpStaysRigidOnTheHead) {
   for (const auto& c : fit->warnings) std::printf("  warning: %s\n", c.c_str());
   EXPECT_EQ(fit->chains, 1) << "the ponytail hangs, the bun does not";
   ASSERT_EQ(fit->rigid.size(), 1u);
-  EXPECT_NE(fit->rigid[0].find("rigid on the head: it reaches only"), std::string::npos) << fit->rigid[0];
+  EXPECT_NE(fit->rigid[0].find("rigid on the head: it reaches only"), std::string::npos)
+      << fit->rigid[0];
   // Every bun vertex is on the head alone.
   int pony = -1, pony_node = -1;
   for (size_t m = 0; m < av.meshes.size(); ++m)
@@ -222,8 +227,9 @@ TEST(MotionQuality, FittedWeightsChangeGraduallyAcrossEveryEdge) {
   ASSERT_TRUE(rig.ok());
   float chain_len = 0;
   for (size_t j = 0; j + 1 < spring.joints.size(); ++j)
-    chain_len += glm::length(glm::vec3(rig->rest_world()[rig->node_to_rig()[spring.joints[j + 1].node]][3]) -
-                             glm::vec3(rig->rest_world()[rig->node_to_rig()[spring.joints[j].node]][3]));
+    chain_len +=
+        glm::length(glm::vec3(rig->rest_world()[rig->node_to_rig()[spring.joints[j + 1].node]][3]) -
+                    glm::vec3(rig->rest_world()[rig->node_to_rig()[spring.joints[j].node]][3]));
   const float segment = chain_len / static_cast<float>(spring.joints.size() - 1);
   int pony = -1;
   for (size_t m = 0; m < av.meshes.size(); ++m)
@@ -296,12 +302,13 @@ TEST(MotionQuality, StrandDrapedOverACapsuleHangsAroundItUnderArc) {
           const glm::vec3 p = a + q * (b - a);
           float u, v;
           ClosestSegmentParams(p, p, h0, h1, &u, &v);
-          lower_clearance = std::min(lower_clearance, glm::length(p - (h0 + v * (h1 - h0))) - radius - cs.hit_radius);
+          lower_clearance = std::min(
+              lower_clearance, glm::length(p - (h0 + v * (h1 - h0))) - radius - cs.hit_radius);
         }
     }
   }
-  std::printf("deepest link in the capsule %.2f mm; lower segments clear of it by %.1f mm\n", 1000 * deepest,
-              1000 * lower_clearance);
+  std::printf("deepest link in the capsule %.2f mm; lower segments clear of it by %.1f mm\n",
+              1000 * deepest, 1000 * lower_clearance);
   EXPECT_GT(contact_steps, 600) << "the strand does rest on the capsule";
   EXPECT_LT(deepest, 0.001f);
   EXPECT_GT(lower_clearance, 0.002f) << "the lower segments are pressed onto the capsule";
@@ -315,7 +322,8 @@ TEST(MotionQuality, SwingMatchedBisectionReachesItsTarget) {
   MeasureOptions opt;
   opt.fps = {60};
   opt.match_swing = true;
-  opt.arc_liveliness = 0.0f;  // arc with the author's drag per segment: it swings less than the others
+  opt.arc_liveliness =
+      0.0f;  // arc with the author's drag per segment: it swings less than the others
   auto rep = Measure(av, opt);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   ASSERT_EQ(rep->results.size(), 3u);
@@ -330,7 +338,8 @@ TEST(MotionQuality, SwingMatchedBisectionReachesItsTarget) {
     ASSERT_TRUE(r.matched.has_value());
     EXPECT_TRUE(r.matched->reached);
     EXPECT_NEAR(r.matched->swing_rms_mm, target, 0.02 * target);
-    EXPECT_GT(std::fabs(std::log(r.matched->stiffness_scale)), 0.3) << "the other solvers do swing differently";
+    EXPECT_GT(std::fabs(std::log(r.matched->stiffness_scale)), 0.3)
+        << "the other solvers do swing differently";
     // Independent check: simulate at that scale, tip in the head frame against its end position.
     SpringConfig cfg;
     cfg.mode = r.solver;

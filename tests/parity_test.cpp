@@ -4,9 +4,8 @@
 // message when node or tests/parity/node_modules is missing (scripts/test installs them).
 #include <cstdio>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "hairswing/anim.h"
 #include "hairswing/io.h"
@@ -54,7 +53,8 @@ Motion MakeMotion(const Avatar& av, const Rig& rig, int frames, double dt, int s
     for (int f = 1; f <= frames; ++f) {
       double yaw, pitch, sway;
       HeadTurnMotion::Angles(f * dt, &yaw, &pitch, &sway);
-      m.hips_t.push_back(av.nodes[sweep_node].translation + glm::vec3(static_cast<float>(sway) * 20.0f, 0, 0));
+      m.hips_t.push_back(av.nodes[sweep_node].translation +
+                         glm::vec3(static_cast<float>(sway) * 20.0f, 0, 0));
     }
   }
   return m;
@@ -83,7 +83,10 @@ void RunParity(const Case& c) {
   const double dt = 1.0 / 60.0;
   Motion m = MakeMotion(av, *rig, frames, dt, c.sweep_node);
 
-  Json motion = {{"dt", dt}, {"vrm0", av.vrm.version == VrmVersion::kV0}, {"head", m.head}, {"hips", m.hips},
+  Json motion = {{"dt", dt},
+                 {"vrm0", av.vrm.version == VrmVersion::kV0},
+                 {"head", m.head},
+                 {"hips", m.hips},
                  {"extendedSpecVersion", true}};
   Json jframes = Json::array();
   for (int f = 0; f < frames; ++f) {
@@ -98,8 +101,8 @@ void RunParity(const Case& c) {
   std::string motion_path = ::testing::TempDir() + "/hs_motion_" + stem + ".json";
   std::string out_path = ::testing::TempDir() + "/hs_threevrm_" + stem + ".json";
   std::ofstream(motion_path) << motion.dump();
-  std::string cmd = "node " + ParityDir() + "/three_vrm_run.mjs '" + path + "' '" + motion_path + "' > '" +
-                    out_path + "' 2> '" + out_path + ".err'";
+  std::string cmd = "node " + ParityDir() + "/three_vrm_run.mjs '" + path + "' '" + motion_path +
+                    "' > '" + out_path + "' 2> '" + out_path + ".err'";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "three-vrm run failed; see " << out_path << ".err";
   std::ifstream in(out_path);
   Json ref = Json::parse(in);
@@ -114,10 +117,12 @@ void RunParity(const Case& c) {
   ASSERT_TRUE(world.ok());
   std::map<int, int> joint_of_node;  // avatar node of a swinging joint -> flat joint index
   for (const RigChain& ch : rig->chains())
-    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) joint_of_node[rig->source_node()[rig->joint_node()[j]]] = j;
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+      joint_of_node[rig->source_node()[rig->joint_node()[j]]] = j;
   std::vector<int> order;
   for (const auto& n : ref["joints"]) {
-    ASSERT_TRUE(joint_of_node.count(n.get<int>())) << "three-vrm has a joint on node " << n << " that we do not";
+    ASSERT_TRUE(joint_of_node.count(n.get<int>()))
+        << "three-vrm has a joint on node " << n << " that we do not";
     order.push_back(joint_of_node[n.get<int>()]);
   }
   EXPECT_EQ(order.size(), joint_of_node.size()) << "joint counts differ";
@@ -143,39 +148,41 @@ void RunParity(const Case& c) {
       continue;
     }
     for (size_t k = 0; k < order.size(); ++k) {
-      glm::vec3 theirs(step[k][0].get<double>(), step[k][1].get<double>(), step[k][2].get<double>());
+      glm::vec3 theirs(step[k][0].get<double>(), step[k][1].get<double>(),
+                       step[k][2].get<double>());
       float d = glm::length(world->tails()[order[k]] - theirs);
       if (getenv("HS_PARITY_DEBUG") && d > 1e-6f)
-        std::printf("frame %d joint %zu (flat %d): ours %.6f %.6f %.6f theirs %.6f %.6f %.6f\n", f, k, order[k],
-                    world->tails()[order[k]].x, world->tails()[order[k]].y, world->tails()[order[k]].z, theirs.x,
-                    theirs.y, theirs.z);
+        std::printf("frame %d joint %zu (flat %d): ours %.6f %.6f %.6f theirs %.6f %.6f %.6f\n", f,
+                    k, order[k], world->tails()[order[k]].x, world->tails()[order[k]].y,
+                    world->tails()[order[k]].z, theirs.x, theirs.y, theirs.z);
       if (d > worst) {
         worst = d;
         worst_step = f;
       }
     }
   }
-  std::printf("%s: %zu joints, %d frames compared, worst tail difference %.3g m (frame %d)\n", c.file,
-              order.size(), std::min(frames, c.exact_frames), worst, worst_step);
+  std::printf("%s: %zu joints, %d frames compared, worst tail difference %.3g m (frame %d)\n",
+              c.file, order.size(), std::min(frames, c.exact_frames), worst, worst_step);
   EXPECT_LT(worst, 1e-5f);
 }
 
 class Parity : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Parity, VrmModeMatchesThreeVrm) {
-  if (!HaveNode()) GTEST_SKIP() << "node or tests/parity/node_modules missing (run: npm ci --prefix tests/parity)";
+  if (!HaveNode())
+    GTEST_SKIP() << "node or tests/parity/node_modules missing (run: npm ci --prefix tests/parity)";
   RunParity(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, Parity,
-    ::testing::Values(Case{"fixtures/vrm-conformance/smoke_spring.vrm", -1},
-                      Case{"fixtures/vrm-conformance/springbone_collider_sphere_x0p02_r0p1.vrm", -1},
-                      Case{"fixtures/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm", -1},
-                      Case{"fixtures/vrm-conformance/springbone_extended_plane_with_base_sphere.vrm", -1, 2},
-                      Case{"avatars/godette.vrm", -1},
-                      Case{"fixtures/three-vrm/sphere-collider.gltf", 5},
-                      Case{"fixtures/three-vrm/plane-collider.gltf", 5}),
+    ::testing::Values(
+        Case{"fixtures/vrm-conformance/smoke_spring.vrm", -1},
+        Case{"fixtures/vrm-conformance/springbone_collider_sphere_x0p02_r0p1.vrm", -1},
+        Case{"fixtures/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm", -1},
+        Case{"fixtures/vrm-conformance/springbone_extended_plane_with_base_sphere.vrm", -1, 2},
+        Case{"avatars/godette.vrm", -1}, Case{"fixtures/three-vrm/sphere-collider.gltf", 5},
+        Case{"fixtures/three-vrm/plane-collider.gltf", 5}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string s = std::filesystem::path(info.param.file).stem().string();
       for (auto& ch : s)

@@ -1,11 +1,12 @@
 // Humanoid maps, world-space retargeting, BVH and VRMA loading, clip validation facts.
+#include "hairswing/retarget.h"
+
 #include <cmath>
 
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
-#include "hairswing/retarget.h"
 #include "hairswing/spring.h"
 #include "test_util.h"
 
@@ -15,8 +16,9 @@ namespace {
 constexpr const char* kUal = "animations/ual1/AnimationLibrary_Godot_Standard.gltf";
 
 glm::quat WorldRot(const glm::mat4& m) {
-  return glm::normalize(glm::quat_cast(glm::mat3(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),
-                                                 glm::normalize(glm::vec3(m[2])))));
+  return glm::normalize(
+      glm::quat_cast(glm::mat3(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),
+                               glm::normalize(glm::vec3(m[2])))));
 }
 
 float AngleDeg(const glm::quat& a, const glm::quat& b) {
@@ -26,8 +28,9 @@ float AngleDeg(const glm::quat& a, const glm::quat& b) {
 
 std::vector<std::pair<std::string, Avatar>> Targets() {
   std::vector<std::pair<std::string, Avatar>> out;
-  for (const char* f : {"avatars/godette.vrm", "avatars/quaternius-casual.glb", "avatars/quaternius-soldier.glb",
-                        "avatars/ubc/Superhero_Female_FullBody.gltf"}) {
+  for (const char* f :
+       {"avatars/godette.vrm", "avatars/quaternius-casual.glb", "avatars/quaternius-soldier.glb",
+        "avatars/ubc/Superhero_Female_FullBody.gltf"}) {
     std::string p = test::Shared(f);
     if (p.empty()) continue;
     out.emplace_back(f, LoadAvatar(p)->avatar);
@@ -38,10 +41,14 @@ std::vector<std::pair<std::string, Avatar>> Targets() {
 }
 
 TEST(HumanoidMap, BuiltInFamiliesAreMatchedByName) {
-  struct Case { const char* file; const char* family; };
-  for (const Case& c : {Case{kUal, "ual-rigify"}, Case{"avatars/quaternius-casual.glb", "quaternius-modular"},
-                        Case{"avatars/ubc/Superhero_Female_FullBody.gltf", "ue-mannequin"}, Case{"avatars/godette.vrm", "vrm"},
-                        Case{"animations/handmade-test.vrma", "vrma"}}) {
+  struct Case {
+    const char* file;
+    const char* family;
+  };
+  for (const Case& c :
+       {Case{kUal, "ual-rigify"}, Case{"avatars/quaternius-casual.glb", "quaternius-modular"},
+        Case{"avatars/ubc/Superhero_Female_FullBody.gltf", "ue-mannequin"},
+        Case{"avatars/godette.vrm", "vrm"}, Case{"animations/handmade-test.vrma", "vrma"}}) {
     SCOPED_TRACE(c.file);
     HS_LOAD_SHARED_OR_SKIP(loaded, c.file);
     HumanoidMap m = MatchHumanoid(loaded.avatar);
@@ -60,11 +67,13 @@ TEST(HumanoidMap, AMissingRequiredBoneIsNamedNeverGuessed) {
     if (n.name == "DEF-head") n.name = "Kopf";
   HumanoidMap m = MatchHumanoid(renamed);
   ASSERT_EQ(m.missing_required, std::vector<std::string>{"head"});
-  auto r = Retargeter::Create(renamed, m, MakeDemoAvatar(DemoVariant::kPonytail), MatchHumanoid(MakeDemoAvatar(DemoVariant::kPonytail)));
+  auto r = Retargeter::Create(renamed, m, MakeDemoAvatar(DemoVariant::kPonytail),
+                              MatchHumanoid(MakeDemoAvatar(DemoVariant::kPonytail)));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("head"), std::string::npos);
   // A map given as data fixes it.
-  auto fixed = ApplyHumanoidMapJson(renamed, R"({"family":"mine","bones":{"hips":"DEF-hips","spine":"DEF-spine.001",
+  auto fixed = ApplyHumanoidMapJson(
+      renamed, R"({"family":"mine","bones":{"hips":"DEF-hips","spine":"DEF-spine.001",
     "head":"Kopf","leftUpperLeg":"DEF-thigh.L","leftLowerLeg":"DEF-shin.L","leftFoot":"DEF-foot.L","rightUpperLeg":"DEF-thigh.R",
     "rightLowerLeg":"DEF-shin.R","rightFoot":"DEF-foot.R","leftUpperArm":"DEF-upper_arm.L","leftLowerArm":"DEF-forearm.L",
     "leftHand":"DEF-hand.L","rightUpperArm":"DEF-upper_arm.R","rightLowerArm":"DEF-forearm.R","rightHand":"DEF-hand.R"}})");
@@ -172,7 +181,8 @@ TEST(Retarget, AClipTrackOnAHairJointIsOwnedByTheClip) {
 }
 
 TEST(Bvh, TwoRotationOrdersAndARootOffsetLoadToHandComputedAngles) {
-  // Root with an offset and position channels, ZXY rotation; a child with XYZ rotation; an end site.
+  // Root with an offset and position channels, ZXY rotation; a child with XYZ rotation; an end
+  // site.
   const std::string text = R"(HIERARCHY
 ROOT Hips
 {
@@ -209,9 +219,13 @@ Frame Time: 0.5
   // Root translation = OFFSET + channels = (5, 7, 9).
   EXPECT_LT(glm::length(pose[rig->node_to_rig()[0]].translation - glm::vec3(5, 7, 9)), 1e-5f);
   // Root: Z 90 degrees (Rz * Rx(0) * Ry(0)): +X turns to +Y.
-  EXPECT_LT(glm::length(pose[rig->node_to_rig()[0]].rotation * glm::vec3(1, 0, 0) - glm::vec3(0, 1, 0)), 1e-5f);
+  EXPECT_LT(
+      glm::length(pose[rig->node_to_rig()[0]].rotation * glm::vec3(1, 0, 0) - glm::vec3(0, 1, 0)),
+      1e-5f);
   // Chest: Y 90 degrees: +Z turns to +X.
-  EXPECT_LT(glm::length(pose[rig->node_to_rig()[1]].rotation * glm::vec3(0, 0, 1) - glm::vec3(1, 0, 0)), 1e-5f);
+  EXPECT_LT(
+      glm::length(pose[rig->node_to_rig()[1]].rotation * glm::vec3(0, 0, 1) - glm::vec3(1, 0, 0)),
+      1e-5f);
   // Halfway (t = 0.25): root Z rotation 45 degrees by slerp.
   clip->Apply(0.25, pose);
   EXPECT_NEAR(glm::degrees(glm::angle(pose[rig->node_to_rig()[0]].rotation)), 45.0f, 1e-3f);
@@ -227,7 +241,8 @@ TEST(Bvh, RotationOrderIsTheListedOrder) {
   // Xrotation 90 then Zrotation 90 (listed X Z) = Rx * Rz: +Y -> Rz(+Y) = -X -> Rx(-X) = -X.
   // Listed Z X instead gives Rz * Rx: +Y -> Rx(+Y) = +Z -> Rz(+Z) = +Z.
   auto make = [](const std::string& order) {
-    return "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 2 " + order + "\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n90 90\n";
+    return "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 2 " + order +
+           "\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n90 90\n";
   };
   auto xz = LoadBvhFromText(make("Xrotation Zrotation"), "xz.bvh");
   auto zx = LoadBvhFromText(make("Zrotation Xrotation"), "zx.bvh");

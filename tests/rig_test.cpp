@@ -1,8 +1,9 @@
 // RigBuilder and skinning against hand-computed answers.
+#include "hairswing/rig.h"
+
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "hairswing/io.h"
-#include "hairswing/rig.h"
 #include "test_util.h"
 
 namespace hairswing {
@@ -73,7 +74,8 @@ TEST(Rig, SkinnedRestPoseReproducesBindPositions) {
       std::vector<glm::vec3> out(p.positions.size());
       ASSERT_TRUE(PosePrimitive(*rig, inst, p, rig->rest_world(), palette, out).ok());
       float worst = 0;
-      for (size_t v = 0; v < out.size(); ++v) worst = std::max(worst, glm::length(out[v] - p.positions[v]));
+      for (size_t v = 0; v < out.size(); ++v)
+        worst = std::max(worst, glm::length(out[v] - p.positions[v]));
       EXPECT_LT(worst, 1e-4f) << av.meshes[inst.mesh].name;
     }
   }
@@ -120,7 +122,8 @@ TEST(Rig, ThreeVrmFixtureChainAndColliders) {
   EXPECT_EQ(rig->chains()[0].attach, -1);  // Spring A is a scene root
   ASSERT_EQ(rig->collider_node().size(), 1u);
   EXPECT_EQ(rig->source_node()[rig->collider_node()[0]], 5);
-  EXPECT_EQ(std::vector<int>(rig->chain_colliders().begin(), rig->chain_colliders().end()), std::vector<int>{0});
+  EXPECT_EQ(std::vector<int>(rig->chain_colliders().begin(), rig->chain_colliders().end()),
+            std::vector<int>{0});
   // Node scale 0.25 on the root: the rest world of Spring B is scaled accordingly.
   int b = rig->joint_node()[1];
   EXPECT_NEAR(glm::length(glm::vec3(rig->rest_world()[b][0])), 0.25f, 1e-6f);

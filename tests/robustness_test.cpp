@@ -39,7 +39,8 @@ namespace hairswing {
 namespace {
 
 Avatar TwoChainsWithColliders() {
-  Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{4, {0.08f, 0, 0}, {0.01f, -0.05f, 0}}});
+  Avatar av = test::MakeHairAvatar(
+      {test::ChainSpec{}, test::ChainSpec{4, {0.08f, 0, 0}, {0.01f, -0.05f, 0}}});
   test::AddCollider(av, 2, ColliderShape::kSphere, {0, 0.05f, 0}, 0.09f);
   test::AddCollider(av, 1, ColliderShape::kCapsule, {-0.15f, 0.1f, 0}, 0.08f, {0.15f, 0.1f, 0});
   test::AddCollider(av, 0, ColliderShape::kPlane, {0, -0.5f, 0}, 0.0f);
@@ -55,13 +56,14 @@ TEST(SolverRobustness, StepNeverAllocates) {
     cfg.mode = mode;
     cfg.segment_checks = {1, 0};
     auto world = SpringWorld::Create(*rig, cfg);
-    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"),
+                          HumanoidRigNode(av, *rig, "hips"));
     ClipDriver driver(*world, motion);
     driver.Reset();
     std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
     long before = g_allocations.load();
-    for (int f = 0; f < 120; ++f) driver.Advance(1.0 / 60.0);      // clip-driven, 2 steps per call
-    for (int s = 0; s < 60; ++s) world->Step(pose);                // direct steps
+    for (int f = 0; f < 120; ++f) driver.Advance(1.0 / 60.0);  // clip-driven, 2 steps per call
+    for (int s = 0; s < 60; ++s) world->Step(pose);            // direct steps
     if (mode == SolverMode::kVrm) world->StepVariable(pose, 1.0f / 60.0f);
     long after = g_allocations.load();
     EXPECT_EQ(after - before, 0) << SolverModeName(mode) << ": the step allocated";
@@ -108,7 +110,8 @@ TEST(SolverRobustness, TeleportResetsTheChainToItsRestArc) {
   EXPECT_TRUE(rep.flags & kStepTeleportReset);
   // After the reset every tail sits on the rest arc moved by (5.3, 0, 0), at rest.
   for (int j = 0; j + 1 < rig->chains()[0].joint_end; ++j) {
-    glm::vec3 expect = glm::vec3(rig->rest_world()[rig->joint_node()[j + 1]][3]) + glm::vec3(5.3f, 0, 0);
+    glm::vec3 expect =
+        glm::vec3(rig->rest_world()[rig->joint_node()[j + 1]][3]) + glm::vec3(5.3f, 0, 0);
     EXPECT_LT(glm::length(world->tails()[j] - expect), 1e-5f);
     EXPECT_EQ(world->velocities()[j], glm::vec3(0));
   }
@@ -122,7 +125,7 @@ TEST(SolverRobustness, ZeroLengthSegmentsZeroRadiiAndDtEdges) {
   cs.hit_radius = 0.0f;
   Avatar av = test::MakeHairAvatar({cs});
   av.nodes[av.vrm.springs[0].joints[3].node].translation = glm::vec3(0);  // a zero-length segment
-  test::AddCollider(av, 2, ColliderShape::kSphere, {0, 0, 0}, 0.0f);     // zero-radius collider
+  test::AddCollider(av, 2, ColliderShape::kSphere, {0, 0, 0}, 0.0f);      // zero-radius collider
   auto rig = BuildRig(av);
   auto world = SpringWorld::Create(*rig);
   ASSERT_TRUE(world.ok());
@@ -132,7 +135,8 @@ TEST(SolverRobustness, ZeroLengthSegmentsZeroRadiiAndDtEdges) {
   StepReport all;
   for (int f = 0; f < 240; ++f) all.Merge(driver.Advance(1.0 / 60.0));
   EXPECT_TRUE(all.flags & kStepZeroLength);
-  for (const auto& t : world->tails()) EXPECT_TRUE(std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z));
+  for (const auto& t : world->tails())
+    EXPECT_TRUE(std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z));
   for (const auto& p : driver.pose())
     EXPECT_TRUE(std::isfinite(p.rotation.x) && std::isfinite(p.rotation.w));
   // dt = 0 and negative: nothing happens, reported.
@@ -160,7 +164,8 @@ TEST(SolverRobustness, AnimationOwnershipLeavesAnimatedJointsAlone) {
     std::vector<uint8_t> owned(rig->node_count(), 0);
     owned[owned_joint] = 1;
     world->SetOwnedNodes(owned);
-    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"),
+                          HumanoidRigNode(av, *rig, "hips"));
     std::vector<Transform> pose(rig->node_count());
     const glm::quat authored = glm::angleAxis(0.7f, glm::vec3(1, 0, 0));
     int moved_free_joint = 0;
@@ -169,7 +174,8 @@ TEST(SolverRobustness, AnimationOwnershipLeavesAnimatedJointsAlone) {
       pose[owned_joint].rotation = authored;  // the clip's track on a hair joint
       world->Step(pose);
       EXPECT_EQ(pose[owned_joint].rotation, authored) << "the solver overwrote an animated joint";
-      if (pose[rig->joint_node()[2]].rotation != rig->rest_local()[rig->joint_node()[2]].rotation) ++moved_free_joint;
+      if (pose[rig->joint_node()[2]].rotation != rig->rest_local()[rig->joint_node()[2]].rotation)
+        ++moved_free_joint;
     }
     EXPECT_GT(moved_free_joint, 100) << "joints below still swing";
   }
@@ -186,10 +192,12 @@ TEST(SolverRobustness, SwitchingModesKeepsTheStrandInPlace) {
   std::vector<glm::vec3> before(world->tails().begin(), world->tails().end());
   world->SetMode(SolverMode::kVrm);
   world->SetMode(SolverMode::kParent);
-  for (size_t j = 0; j < before.size(); ++j) EXPECT_LT(glm::length(world->tails()[j] - before[j]), 1e-5f);
+  for (size_t j = 0; j < before.size(); ++j)
+    EXPECT_LT(glm::length(world->tails()[j] - before[j]), 1e-5f);
   StepReport rep = driver.Advance(1.0 / 60.0);
   EXPECT_EQ(rep.steps_run, 2);
-  for (size_t j = 0; j + 1 < before.size(); ++j) EXPECT_LT(glm::length(world->tails()[j] - before[j]), 0.05f);
+  for (size_t j = 0; j + 1 < before.size(); ++j)
+    EXPECT_LT(glm::length(world->tails()[j] - before[j]), 0.05f);
 }
 
 TEST(FrameDriver, InterpolatesBetweenFramesAndFollowsTheClip) {
@@ -267,7 +275,8 @@ TEST(VrmMode, SpecLengthIsExactAndCompatQuirkStretches) {
     cfg.mode = SolverMode::kVrm;
     cfg.vrm_three_compat = compat;
     auto world = SpringWorld::Create(*rig, cfg);
-    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+    HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"),
+                          HumanoidRigNode(av, *rig, "hips"));
     std::vector<Transform> pose(rig->node_count());
     float worst = 0;
     for (int f = 1; f <= 240; ++f) {
@@ -276,11 +285,14 @@ TEST(VrmMode, SpecLengthIsExactAndCompatQuirkStretches) {
       for (int j = 1; j + 1 < rig->chains()[0].joint_end; ++j) {
         const float rest = glm::length(glm::vec3(rig->rest_world()[rig->joint_node()[j + 1]][3]) -
                                        glm::vec3(rig->rest_world()[rig->joint_node()[j]][3]));
-        worst = std::max(worst, std::fabs(glm::length(world->tails()[j] - world->tails()[j - 1]) - rest));
+        worst = std::max(worst,
+                         std::fabs(glm::length(world->tails()[j] - world->tails()[j - 1]) - rest));
       }
     }
-    if (compat) EXPECT_GT(worst, 1e-4f) << "the quirk should show on a moving chain";
-    else EXPECT_LT(worst, 1e-5f) << "spec mode must keep bone lengths";
+    if (compat)
+      EXPECT_GT(worst, 1e-4f) << "the quirk should show on a moving chain";
+    else
+      EXPECT_LT(worst, 1e-5f) << "spec mode must keep bone lengths";
   }
 }
 

@@ -2,7 +2,6 @@
 // positions and chain rest shapes. Collider positions are also checked against an independent
 // computation straight from the source file's JSON.
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "hairswing/io.h"
@@ -65,13 +64,16 @@ void ExpectSameAvatar(const Avatar& a, const Avatar& b) {
       EXPECT_EQ(pa.indices, pb.indices);
       EXPECT_EQ(pa.material, pb.material);
       ASSERT_EQ(pa.targets.size(), pb.targets.size());
-      for (size_t t = 0; t < pa.targets.size(); ++t) EXPECT_EQ(pa.targets[t].positions, pb.targets[t].positions);
+      for (size_t t = 0; t < pa.targets.size(); ++t)
+        EXPECT_EQ(pa.targets[t].positions, pb.targets[t].positions);
       ASSERT_EQ(pa.extra_attributes.size(), pb.extra_attributes.size());
-      for (const auto& [name, ea] : pa.extra_attributes) EXPECT_EQ(ea.data, pb.extra_attributes.at(name).data) << name;
+      for (const auto& [name, ea] : pa.extra_attributes)
+        EXPECT_EQ(ea.data, pb.extra_attributes.at(name).data) << name;
     }
   }
   ASSERT_EQ(a.materials.size(), b.materials.size());
-  for (size_t i = 0; i < a.materials.size(); ++i) ExpectSameJson(a.materials[i].json, b.materials[i].json, "material");
+  for (size_t i = 0; i < a.materials.size(); ++i)
+    ExpectSameJson(a.materials[i].json, b.materials[i].json, "material");
   ASSERT_EQ(a.images.size(), b.images.size());
   for (size_t i = 0; i < a.images.size(); ++i) {
     EXPECT_EQ(a.images[i].bytes, b.images[i].bytes) << "image " << i;
@@ -128,13 +130,15 @@ void ExpectSameAvatar(const Avatar& a, const Avatar& b) {
     EXPECT_EQ(a.vrm.constraints[c].axis, b.vrm.constraints[c].axis);
   }
   ASSERT_EQ(a.unknown_extensions.size(), b.unknown_extensions.size());
-  for (const auto& [k, v] : a.unknown_extensions) ExpectSameJson(v, b.unknown_extensions.at(k), k.c_str());
+  for (const auto& [k, v] : a.unknown_extensions)
+    ExpectSameJson(v, b.unknown_extensions.at(k), k.c_str());
 }
 
 TEST(RoundTrip, Vrm1FixturesAreLossless) {
-  for (const char* f : {"smoke_spring.vrm", "springbone_collider_sphere_x0p02_r0p1.vrm",
-                        "springbone_collider_capsule_x0p02_r0p1.vrm", "springbone_extended_isphere_pmed.vrm",
-                        "springbone_extended_plane_with_base_sphere.vrm"}) {
+  for (const char* f :
+       {"smoke_spring.vrm", "springbone_collider_sphere_x0p02_r0p1.vrm",
+        "springbone_collider_capsule_x0p02_r0p1.vrm", "springbone_extended_isphere_pmed.vrm",
+        "springbone_extended_plane_with_base_sphere.vrm"}) {
     SCOPED_TRACE(f);
     HS_LOAD_SHARED_OR_SKIP(a, std::string("fixtures/vrm-conformance/") + f);
     auto b = Reload(a.avatar, true);
@@ -152,11 +156,13 @@ TEST(RoundTrip, GltfWithoutVrmAndUnknownExtensions) {
   doc["nodes"][1]["extensions"]["EXT_node_test"] = {{"flag", true}};
   doc["nodes"][1]["extras"] = {{"note", "kept"}};
   doc["nodes"][2]["extensions"]["VRMC_node_constraint"] = {
-      {"specVersion", "1.0"}, {"constraint", {{"roll", {{"source", 1}, {"rollAxis", "Y"}, {"weight", 0.5}}}}}};
+      {"specVersion", "1.0"},
+      {"constraint", {{"roll", {{"source", 1}, {"rollAxis", "Y"}, {"weight", 0.5}}}}}};
   doc["nodes"][3]["extensions"]["VRMC_node_constraint"] = {
       {"specVersion", "1.0"}, {"constraint", {{"aim", {{"source", 0}, {"aimAxis", "NegativeZ"}}}}}};
   std::string text = doc.dump();
-  auto a = LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(text.data()), text.size(), "t.gltf", ".");
+  auto a = LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(text.data()), text.size(),
+                                "t.gltf", ".");
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_EQ(a->avatar.vrm.constraints.size(), 2u);
   EXPECT_EQ(a->avatar.vrm.constraints[0].kind, NodeConstraint::Kind::kRoll);
@@ -184,7 +190,8 @@ TEST(RoundTrip, GodetteImagesAndMetaSurvive) {
   EXPECT_EQ(b->avatar.vrm.version, VrmVersion::kV1);
   ASSERT_EQ(a.avatar.images.size(), b->avatar.images.size());
   ASSERT_FALSE(a.avatar.images.empty());
-  for (size_t i = 0; i < a.avatar.images.size(); ++i) EXPECT_EQ(a.avatar.images[i].bytes, b->avatar.images[i].bytes);
+  for (size_t i = 0; i < a.avatar.images.size(); ++i)
+    EXPECT_EQ(a.avatar.images[i].bytes, b->avatar.images[i].bytes);
   EXPECT_EQ(a.avatar.vrm.humanoid, b->avatar.vrm.humanoid);
   EXPECT_EQ(Json::parse(a.avatar.vrm.meta_json), Json::parse(b->avatar.vrm.meta_json));
   // Converted once, the VRM 1.0 file is a fixed point: a second round trip is lossless.
@@ -209,15 +216,20 @@ std::vector<glm::vec3> RawVrm0ColliderCentres(const std::string& path) {
   const Json& nodes = doc["nodes"];
   std::vector<int> parent(nodes.size(), -1);
   for (size_t i = 0; i < nodes.size(); ++i)
-    for (const auto& c : nodes[i].value("children", Json::array())) parent[c.get<int>()] = static_cast<int>(i);
+    for (const auto& c : nodes[i].value("children", Json::array()))
+      parent[c.get<int>()] = static_cast<int>(i);
   auto local = [&](int n) {
     const Json& nd = nodes[n];
     glm::dmat4 m(1.0);
-    if (nd.contains("translation")) m = glm::translate(m, glm::dvec3(nd["translation"][0], nd["translation"][1], nd["translation"][2]));
+    if (nd.contains("translation"))
+      m = glm::translate(
+          m, glm::dvec3(nd["translation"][0], nd["translation"][1], nd["translation"][2]));
     if (nd.contains("rotation"))
-      m = m * glm::mat4_cast(glm::dquat(nd["rotation"][3].get<double>(), nd["rotation"][0].get<double>(),
-                                        nd["rotation"][1].get<double>(), nd["rotation"][2].get<double>()));
-    if (nd.contains("scale")) m = glm::scale(m, glm::dvec3(nd["scale"][0], nd["scale"][1], nd["scale"][2]));
+      m = m * glm::mat4_cast(
+                  glm::dquat(nd["rotation"][3].get<double>(), nd["rotation"][0].get<double>(),
+                             nd["rotation"][1].get<double>(), nd["rotation"][2].get<double>()));
+    if (nd.contains("scale"))
+      m = glm::scale(m, glm::dvec3(nd["scale"][0], nd["scale"][1], nd["scale"][2]));
     return m;
   };
   std::vector<glm::vec3> out;

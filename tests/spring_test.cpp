@@ -1,11 +1,12 @@
 // Spring solver: tentacle regression, fixed roots, settling, frame-rate identity, contact without
 // bounce, whole-link contact, robustness. Expected values are physical facts or hand-computed.
+#include "hairswing/spring.h"
+
 #include <cmath>
 
 #include "hairswing/anim.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
-#include "hairswing/spring.h"
 #include "synthetic.h"
 #include "test_util.h"
 
@@ -51,16 +52,20 @@ std::vector<float> ShapeDeviation(const Sim& s, int chain) {
   glm::mat3 a_rest = ch.attach >= 0 ? glm::mat3(rig.rest_world()[ch.attach]) : glm::mat3(1);
   std::vector<float> out;
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    glm::vec3 rest = glm::inverse(a_rest) * (glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
-                                             glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
-    glm::vec3 now = glm::inverse(a_now) * (s.world->tails()[j] - glm::vec3(world[rig.joint_node()[j]][3]));
-    out.push_back(std::acos(std::clamp(glm::dot(glm::normalize(rest), glm::normalize(now)), -1.0f, 1.0f)));
+    glm::vec3 rest =
+        glm::inverse(a_rest) * (glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
+                                glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
+    glm::vec3 now =
+        glm::inverse(a_now) * (s.world->tails()[j] - glm::vec3(world[rig.joint_node()[j]][3]));
+    out.push_back(
+        std::acos(std::clamp(glm::dot(glm::normalize(rest), glm::normalize(now)), -1.0f, 1.0f)));
   }
   return out;
 }
 
 // Max deviation per segment over the head-turn's moving part, sampled at 30 Hz.
-std::vector<float> MaxDeviationDuringTurn(const Avatar& av, SolverMode mode, int chain, SpringConfig cfg = {}) {
+std::vector<float> MaxDeviationDuringTurn(const Avatar& av, SolverMode mode, int chain,
+                                          SpringConfig cfg = {}) {
   auto s = MakeSim(av, mode, cfg);
   if (!s) return {};
   std::vector<float> worst;
@@ -107,8 +112,10 @@ TEST(Spring, TentacleRegressionOnSixJointChain) {
   auto arc_own = MaxDeviationDuringTurn(av, SolverMode::kArc, 0, own_drag);
   ASSERT_EQ(parent.size(), 5u);
   for (size_t i = 0; i < parent.size(); ++i)
-    std::printf("segment %zu: parent %.2f deg, arc %.2f deg, arc with the author's drag per segment %.2f deg\n", i,
-                glm::degrees(parent[i]), glm::degrees(arc[i]), glm::degrees(arc_own[i]));
+    std::printf(
+        "segment %zu: parent %.2f deg, arc %.2f deg, arc with the author's drag per segment %.2f "
+        "deg\n",
+        i, glm::degrees(parent[i]), glm::degrees(arc[i]), glm::degrees(arc_own[i]));
   // parent: the deviation accumulates towards the tip (each segment's rest direction is the
   // bent parent's); arc: every segment returns to the same original arc, so the chain turns
   // about its root instead of curling.
@@ -138,14 +145,16 @@ TEST(Spring, TentacleRegressionOnGodette) {
     arc_root = std::max(arc_root, a.front());
   }
   std::printf("godette front hair: parent root %.2f tip %.2f deg; arc root %.2f tip %.2f deg\n",
-              glm::degrees(parent_root), glm::degrees(parent_tip), glm::degrees(arc_root), glm::degrees(arc_tip));
+              glm::degrees(parent_root), glm::degrees(parent_tip), glm::degrees(arc_root),
+              glm::degrees(arc_tip));
   // Measured: parent root 10.3, tip 28.1 degrees; arc root 10.3, tip 20.3 degrees.
   EXPECT_GT(parent_tip, 2.0f * parent_root);
   EXPECT_LT(arc_tip, 0.8f * parent_tip);
 }
 
 TEST(Spring, RootsStayOnAttachmentAndArcSettles) {
-  Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{4, {0.08f, 0.0f, 0.0f}, {0.01f, -0.05f, 0}}});
+  Avatar av = test::MakeHairAvatar(
+      {test::ChainSpec{}, test::ChainSpec{4, {0.08f, 0.0f, 0.0f}, {0.01f, -0.05f, 0}}});
   auto s = MakeSim(av, SolverMode::kArc);
   ASSERT_NE(s, nullptr);
   std::vector<Transform> body(s->rig.node_count());
@@ -159,20 +168,24 @@ TEST(Spring, RootsStayOnAttachmentAndArcSettles) {
     ComputeWorld(s->rig, body, body_world);
     for (const RigChain& ch : s->rig.chains()) {
       int root = s->rig.joint_node()[ch.joint_begin];
-      root_err = std::max(root_err, glm::length(glm::vec3(s->world->world()[root][3]) - glm::vec3(body_world[root][3])));
+      root_err = std::max(root_err, glm::length(glm::vec3(s->world->world()[root][3]) -
+                                                glm::vec3(body_world[root][3])));
     }
     std::vector<glm::vec3> tips;
     for (const RigChain& ch : s->rig.chains()) tips.push_back(s->world->tails()[ch.joint_end - 2]);
     if (f > 10 * 30 && !prev_tips.empty())
-      for (size_t i = 0; i < tips.size(); ++i) settle = std::max(settle, glm::length(tips[i] - prev_tips[i]));
+      for (size_t i = 0; i < tips.size(); ++i)
+        settle = std::max(settle, glm::length(tips[i] - prev_tips[i]));
     prev_tips = tips;
   }
   EXPECT_LE(root_err, 1e-6f);
-  EXPECT_LT(settle * 1000.0f, 0.001f) << "tip motion between 30 Hz samples in the last 2 s: " << settle * 1000 << " mm";
+  EXPECT_LT(settle * 1000.0f, 0.001f)
+      << "tip motion between 30 Hz samples in the last 2 s: " << settle * 1000 << " mm";
 }
 
 TEST(Spring, FrameRateIdentityByHash) {
-  Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{3, {0.1f, 0, 0}, {0, -0.05f, 0}, 2.0f, 0.2f, 0.3f}});
+  Avatar av = test::MakeHairAvatar(
+      {test::ChainSpec{}, test::ChainSpec{3, {0.1f, 0, 0}, {0, -0.05f, 0}, 2.0f, 0.2f, 0.3f}});
   test::AddCollider(av, 2, ColliderShape::kSphere, {0, 0.05f, 0}, 0.09f);
   for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm}) {
     SCOPED_TRACE(SolverModeName(mode));
@@ -214,7 +227,8 @@ TEST(Contact, RestingStrandStaysOnCapsuleWithoutBounceAndSlides) {
   for (bool segment_checks : {false, true}) {
     SCOPED_TRACE(segment_checks ? "segment checks" : "end point checks");
     Avatar av = test::MakeHairAvatar({cs});
-    test::AddCollider(av, 0, ColliderShape::kCapsule, {-0.5f, 0.3f, -0.10f}, 0.06f, {0.5f, 0.3f, -0.10f});
+    test::AddCollider(av, 0, ColliderShape::kCapsule, {-0.5f, 0.3f, -0.10f}, 0.06f,
+                      {0.5f, 0.3f, -0.10f});
     auto rig = BuildRig(av);
     SpringConfig cfg;
     cfg.segment_checks = {static_cast<uint8_t>(segment_checks)};
@@ -241,19 +255,23 @@ TEST(Contact, RestingStrandStaysOnCapsuleWithoutBounceAndSlides) {
       // velocity along the contact normal is u * v_end (the root only moves along the axis).
       const glm::vec3 root(world->world()[rig->joint_node()[0]][3]);
       float u = 1.0f, t = 0.0f;
-      if (segment_checks) ClosestSegmentParams(root, tip, {-0.5f, 1.3f, -0.10f}, {0.5f, 1.3f, -0.10f}, &u, &t);
+      if (segment_checks)
+        ClosestSegmentParams(root, tip, {-0.5f, 1.3f, -0.10f}, {0.5f, 1.3f, -0.10f}, &u, &t);
       const glm::vec3 p = root + u * (tip - root);
       const glm::vec3 axis_point(p.x, 1.3f, -0.10f);
       const glm::vec3 n = glm::normalize(p - axis_point);
       const float gap = glm::length(p - axis_point) - 0.08f;
       if (rep.contacts > 0) ++contact_steps;
-      EXPECT_LE(std::fabs(gap), 1e-4f) << "step " << step << ": contact is " << gap * 1000 << " mm from the surface";
+      EXPECT_LE(std::fabs(gap), 1e-4f)
+          << "step " << step << ": contact is " << gap * 1000 << " mm from the surface";
       // A bounce is the 3 cm push-out turned into velocity: 0.03 m / h = 3.6 m/s. What remains
       // (measured up to 1.3 mm/s) is the rigid link's own kinematics: a link tilted 8 degrees
       // from the contact plane, swinging sideways, moves slightly along the normal.
-      EXPECT_LE(u * glm::dot(v, n), 2e-3f) << "step " << step << ": outward velocity " << u * glm::dot(v, n);
+      EXPECT_LE(u * glm::dot(v, n), 2e-3f)
+          << "step " << step << ": outward velocity " << u * glm::dot(v, n);
       EXPECT_NEAR(v.x, free_vx, 0.01f) << "step " << step << ": sliding slowed by the contact";
-      if (step > 60) EXPECT_NEAR(v.x, 0.2f, 0.01f) << "step " << step << ": not sliding with the head";
+      if (step > 60)
+        EXPECT_NEAR(v.x, 0.2f, 0.01f) << "step " << step << ": not sliding with the head";
     }
     EXPECT_EQ(contact_steps, 120);
   }
@@ -268,7 +286,8 @@ TEST(Contact, SegmentChecksCatchALinkThroughACapsuleThatEndPointsMiss) {
   cs.root_offset = {0, -0.1f, -0.15f};
   cs.segment = {0, -0.2f, 0};
   Avatar av = test::MakeHairAvatar({cs});
-  test::AddCollider(av, 0, ColliderShape::kCapsule, {-0.5f, 0.4f, -0.11f}, 0.04f, {0.5f, 0.4f, -0.11f});
+  test::AddCollider(av, 0, ColliderShape::kCapsule, {-0.5f, 0.4f, -0.11f}, 0.04f,
+                    {0.5f, 0.4f, -0.11f});
   auto rig = BuildRig(av);
   for (bool segment_checks : {false, true}) {
     SpringConfig cfg;

@@ -43,7 +43,8 @@ inline Avatar MakeHairAvatar(const std::vector<ChainSpec>& chains) {
     s.name = "chain" + std::to_string(c);
     int parent = head;
     for (int j = 0; j < cs.joints; ++j) {
-      int n = add("Hair" + std::to_string(c) + "_" + std::to_string(j), parent, j == 0 ? cs.root_offset : cs.segment);
+      int n = add("Hair" + std::to_string(c) + "_" + std::to_string(j), parent,
+                  j == 0 ? cs.root_offset : cs.segment);
       SpringJoint sj;
       sj.node = n;
       sj.stiffness = cs.stiffness;

@@ -20,8 +20,9 @@ struct Track {
   int node = -1;  ///< rig node
   AnimationChannel::Path path = AnimationChannel::Path::kRotation;
   AnimationChannel::Interp interpolation = AnimationChannel::Interp::kLinear;
-  std::vector<float> times;   ///< seconds, non-decreasing
-  std::vector<float> values;  ///< x,y,z (T/S) or x,y,z,w (R); cubic: in-tangent, value, out-tangent per key
+  std::vector<float> times;  ///< seconds, non-decreasing
+  std::vector<float>
+      values;  ///< x,y,z (T/S) or x,y,z,w (R); cubic: in-tangent, value, out-tangent per key
 };
 
 class Clip {
@@ -47,10 +48,10 @@ void SampleTrack(const Track& track, double t, float* out);
 /// A VRMC_node_constraint on rig nodes, with its rest rotations captured at build time.
 struct RigConstraint {
   NodeConstraint::Kind kind = NodeConstraint::Kind::kRotation;
-  int node = -1;             ///< destination rig node
-  int source = -1;           ///< source rig node
+  int node = -1;    ///< destination rig node
+  int source = -1;  ///< source rig node
   float weight = 1.0f;
-  glm::vec3 axis{1, 0, 0};   ///< aim axis or roll axis, in the destination's local frame
+  glm::vec3 axis{1, 0, 0};  ///< aim axis or roll axis, in the destination's local frame
   glm::quat dst_rest{1, 0, 0, 0};
   glm::quat src_rest{1, 0, 0, 0};
 };
@@ -61,15 +62,17 @@ Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& avatar, const 
 
 /// Applies the constraints to `pose` (local transforms), in order; `world` is scratch of
 /// rig.node_count() matrices (aim constraints need world positions). Allocation-free.
-void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> constraints, std::span<Transform> pose,
-                      std::span<glm::mat4> world);
+void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> constraints,
+                      std::span<Transform> pose, std::span<glm::mat4> world);
 
 /// Rest pose -> clip at time t (looping or clamped) -> node constraints.
 class ClipSampler : public PoseSampler {
  public:
   enum class Playback { kLoop, kOnce };
-  /// Keeps pointers to `rig` and `clip`: both must outlive the sampler (temporaries do not compile).
-  ClipSampler(const Rig& rig, const Clip& clip, std::vector<RigConstraint> constraints, Playback playback);
+  /// Keeps pointers to `rig` and `clip`: both must outlive the sampler (temporaries do not
+  /// compile).
+  ClipSampler(const Rig& rig, const Clip& clip, std::vector<RigConstraint> constraints,
+              Playback playback);
   ClipSampler(const Rig&& rig, const Clip& clip, std::vector<RigConstraint>, Playback) = delete;
   ClipSampler(const Rig& rig, const Clip&& clip, std::vector<RigConstraint>, Playback) = delete;
   void Sample(double t, std::span<Transform> pose) override;
@@ -97,7 +100,8 @@ class HeadTurnMotion : public PoseSampler {
 
   /// `head` and `hips` are rig nodes (hips may be -1 for a rig without one).
   HeadTurnMotion(const Rig& rig, int head, int hips);
-  HeadTurnMotion(const Rig&& rig, int head, int hips) = delete;  ///< the rig must outlive the motion
+  HeadTurnMotion(const Rig&& rig, int head,
+                 int hips) = delete;  ///< the rig must outlive the motion
   void Sample(double t, std::span<Transform> pose) override;
 
   /// Head yaw and pitch in radians and hips offset in metres at time t (for tests and reports).
@@ -108,7 +112,7 @@ class HeadTurnMotion : public PoseSampler {
   int head_, hips_;
   glm::quat head_parent_rest_inv_;  // world rotation of the head's parent at rest, inverted
   glm::quat head_world_rest_;
-  glm::mat3 hips_parent_inv_;       // world -> hips-parent-local for translations
+  glm::mat3 hips_parent_inv_;  // world -> hips-parent-local for translations
 };
 
 }  // namespace hairswing

@@ -6,35 +6,35 @@
 #pragma once
 
 #include <cstdint>
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <glm/glm.hpp>
-#include <glm/gtc/quaternion.hpp>
 
 namespace hairswing {
 
 /// A scene node. Local transform as translation/rotation/scale (a glTF `matrix` is decomposed).
 struct Node {
   std::string name;
-  int parent = -1;                  ///< index into Avatar::nodes; -1 for a root
-  std::vector<int> children;        ///< indices into Avatar::nodes, in file order
-  glm::vec3 translation{0.0f};      ///< metres, in the parent frame
-  glm::quat rotation{1, 0, 0, 0};   ///< unit, in the parent frame (constructor takes w,x,y,z; stored x,y,z,w)
-  glm::vec3 scale{1.0f};            ///< per-axis factor
-  int mesh = -1;                    ///< index into Avatar::meshes, or -1
-  int skin = -1;                    ///< index into Avatar::skins, or -1
-  std::vector<float> morph_weights; ///< node-level default morph weights (may be empty)
-  std::string extensions_json;      ///< node extensions we do not model, verbatim JSON object or ""
-  std::string extras_json;          ///< `extras`, verbatim JSON or ""
+  int parent = -1;              ///< index into Avatar::nodes; -1 for a root
+  std::vector<int> children;    ///< indices into Avatar::nodes, in file order
+  glm::vec3 translation{0.0f};  ///< metres, in the parent frame
+  glm::quat rotation{1, 0, 0,
+                     0};  ///< unit, in the parent frame (constructor takes w,x,y,z; stored x,y,z,w)
+  glm::vec3 scale{1.0f};  ///< per-axis factor
+  int mesh = -1;          ///< index into Avatar::meshes, or -1
+  int skin = -1;          ///< index into Avatar::skins, or -1
+  std::vector<float> morph_weights;  ///< node-level default morph weights (may be empty)
+  std::string extensions_json;  ///< node extensions we do not model, verbatim JSON object or ""
+  std::string extras_json;      ///< `extras`, verbatim JSON or ""
 };
 
 struct Skin {
   std::string name;
-  std::vector<int> joints;               ///< node indices
-  std::vector<glm::mat4> inverse_bind;   ///< one per joint (identity when the file has none)
-  int skeleton = -1;                     ///< node index or -1
+  std::vector<int> joints;              ///< node indices
+  std::vector<glm::mat4> inverse_bind;  ///< one per joint (identity when the file has none)
+  int skeleton = -1;                    ///< node index or -1
 };
 
 /// A morph target: per-vertex deltas; an empty array means the attribute is not morphed.
@@ -47,20 +47,20 @@ struct MorphTarget {
 /// A vertex attribute we do not interpret (TEXCOORD_n, COLOR_n, TANGENT, JOINTS_1, ...), kept as
 /// floats so it can be written back. Normalized integer data is converted to [0,1] / [-1,1].
 struct ExtraAttribute {
-  int components = 0;         ///< 1..4 (VEC2 -> 2, ...)
-  std::vector<float> data;    ///< count * components
+  int components = 0;       ///< 1..4 (VEC2 -> 2, ...)
+  std::vector<float> data;  ///< count * components
 };
 
 struct Primitive {
-  std::vector<glm::vec3> positions;   ///< metres, mesh space
-  std::vector<glm::vec3> normals;     ///< unit, or empty
-  std::vector<glm::u16vec4> joints;   ///< JOINTS_0: indices into the skin's joint list, or empty
-  std::vector<glm::vec4> weights;     ///< WEIGHTS_0, or empty
-  std::vector<uint32_t> indices;      ///< triangle list for mode 4; generated 0..n-1 if absent
+  std::vector<glm::vec3> positions;  ///< metres, mesh space
+  std::vector<glm::vec3> normals;    ///< unit, or empty
+  std::vector<glm::u16vec4> joints;  ///< JOINTS_0: indices into the skin's joint list, or empty
+  std::vector<glm::vec4> weights;    ///< WEIGHTS_0, or empty
+  std::vector<uint32_t> indices;     ///< triangle list for mode 4; generated 0..n-1 if absent
   std::map<std::string, ExtraAttribute> extra_attributes;
   std::vector<MorphTarget> targets;
-  int material = -1;                  ///< index into Avatar::materials, or -1
-  int mode = 4;                       ///< glTF primitive mode (4 = triangles)
+  int material = -1;  ///< index into Avatar::materials, or -1
+  int mode = 4;       ///< glTF primitive mode (4 = triangles)
 };
 
 struct Mesh {
@@ -79,18 +79,18 @@ struct Material {
 
 struct Image {
   std::string name;
-  std::string mime_type;           ///< "image/png", "image/jpeg", ...
-  std::string uri;                 ///< original external file name, "" when embedded
-  std::vector<uint8_t> bytes;      ///< encoded file bytes, never decoded; empty if missing
+  std::string mime_type;       ///< "image/png", "image/jpeg", ...
+  std::string uri;             ///< original external file name, "" when embedded
+  std::vector<uint8_t> bytes;  ///< encoded file bytes, never decoded; empty if missing
 };
 
 struct AnimationChannel {
   int node = -1;
   enum class Path { kTranslation, kRotation, kScale, kWeights } path = Path::kTranslation;
   enum class Interp { kStep, kLinear, kCubicSpline } interpolation = Interp::kLinear;
-  std::vector<float> times;    ///< seconds, non-decreasing
-  std::vector<float> values;   ///< times.size() * components (x3 for cubic spline)
-  int components = 3;          ///< 3 for T/S, 4 for R (x,y,z,w), morph count for weights
+  std::vector<float> times;   ///< seconds, non-decreasing
+  std::vector<float> values;  ///< times.size() * components (x3 for cubic spline)
+  int components = 3;         ///< 3 for T/S, 4 for R (x,y,z,w), morph count for weights
 };
 
 struct Animation {
@@ -105,11 +105,11 @@ enum class VrmVersion { kNone = 0, kV0 = 1, kV1 = 2 };
 /// One spring joint with the VRMC_springBone 1.0 parameters (spec defaults below).
 struct SpringJoint {
   int node = -1;
-  float hit_radius = 0.0f;                ///< node units (metres at scale 1), radius of the segment starting here
-  float stiffness = 1.0f;                 ///< VRM units (pull towards rest per second)
-  float gravity_power = 0.0f;             ///< VRM units (m/s of tail displacement)
+  float hit_radius = 0.0f;  ///< node units (metres at scale 1), radius of the segment starting here
+  float stiffness = 1.0f;   ///< VRM units (pull towards rest per second)
+  float gravity_power = 0.0f;                ///< VRM units (m/s of tail displacement)
   glm::vec3 gravity_dir{0.0f, -1.0f, 0.0f};  ///< world space, unit
-  float drag_force = 0.5f;                ///< [0,1]
+  float drag_force = 0.5f;                   ///< [0,1]
 };
 
 /// A chain of joints; the last joint is only a tail. VRM 0.x leaf bones have no child node, so
@@ -122,7 +122,7 @@ struct Spring {
   int center = -1;                   ///< node index or -1 (world)
   int source_group = -1;             ///< VRM 0.x boneGroups index it was expanded from, or -1
   bool has_virtual_tail = false;
-  glm::vec3 virtual_tail{0.0f};      ///< metres, local to the last joint's node
+  glm::vec3 virtual_tail{0.0f};  ///< metres, local to the last joint's node
   /// hairswing: test whole links against colliders (not a VRM field; written to the spring's
   /// extras as "hairswing_segment_checks", which other readers ignore).
   bool segment_checks = false;
@@ -134,10 +134,11 @@ const char* ColliderShapeName(ColliderShape s);  ///< "sphere", "capsule", "insi
 struct Collider {
   int node = -1;
   ColliderShape shape = ColliderShape::kSphere;
-  glm::vec3 offset{0.0f};      ///< node-local metres (sphere centre / capsule head / plane point)
-  float radius = 0.0f;         ///< node units (metres at scale 1; unused for planes), see Rig::collider_radius
-  glm::vec3 tail{0.0f};        ///< node-local capsule tail
-  glm::vec3 normal{0, 0, 1};   ///< node-local plane normal
+  glm::vec3 offset{0.0f};  ///< node-local metres (sphere centre / capsule head / plane point)
+  float radius =
+      0.0f;  ///< node units (metres at scale 1; unused for planes), see Rig::collider_radius
+  glm::vec3 tail{0.0f};       ///< node-local capsule tail
+  glm::vec3 normal{0, 0, 1};  ///< node-local plane normal
   /// Extended shapes (inside/plane) also carry the core-spec fallback shape for old readers.
   bool has_fallback = false;
   ColliderShape fallback_shape = ColliderShape::kSphere;  ///< kSphere or kCapsule
@@ -152,20 +153,20 @@ struct ColliderGroup {
 };
 
 struct NodeConstraint {
-  int node = -1;               ///< the constrained (destination) node
+  int node = -1;  ///< the constrained (destination) node
   enum class Kind { kAim, kRoll, kRotation } kind = Kind::kRotation;
-  int source = -1;             ///< node index
-  float weight = 1.0f;         ///< [0,1]
-  std::string axis;            ///< aimAxis ("PositiveX"...) or rollAxis ("X"/"Y"/"Z"); "" for rotation
-  std::string extensions_json; ///< the rest of the node's VRMC_node_constraint object, verbatim
+  int source = -1;      ///< node index
+  float weight = 1.0f;  ///< [0,1]
+  std::string axis;     ///< aimAxis ("PositiveX"...) or rollAxis ("X"/"Y"/"Z"); "" for rotation
+  std::string extensions_json;  ///< the rest of the node's VRMC_node_constraint object, verbatim
 };
 
 struct VrmData {
   VrmVersion version = VrmVersion::kNone;
-  std::string source_spec_version;          ///< as written in the file ("0.0", "1.0", ...)
-  std::map<std::string, int> humanoid;      ///< VRM 1.0 bone name ("head", "leftUpperArm") -> node
-  std::string meta_json;                    ///< VRM 1.0 meta object (converted from 0.x)
-  std::string vrmc_vrm_json;                ///< rest of VRMC_vrm (expressions, lookAt...) or ""
+  std::string source_spec_version;      ///< as written in the file ("0.0", "1.0", ...)
+  std::map<std::string, int> humanoid;  ///< VRM 1.0 bone name ("head", "leftUpperArm") -> node
+  std::string meta_json;                ///< VRM 1.0 meta object (converted from 0.x)
+  std::string vrmc_vrm_json;            ///< rest of VRMC_vrm (expressions, lookAt...) or ""
   std::vector<Spring> springs;
   std::vector<Collider> colliders;
   std::vector<ColliderGroup> collider_groups;
@@ -173,10 +174,10 @@ struct VrmData {
 };
 
 struct Avatar {
-  std::string source_path;        ///< file it was loaded from, for messages
-  std::string source_format;      ///< "gltf", "glb", "vrm"
+  std::string source_path;    ///< file it was loaded from, for messages
+  std::string source_format;  ///< "gltf", "glb", "vrm"
   std::vector<Node> nodes;
-  std::vector<int> scene_roots;   ///< root nodes of the default scene
+  std::vector<int> scene_roots;  ///< root nodes of the default scene
   std::vector<Skin> skins;
   std::vector<Mesh> meshes;
   std::vector<Material> materials;
@@ -188,7 +189,7 @@ struct Avatar {
   /// Root-level extensions we do not model, keyed by extension name, value verbatim JSON.
   std::map<std::string, std::string> unknown_extensions;
   std::vector<std::string> extensions_required;  ///< as in the file, minus the ones we consume
-  std::string asset_json;         ///< the source `asset` object (generator, copyright)
+  std::string asset_json;  ///< the source `asset` object (generator, copyright)
 };
 
 }  // namespace hairswing

@@ -11,10 +11,10 @@ namespace hairswing {
 /// A collider resolved to world space for one step.
 struct WorldCollider {
   ColliderShape shape = ColliderShape::kSphere;
-  glm::vec3 head{0.0f};    ///< sphere centre / capsule start / plane point
-  glm::vec3 tail{0.0f};    ///< capsule end (== head for spheres)
+  glm::vec3 head{0.0f};       ///< sphere centre / capsule start / plane point
+  glm::vec3 tail{0.0f};       ///< capsule end (== head for spheres)
   glm::vec3 normal{0, 1, 0};  ///< plane normal, unit
-  float radius = 0.0f;     ///< metres
+  float radius = 0.0f;        ///< metres
 };
 
 /// A collider given in its node's frame (offset, tail and normal node-local; radius in node units)

@@ -21,16 +21,17 @@ struct HairSelection {
 Result<HairSelection> SelectHair(const Avatar& avatar, const std::string& selector);
 
 struct FitOptions {
-  int joints = 6;                 ///< joints per chain at most, tip included
-  float segment_length = 0.08f;   ///< metres per segment at human scale (shorter clumps get fewer joints)
-  std::string attach = "head";    ///< VRM humanoid bone the hair hangs from
-  float root_tolerance = 0.015f;  ///< metres: hair this close to the attachment's surface is root
-  float pin_fraction = 0.06f;     ///< share of the hair length from the root pinned to the head
-  float root_ramp_segments = 1.0f;///< segments over which the head's weight fades after the pin
+  int joints = 6;  ///< joints per chain at most, tip included
+  float segment_length =
+      0.08f;  ///< metres per segment at human scale (shorter clumps get fewer joints)
+  std::string attach = "head";      ///< VRM humanoid bone the hair hangs from
+  float root_tolerance = 0.015f;    ///< metres: hair this close to the attachment's surface is root
+  float pin_fraction = 0.06f;       ///< share of the hair length from the root pinned to the head
+  float root_ramp_segments = 1.0f;  ///< segments over which the head's weight fades after the pin
   /// remove artist springs that moved the refitted mesh before and move nothing after the fit
   /// (recorded in the undo record, restored by UndoFit)
   bool remove_orphan_springs = true;
-  int min_triangles = 8;          ///< smaller connected pieces are not hair clumps
+  int min_triangles = 8;  ///< smaller connected pieces are not hair clumps
   /// metres at human scale: a clump that reaches less far from its root (a bun, a scalp cap)
   /// cannot hang and stays rigid on the attachment
   float min_hang_length = 0.04f;
@@ -47,7 +48,8 @@ struct FitResult {
 /// Fits chains to the selected hair in place. The original settings are stored in the avatar
 /// (root extension "HAIRSWING_fit_undo") so UndoFit can restore them exactly. Errors: no
 /// attachment bone, hair that does not touch it, a clump too small to be hair.
-Result<FitResult> FitHairChains(Avatar& avatar, const HairSelection& selection, const FitOptions& options);
+Result<FitResult> FitHairChains(Avatar& avatar, const HairSelection& selection,
+                                const FitOptions& options);
 
 /// Restores what FitColliders and FitHairChains changed (collider fit first, then chains); fails
 /// if the avatar holds no undo record.
@@ -60,7 +62,8 @@ namespace hairswing {
 /// Puts a separate hair file on a body that shares its armature (skin joints matched by node
 /// name, the hair's own bind matrices kept): the hair's skinned meshes and materials are added to
 /// `body` (texture references dropped, with a warning). Returns the names of the added meshes.
-Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std::vector<std::string>* warnings);
+Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair,
+                                          std::vector<std::string>* warnings);
 
 }  // namespace hairswing
 

@@ -29,8 +29,8 @@ Result<LoadedAvatar> LoadAvatar(const std::string& path, const LoadOptions& opti
 
 /// Same, from bytes in memory (a GLB/VRM container or glTF JSON). External files are resolved
 /// relative to `base_dir`; `name` is used in messages.
-Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size,
-                                          const std::string& name, const std::string& base_dir,
+Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, const std::string& name,
+                                          const std::string& base_dir,
                                           const LoadOptions& options = {});
 
 /// Reads BVH text (LoadAvatar does this for files ending in .bvh): nodes from the hierarchy, one

@@ -33,7 +33,8 @@ struct StretchSummary {
 StretchSummary SummariseStretch(std::span<const double> max_ratio_per_edge);
 
 /// How deep a link a-b reaches into a capsule h0-h1 of `radius` (metres, > 0 = penetration).
-float LinkPenetration(const glm::vec3& a, const glm::vec3& b, const glm::vec3& h0, const glm::vec3& h1, float radius);
+float LinkPenetration(const glm::vec3& a, const glm::vec3& b, const glm::vec3& h0,
+                      const glm::vec3& h1, float radius);
 
 /// Largest distance between consecutive points of a path (metres).
 double MaxStepMotion(std::span<const glm::vec3> path);
@@ -66,18 +67,18 @@ struct MeasureOptions {
   /// Caller frame rates: each must divide 120 (the fixed step rate) and be a multiple of
   /// sample_hz, so with the default 30 Hz sampling: 30, 60 or 120.
   std::vector<int> fps{30, 60, 120};
-  double duration = 12.0;              ///< seconds (the head-turn is 12 s)
-  int sample_hz = 30;                  ///< mesh sampling rate
-  float occlusion_threshold = 0.001f;  ///< metres behind the shirt that count as hidden
-  float penetration_threshold = 0.001f;///< metres of link-in-capsule overlap that count
-  int shirt_mesh = -1;                 ///< Avatar mesh index of the clothing layer, -1 = none
-  bool tuned = true;                   ///< SpringConfig::tuned, the same for arc and parent
-  float arc_liveliness = 1.0f;         ///< SpringConfig::arc_liveliness
+  double duration = 12.0;                ///< seconds (the head-turn is 12 s)
+  int sample_hz = 30;                    ///< mesh sampling rate
+  float occlusion_threshold = 0.001f;    ///< metres behind the shirt that count as hidden
+  float penetration_threshold = 0.001f;  ///< metres of link-in-capsule overlap that count
+  int shirt_mesh = -1;                   ///< Avatar mesh index of the clothing layer, -1 = none
+  bool tuned = true;                     ///< SpringConfig::tuned, the same for arc and parent
+  float arc_liveliness = 1.0f;           ///< SpringConfig::arc_liveliness
   /// Also compare at equal swing: each non-arc solver's stiffness is scaled by bisection until
   /// its tip lag rms equals arc's (needs arc among the solvers); see RunResult::matched.
   bool match_swing = false;
-  double match_tolerance = 0.01;       ///< relative swing difference at which bisection stops
-  std::vector<uint8_t> segment_checks; ///< per rig chain, empty = none
+  double match_tolerance = 0.01;        ///< relative swing difference at which bisection stops
+  std::vector<uint8_t> segment_checks;  ///< per rig chain, empty = none
   /// The body motion. Empty = the standard head-turn. Called once per run (and once more for the
   /// independent root check), so samplers may keep state.
   std::function<std::unique_ptr<PoseSampler>(const Rig&)> motion;
@@ -92,7 +93,7 @@ struct RunResult {
   double stretch_p99_pct = 0;
   double stretch_worst_pct = 0;
   double root_drift_mm = 0;
-  double settle_mm = 0;                 ///< max tip motion between samples in the last 2 s
+  double settle_mm = 0;  ///< max tip motion between samples in the last 2 s
   /// The tentacle as a number: mean over chains (of two or more segments), samples in 0-4 s and
   /// segments below the first of the angle between a segment and where the rest arc puts it when
   /// the whole chain swings rigidly with its first segment (attachment frame). A rigid swing
@@ -119,10 +120,10 @@ struct RunResult {
     double stiffness_scale = 1;
     double target_swing_rms_mm = 0;
     double swing_rms_mm = 0;
-    double stretch_p99_pct = 0;         ///< welded
+    double stretch_p99_pct = 0;  ///< welded
     double shape_error_deg = 0;
     int iterations = 0;
-    bool reached = false;               ///< within match_tolerance of the target
+    bool reached = false;  ///< within match_tolerance of the target
   };
   std::optional<Matched> matched;
   std::optional<int> occlusion_hidden;  ///< max over samples of front-strand vertices hidden
@@ -135,13 +136,13 @@ struct RunResult {
   double update_p50_ms = 0;
   double update_p95_ms = 0;
   // Series for plots.
-  std::vector<double> sample_times;              ///< seconds
-  std::vector<double> stretch_p99_series_pct;    ///< p99 of the edge ratio at each sample
-  std::vector<std::vector<glm::vec3>> tip_paths; ///< per chain, the tip at each sample
+  std::vector<double> sample_times;               ///< seconds
+  std::vector<double> stretch_p99_series_pct;     ///< p99 of the edge ratio at each sample
+  std::vector<std::vector<glm::vec3>> tip_paths;  ///< per chain, the tip at each sample
   std::vector<double> shape_error_per_chain_deg;
-  std::vector<double> swing_series_mm;           ///< rms over chains of the tip lag at each sample
-  std::vector<double> frame_ms;                  ///< solver time of every caller frame
-  std::vector<uint64_t> hashes;                  ///< state hash at each 30 Hz sample
+  std::vector<double> swing_series_mm;  ///< rms over chains of the tip lag at each sample
+  std::vector<double> frame_ms;         ///< solver time of every caller frame
+  std::vector<uint64_t> hashes;         ///< state hash at each 30 Hz sample
   StepReport steps;
 };
 
@@ -151,7 +152,7 @@ struct MeasureReport {
   int chains = 0;
   int hair_vertices = 0;
   int hair_edges = 0;
-  int hair_edges_welded = 0;      ///< edges after merging vertices at the same rest position
+  int hair_edges_welded = 0;  ///< edges after merging vertices at the same rest position
   /// false when no skinned vertex follows a spring joint (hair rigidly parented, or skinned to
   /// other bones): stretch cannot be measured, and the JSON gives it as null ("n/a").
   bool skinned_hair = true;

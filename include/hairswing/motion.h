@@ -31,8 +31,8 @@ class ClipDriver {
   SpringWorld* world_;
   PoseSampler* sampler_;
   std::vector<Transform> pose_;
-  long long steps_ = 0;       // steps accounted for (run or dropped)
-  double requested_ = 0.0;    // total time asked for, seconds
+  long long steps_ = 0;     // steps accounted for (run or dropped)
+  double requested_ = 0.0;  // total time asked for, seconds
 };
 
 /// Frame-driven stepping: the caller only knows whole frame poses. Between the previous frame and

@@ -14,10 +14,14 @@
 namespace hairswing {
 
 struct RenderOptions {
-  enum class View { kFront, kSide, kBack } view = View::kFront;  ///< front looks along -Z at the avatar
-  int width = 512;                 ///< pixels
-  int height = 768;                ///< pixels
-  glm::vec3 centre{0, 0.9f, 0};    ///< world point at the image centre, metres
+  enum class View {
+    kFront,
+    kSide,
+    kBack
+  } view = View::kFront;         ///< front looks along -Z at the avatar
+  int width = 512;               ///< pixels
+  int height = 768;              ///< pixels
+  glm::vec3 centre{0, 0.9f, 0};  ///< world point at the image centre, metres
   float metres_per_pixel = 0.0025f;
   std::vector<uint8_t> hidden_meshes;  ///< per Avatar mesh: 1 = do not draw
   /// Optional points drawn on top (e.g. joints), world metres, with an RGB colour each.
@@ -26,8 +30,8 @@ struct RenderOptions {
 };
 
 /// Renders the avatar at `world` (rig.node_count() matrices) into RGB pixels.
-std::vector<uint8_t> RenderAvatar(const Avatar& avatar, const Rig& rig, std::span<const glm::mat4> world,
-                                  const RenderOptions& options);
+std::vector<uint8_t> RenderAvatar(const Avatar& avatar, const Rig& rig,
+                                  std::span<const glm::mat4> world, const RenderOptions& options);
 
 /// Writes RGB pixels as a PNG file.
 Status WritePng(const std::string& path, int width, int height, std::span<const uint8_t> rgb);

@@ -18,9 +18,9 @@
 namespace hairswing {
 
 struct HumanoidMap {
-  std::string family;                 ///< "vrm", "ual-rigify", ... or "custom"
-  std::map<std::string, int> bones;   ///< VRM 1.0 bone name -> Avatar node
-  double confidence = 0.0;            ///< share of the map's bones found by name, [0,1]
+  std::string family;                         ///< "vrm", "ual-rigify", ... or "custom"
+  std::map<std::string, int> bones;           ///< VRM 1.0 bone name -> Avatar node
+  double confidence = 0.0;                    ///< share of the map's bones found by name, [0,1]
   std::vector<std::string> missing_required;  ///< required VRM bones with no node
 };
 
@@ -47,8 +47,9 @@ struct RetargetOptions {
 /// body joints are written, never a spring (hair) joint.
 class Retargeter {
  public:
-  static Result<Retargeter> Create(const Avatar& source, const HumanoidMap& source_map, const Avatar& target,
-                                   const HumanoidMap& target_map, RetargetOptions options = {});
+  static Result<Retargeter> Create(const Avatar& source, const HumanoidMap& source_map,
+                                   const Avatar& target, const HumanoidMap& target_map,
+                                   RetargetOptions options = {});
   /// `clip` must be on the source rig (Clip::FromAvatar(source, source_rig(), i)).
   Clip Retarget(const Clip& clip) const;
   /// The same, retargeted once per clip name and kept (thread-safe): replaying or switching
@@ -62,9 +63,9 @@ class Retargeter {
  private:
   Rig source_rig_, target_rig_;
   RetargetOptions options_;
-  std::vector<int> source_nodes_, target_nodes_;   // parallel: mapped bones, target rig order
+  std::vector<int> source_nodes_, target_nodes_;  // parallel: mapped bones, target rig order
   std::vector<glm::quat> source_rest_world_, target_rest_world_;
-  glm::quat align_{1, 0, 0, 0};                    // source world frame -> target world frame
+  glm::quat align_{1, 0, 0, 0};  // source world frame -> target world frame
   int source_hips_ = -1, target_hips_ = -1;
   float hips_scale_ = 1.0f;
   std::vector<uint8_t> target_spring_;

@@ -23,24 +23,24 @@ glm::mat4 ToMatrix(const Transform& t);
 struct RigChain {
   int joint_begin = 0;
   int joint_end = 0;
-  int attach = -1;           ///< rig node the root hangs from (parent of the first joint), or -1
-  int center = -1;           ///< rig node of the VRM `center` space, or -1 (world)
-  int collider_begin = 0;    ///< [collider_begin, collider_end) into Rig::chain_colliders()
+  int attach = -1;         ///< rig node the root hangs from (parent of the first joint), or -1
+  int center = -1;         ///< rig node of the VRM `center` space, or -1 (world)
+  int collider_begin = 0;  ///< [collider_begin, collider_end) into Rig::chain_colliders()
   int collider_end = 0;
-  int source_spring = -1;    ///< index into Avatar::vrm.springs
+  int source_spring = -1;       ///< index into Avatar::vrm.springs
   bool segment_checks = false;  ///< the spring asks for whole-link contact (Spring::segment_checks)
 };
 
 struct RigSkin {
-  std::vector<int> joints;               ///< rig node per skin joint
-  std::vector<glm::mat4> inverse_bind;   ///< per skin joint
+  std::vector<int> joints;              ///< rig node per skin joint
+  std::vector<glm::mat4> inverse_bind;  ///< per skin joint
 };
 
 /// A node that displays a mesh: skinned (skin >= 0, node transform ignored as glTF says) or rigid.
 struct MeshInstance {
-  int mesh = -1;   ///< index into Avatar::meshes
-  int skin = -1;   ///< index into Rig::skins, or -1
-  int node = -1;   ///< rig node
+  int mesh = -1;  ///< index into Avatar::meshes
+  int skin = -1;  ///< index into Rig::skins, or -1
+  int node = -1;  ///< rig node
 };
 
 /// Read-only after BuildRig (ozz's Skeleton): every array is handed out as a span of const, so
@@ -53,7 +53,7 @@ class Rig {
   size_t node_count() const { return parent_.size(); }
 
   // Nodes, parents before children.
-  std::span<const int> parent() const { return parent_; }            ///< rig node or -1
+  std::span<const int> parent() const { return parent_; }  ///< rig node or -1
   /// Avatar node, or -1 for a synthetic node (a VRM 0.x virtual tail).
   std::span<const int> source_node() const { return source_node_; }
   std::span<const Transform> rest_local() const { return rest_local_; }
@@ -61,13 +61,15 @@ class Rig {
   std::span<const int> node_to_rig() const { return node_to_rig_; }  ///< Avatar node -> rig node
 
   // Spring joints, flat; chains index into these.
-  std::span<const int> joint_node() const { return joint_node_; }    ///< rig node of each joint
+  std::span<const int> joint_node() const { return joint_node_; }  ///< rig node of each joint
   /// Radius of the segment from the joint, in the joint node's units: arc/parent multiply it by the
   /// node's world scale, vrm uses it as world metres like three-vrm (docs/solver.md).
   std::span<const float> joint_hit_radius() const { return joint_hit_radius_; }
   std::span<const float> joint_stiffness() const { return joint_stiffness_; }  ///< VRM stiffness
   std::span<const float> joint_gravity_power() const { return joint_gravity_power_; }
-  std::span<const glm::vec3> joint_gravity_dir() const { return joint_gravity_dir_; }  ///< world, unit
+  std::span<const glm::vec3> joint_gravity_dir() const {
+    return joint_gravity_dir_;
+  }                                                                  ///< world, unit
   std::span<const float> joint_drag() const { return joint_drag_; }  ///< VRM dragForce, [0,1]
   /// Ordered so an enclosing chain precedes a branch.
   std::span<const RigChain> chains() const { return chains_; }
@@ -76,8 +78,12 @@ class Rig {
   std::span<const int> collider_node() const { return collider_node_; }  ///< rig node
   std::span<const ColliderShape> collider_shape() const { return collider_shape_; }
   std::span<const glm::vec3> collider_offset() const { return collider_offset_; }  ///< node-local m
-  std::span<const glm::vec3> collider_tail() const { return collider_tail_; }  ///< node-local (capsules)
-  std::span<const glm::vec3> collider_normal() const { return collider_normal_; }  ///< node-local unit
+  std::span<const glm::vec3> collider_tail() const {
+    return collider_tail_;
+  }  ///< node-local (capsules)
+  std::span<const glm::vec3> collider_normal() const {
+    return collider_normal_;
+  }  ///< node-local unit
   /// In the collider node's units: arc/parent multiply it by the node's world scale (length of the
   /// world matrix's first column), vrm uses it as world metres like three-vrm (docs/solver.md).
   std::span<const float> collider_radius() const { return collider_radius_; }

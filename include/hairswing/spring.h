@@ -25,7 +25,7 @@
 namespace hairswing {
 
 enum class SolverMode { kArc = 0, kParent = 1, kVrm = 2 };
-const char* SolverModeName(SolverMode m);             ///< "arc", "parent", "vrm"
+const char* SolverModeName(SolverMode m);  ///< "arc", "parent", "vrm"
 bool ParseSolverMode(std::string_view s, SolverMode* out);
 
 struct SpringConfig {
@@ -40,16 +40,16 @@ struct SpringConfig {
   /// (VRM, three-vrm) adds up the lags of all joints above a segment, so its tip lags about
   /// (n+1)/2 times as far as an arc chain of n segments with the same parameters. With 1 (default)
   /// every arc segment's air drag is multiplied by the chain's factor T_parent / T_arc (from the
-  /// segments' k, drag and lengths), so the tip swings about as far as the author saw it, as a rigid
-  /// swing rather than a curl; 0 = the author's drag per segment (less swing on long chains, less
-  /// root stretch). docs/solver.md has the measurements.
+  /// segments' k, drag and lengths), so the tip swings about as far as the author saw it, as a
+  /// rigid swing rather than a curl; 0 = the author's drag per segment (less swing on long chains,
+  /// less root stretch). docs/solver.md has the measurements.
   float arc_liveliness = 1.0f;
   /// Multiplies every joint's stiffness (all modes): the swing-matched comparison of `measure`
   /// scales it until two solvers swing alike. 1 = as authored.
   float stiffness_scale = 1.0f;
-  int max_steps_per_call = 12;        ///< drivers run at most this many steps per call (0.1 s)
-  float teleport_distance = 0.5f;     ///< metres the attachment may jump in one step before reset
-  float teleport_angle = 1.5f;        ///< radians the attachment may turn in one step before reset
+  int max_steps_per_call = 12;     ///< drivers run at most this many steps per call (0.1 s)
+  float teleport_distance = 0.5f;  ///< metres the attachment may jump in one step before reset
+  float teleport_angle = 1.5f;     ///< radians the attachment may turn in one step before reset
   /// vrm mode: reproduce three-vrm 3.5.5 exactly, including its bone length taken from the
   /// child's world position as it was at the start of the frame (stale once the parent joint
   /// has moved in the same update, so moving chains stretch). Off (default) = the spec's true
@@ -157,18 +157,18 @@ class SpringWorld {
 
   const Rig* rig_ = nullptr;
   SpringConfig config_;
-  float teleport_cos_ = -1.0f;           // cos(config_.teleport_angle), fixed at Create
-  std::vector<uint8_t> owned_;           // per rig node
+  float teleport_cos_ = -1.0f;  // cos(config_.teleport_angle), fixed at Create
+  std::vector<uint8_t> owned_;  // per rig node
 
   // Per joint (flat, parallel to rig.joint_node). Segment j runs from joint j to joint j+1.
-  std::vector<glm::vec3> tail_;          // hot: segment end, world
-  std::vector<glm::vec3> vel_;           // hot: m/s
-  std::vector<glm::vec3> prev_target_;   // hot (arc/parent): rest target at the previous step
-  std::vector<uint8_t> in_contact_;      // arc: the segment touched a collider in the last step
-  std::vector<glm::vec3> vrm_prev_;      // hot (vrm): previous tail, center space
-  std::vector<glm::vec3> vrm_cur_;       // hot (vrm): current tail, center space
-  std::vector<glm::quat> solved_rot_;    // vrm compat: last solved local rotation per joint
-  std::vector<glm::vec3> stale_child_;   // vrm compat: child position at the start of the frame
+  std::vector<glm::vec3> tail_;         // hot: segment end, world
+  std::vector<glm::vec3> vel_;          // hot: m/s
+  std::vector<glm::vec3> prev_target_;  // hot (arc/parent): rest target at the previous step
+  std::vector<uint8_t> in_contact_;     // arc: the segment touched a collider in the last step
+  std::vector<glm::vec3> vrm_prev_;     // hot (vrm): previous tail, center space
+  std::vector<glm::vec3> vrm_cur_;      // hot (vrm): current tail, center space
+  std::vector<glm::quat> solved_rot_;   // vrm compat: last solved local rotation per joint
+  std::vector<glm::vec3> stale_child_;  // vrm compat: child position at the start of the frame
   // Per joint coefficients of one mode and their per-step factors for the fixed step h.
   struct ModeCoefficients {
     std::vector<SegmentCoefficients> coef;
@@ -177,30 +177,30 @@ class SpringWorld {
     void FillStepFactors();
   };
   const ModeCoefficients& Coefficients(bool arc) const { return arc ? arc_coef_ : parent_coef_; }
-  ModeCoefficients parent_coef_;         // parent (and the VRM parameters as mapped)
-  ModeCoefficients arc_coef_;            // arc: drag raised by the chain's liveliness factor
-  std::vector<float> vrm_keep_fixed_;    // vrm: velocity kept per fixed step, (1 - drag)^(h / dt_ref)
-  std::vector<glm::vec3> axis_local_;    // child offset in the joint's rest local frame
-  std::vector<glm::vec3> axis_unit_;     // the same, normalised
-  std::vector<float> axis_len_;          // its length (local units)
-  std::vector<uint8_t> chain_fast_;      // chain qualifies for composed frames (see arc_solver.cpp)
-  std::vector<glm::vec3> arc_attach_;    // rest segment vector in the attachment's local frame
-  std::vector<float> rest_length_;       // metres at rest
+  ModeCoefficients parent_coef_;       // parent (and the VRM parameters as mapped)
+  ModeCoefficients arc_coef_;          // arc: drag raised by the chain's liveliness factor
+  std::vector<float> vrm_keep_fixed_;  // vrm: velocity kept per fixed step, (1 - drag)^(h / dt_ref)
+  std::vector<glm::vec3> axis_local_;  // child offset in the joint's rest local frame
+  std::vector<glm::vec3> axis_unit_;   // the same, normalised
+  std::vector<float> axis_len_;        // its length (local units)
+  std::vector<uint8_t> chain_fast_;    // chain qualifies for composed frames (see arc_solver.cpp)
+  std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
+  std::vector<float> rest_length_;     // metres at rest
   std::vector<int> path_begin_, path_end_;  // nodes from joint (excl.) to the next joint (incl.)
   std::vector<int> path_nodes_;
 
   // Per chain.
-  std::vector<glm::mat4> prev_attach_;   // attachment world at the previous step
+  std::vector<glm::mat4> prev_attach_;  // attachment world at the previous step
   std::vector<uint8_t> has_prev_attach_;
-  std::vector<glm::vec3> prev_root_;     // chain root position at the previous step
+  std::vector<glm::vec3> prev_root_;  // chain root position at the previous step
 
   // Per step scratch (sized once).
   std::vector<glm::mat4> world_;
   std::vector<WorldCollider> colliders_;
   std::vector<Transform> pose_scratch_;
-  std::vector<int> near_colliders_;      // broad phase: colliders that can reach the chain
-  std::vector<float> chain_reach_;       // rest length of each chain, metres (unscaled)
-  std::vector<int> world_nodes_;         // nodes whose world matrix a step needs, parents first
+  std::vector<int> near_colliders_;  // broad phase: colliders that can reach the chain
+  std::vector<float> chain_reach_;   // rest length of each chain, metres (unscaled)
+  std::vector<int> world_nodes_;     // nodes whose world matrix a step needs, parents first
 };
 
 }  // namespace hairswing

@@ -8,14 +8,16 @@ namespace hairswing {
 
 Result<Clip> Clip::FromAvatar(const Avatar& av, const Rig& rig, int index) {
   if (index < 0 || index >= static_cast<int>(av.animations.size()))
-    return Status(StatusCode::kInvalidInput, "animation " + std::to_string(index) + " does not exist");
+    return Status(StatusCode::kInvalidInput,
+                  "animation " + std::to_string(index) + " does not exist");
   const Animation& a = av.animations[index];
   Clip c;
   c.name = a.name;
   for (const AnimationChannel& ch : a.channels) {
     if (ch.path == AnimationChannel::Path::kWeights || ch.times.empty()) continue;
     if (ch.node < 0 || ch.node >= static_cast<int>(rig.node_to_rig().size()))
-      return Status(StatusCode::kInvalidInput, "animation \"" + a.name + "\": channel node out of range");
+      return Status(StatusCode::kInvalidInput,
+                    "animation \"" + a.name + "\": channel node out of range");
     Track t;
     t.node = rig.node_to_rig()[ch.node];
     t.path = ch.path;
@@ -45,7 +47,9 @@ void SampleTrack(const Track& tr, double t, float* out) {
     for (int c = 0; c < comps; ++c) out[c] = value(n - 1, c);
     return;
   }
-  const size_t k1 = std::min(n - 1, static_cast<size_t>(std::upper_bound(tr.times.begin(), tr.times.end(), tf) - tr.times.begin()));
+  const size_t k1 =
+      std::min(n - 1, static_cast<size_t>(std::upper_bound(tr.times.begin(), tr.times.end(), tf) -
+                                          tr.times.begin()));
   const size_t k0 = k1 - 1;
   const double t0 = tr.times[k0], t1 = tr.times[k1];
   const double dt = t1 - t0;
@@ -57,16 +61,21 @@ void SampleTrack(const Track& tr, double t, float* out) {
   if (cubic) {
     // p(s) = (2s^3-3s^2+1) v0 + (s^3-2s^2+s) dt b0 + (-2s^3+3s^2) v1 + (s^3-s^2) dt a1
     const float s2 = s * s, s3 = s2 * s;
-    const float h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+    const float h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
+                h11 = s3 - s2;
     for (int c = 0; c < comps; ++c) {
       const float v0 = value(k0, c), v1 = value(k1, c);
-      const float b0 = tr.values[static_cast<size_t>(k0) * stride + 2 * comps + c];  // out-tangent of k0
-      const float a1 = tr.values[static_cast<size_t>(k1) * stride + c];               // in-tangent of k1
-      out[c] = h00 * v0 + h10 * static_cast<float>(dt) * b0 + h01 * v1 + h11 * static_cast<float>(dt) * a1;
+      const float b0 = tr.values[static_cast<size_t>(k0) * stride + static_cast<size_t>(2 * comps) +
+                                 c];                                     // out-tangent of k0
+      const float a1 = tr.values[static_cast<size_t>(k1) * stride + c];  // in-tangent of k1
+      out[c] = h00 * v0 + h10 * static_cast<float>(dt) * b0 + h01 * v1 +
+               h11 * static_cast<float>(dt) * a1;
     }
     if (comps == 4) {
-      const float l = std::sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
-      if (l > 0) for (int c = 0; c < 4; ++c) out[c] /= l;
+      const float l =
+          std::sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+      if (l > 0)
+        for (int c = 0; c < 4; ++c) out[c] /= l;
     }
     return;
   }
@@ -75,7 +84,10 @@ void SampleTrack(const Track& tr, double t, float* out) {
     glm::quat q1(value(k1, 3), value(k1, 0), value(k1, 1), value(k1, 2));
     if (glm::dot(q0, q1) < 0) q1 = -q1;
     const glm::quat q = glm::normalize(glm::slerp(q0, q1, s));
-    out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
+    out[0] = q.x;
+    out[1] = q.y;
+    out[2] = q.z;
+    out[3] = q.w;
     return;
   }
   for (int c = 0; c < comps; ++c) out[c] = value(k0, c) + (value(k1, c) - value(k0, c)) * s;
@@ -87,10 +99,17 @@ void Clip::Apply(double t, std::span<Transform> pose) const {
     SampleTrack(tr, std::clamp(t, 0.0, duration), v);
     Transform& x = pose[tr.node];
     switch (tr.path) {
-      case AnimationChannel::Path::kTranslation: x.translation = {v[0], v[1], v[2]}; break;
-      case AnimationChannel::Path::kRotation: x.rotation = glm::quat(v[3], v[0], v[1], v[2]); break;
-      case AnimationChannel::Path::kScale: x.scale = {v[0], v[1], v[2]}; break;
-      default: break;
+      case AnimationChannel::Path::kTranslation:
+        x.translation = {v[0], v[1], v[2]};
+        break;
+      case AnimationChannel::Path::kRotation:
+        x.rotation = glm::quat(v[3], v[0], v[1], v[2]);
+        break;
+      case AnimationChannel::Path::kScale:
+        x.scale = {v[0], v[1], v[2]};
+        break;
+      default:
+        break;
     }
   }
 }
@@ -102,14 +121,20 @@ std::vector<uint8_t> Clip::AnimatedNodes(size_t node_count) const {
   return out;
 }
 
-ClipSampler::ClipSampler(const Rig& rig, const Clip& clip, std::vector<RigConstraint> constraints, Playback playback)
-    : rig_(&rig), clip_(&clip), constraints_(std::move(constraints)), playback_(playback), world_(rig.node_count()) {}
+ClipSampler::ClipSampler(const Rig& rig, const Clip& clip, std::vector<RigConstraint> constraints,
+                         Playback playback)
+    : rig_(&rig),
+      clip_(&clip),
+      constraints_(std::move(constraints)),
+      playback_(playback),
+      world_(rig.node_count()) {}
 
 void ClipSampler::Sample(double t, std::span<Transform> pose) {
   std::copy(rig_->rest_local().begin(), rig_->rest_local().end(), pose.begin());
   double local = t - start_;
   if (local < 0) local = 0;
-  if (playback_ == Playback::kLoop && clip_->duration > 0) local = std::fmod(local, clip_->duration);
+  if (playback_ == Playback::kLoop && clip_->duration > 0)
+    local = std::fmod(local, clip_->duration);
   clip_->Apply(local, pose);
   if (!constraints_.empty()) ApplyConstraints(*rig_, constraints_, pose, world_);
 }

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "hairswing/anim.h"
 #include "core/math.h"
+#include "hairswing/anim.h"
 
 namespace hairswing {
 
@@ -49,9 +49,10 @@ Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& av, const Rig&
     state[i] = 1;
     for (size_t k = 0; k < n; ++k) {
       if (k == i) continue;
-      const bool feeds = is_ancestor_or_self(all[k].node, all[i].source) ||
-                         (all[i].kind == NodeConstraint::Kind::kAim && is_ancestor_or_self(all[k].node, all[i].node) &&
-                          all[k].node != all[i].node);
+      const bool feeds =
+          is_ancestor_or_self(all[k].node, all[i].source) ||
+          (all[i].kind == NodeConstraint::Kind::kAim &&
+           is_ancestor_or_self(all[k].node, all[i].node) && all[k].node != all[i].node);
       if (feeds && !visit(k)) return false;
     }
     state[i] = 2;
@@ -80,7 +81,8 @@ void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> cs, std::sp
         target = c.dst_rest * (glm::inverse(c.src_rest) * pose[c.source].rotation);
         break;
       case NodeConstraint::Kind::kRoll: {
-        const glm::quat delta = glm::inverse(c.dst_rest) * pose[c.source].rotation * glm::inverse(c.src_rest) * c.dst_rest;
+        const glm::quat delta = glm::inverse(c.dst_rest) * pose[c.source].rotation *
+                                glm::inverse(c.src_rest) * c.dst_rest;
         const glm::vec3 n1 = delta * c.axis;
         target = c.dst_rest * internal::FromUnitVectors(glm::normalize(n1), c.axis) * delta;
         break;
@@ -89,7 +91,8 @@ void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> cs, std::sp
         // World positions under the current pose (recomputed after any earlier constraint).
         ComputeWorld(rig, pose, world);
         const int parent = rig.parent()[c.node];
-        const glm::quat pw = parent >= 0 ? internal::RotationOf(world[parent]) : glm::quat(1, 0, 0, 0);
+        const glm::quat pw =
+            parent >= 0 ? internal::RotationOf(world[parent]) : glm::quat(1, 0, 0, 0);
         const glm::vec3 a0 = pw * (c.dst_rest * c.axis);
         const glm::vec3 to = glm::vec3(world[c.source][3]) - glm::vec3(world[c.node][3]);
         if (glm::length(to) < 1e-9f) {
@@ -97,7 +100,8 @@ void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> cs, std::sp
           break;
         }
         const glm::vec3 a1 = glm::normalize(to);
-        target = glm::inverse(pw) * internal::FromUnitVectors(glm::normalize(a0), a1) * pw * c.dst_rest;
+        target =
+            glm::inverse(pw) * internal::FromUnitVectors(glm::normalize(a0), a1) * pw * c.dst_rest;
         break;
       }
     }

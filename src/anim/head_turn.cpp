@@ -1,21 +1,23 @@
 // The standard head-turn test motion (SPEC M7), as a procedural pose sampler.
 #include <cmath>
-
 #include <glm/gtc/quaternion.hpp>
 
-#include "hairswing/anim.h"
 #include "core/math.h"
+#include "hairswing/anim.h"
 
 namespace hairswing {
 
-HeadTurnMotion::HeadTurnMotion(const Rig& rig, int head, int hips) : rig_(&rig), head_(head), hips_(hips) {
+HeadTurnMotion::HeadTurnMotion(const Rig& rig, int head, int hips)
+    : rig_(&rig), head_(head), hips_(hips) {
   HS_ASSERT(head >= 0 && head < static_cast<int>(rig.node_count()));
   const int hp = rig.parent()[head];
-  const glm::quat parent_rest = hp >= 0 ? internal::RotationOf(rig.rest_world()[hp]) : glm::quat(1, 0, 0, 0);
+  const glm::quat parent_rest =
+      hp >= 0 ? internal::RotationOf(rig.rest_world()[hp]) : glm::quat(1, 0, 0, 0);
   head_parent_rest_inv_ = glm::inverse(parent_rest);
   head_world_rest_ = internal::RotationOf(rig.rest_world()[head]);
   hips_parent_inv_ = glm::mat3(1.0f);
-  if (hips_ >= 0 && rig.parent()[hips_] >= 0) hips_parent_inv_ = glm::inverse(glm::mat3(rig.rest_world()[rig.parent()[hips_]]));
+  if (hips_ >= 0 && rig.parent()[hips_] >= 0)
+    hips_parent_inv_ = glm::inverse(glm::mat3(rig.rest_world()[rig.parent()[hips_]]));
 }
 
 void HeadTurnMotion::Angles(double t, double* yaw, double* pitch, double* sway) {

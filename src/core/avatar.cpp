@@ -5,11 +5,16 @@ namespace hairswing {
 
 const char* ColliderShapeName(ColliderShape s) {
   switch (s) {
-    case ColliderShape::kSphere: return "sphere";
-    case ColliderShape::kCapsule: return "capsule";
-    case ColliderShape::kInsideSphere: return "inside_sphere";
-    case ColliderShape::kInsideCapsule: return "inside_capsule";
-    case ColliderShape::kPlane: return "plane";
+    case ColliderShape::kSphere:
+      return "sphere";
+    case ColliderShape::kCapsule:
+      return "capsule";
+    case ColliderShape::kInsideSphere:
+      return "inside_sphere";
+    case ColliderShape::kInsideCapsule:
+      return "inside_capsule";
+    case ColliderShape::kPlane:
+      return "plane";
   }
   return "?";
 }

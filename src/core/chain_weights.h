@@ -2,9 +2,8 @@
 #pragma once
 
 #include <algorithm>
-#include <vector>
-
 #include <glm/glm.hpp>
+#include <vector>
 
 namespace hairswing::internal {
 
@@ -13,8 +12,8 @@ namespace hairswing::internal {
 // blends linearly into its neighbours' peaks, so weights are continuous everywhere (a jump in
 // weight tears the mesh when a joint bends). Up to `pin` metres the point stays on `attach`
 // (weight 1), then blends into the first joint. Writes up to two (joint, weight) pairs.
-inline void ChainWeights(const std::vector<int>& joints, const std::vector<glm::vec3>& pts, int attach, float s,
-                         float pin, int* j0, float* w0, int* j1, float* w1) {
+inline void ChainWeights(const std::vector<int>& joints, const std::vector<glm::vec3>& pts,
+                         int attach, float s, float pin, int* j0, float* w0, int* j1, float* w1) {
   *j1 = -1;
   *w1 = 0;
   if (s <= pin) {
@@ -57,8 +56,10 @@ namespace hairswing::internal {
 // `pin + ramp` (arc length, metres); the rest is shared by the chain's joints with hat functions
 // peaking at the middle of each segment (the first joint takes everything before its peak). Adds
 // the weights into `out` (index 0 = attachment, 1 + j = joint j); they sum to 1.
-inline void FadedChainWeights(const std::vector<glm::vec3>& pts, float s, float pin, float ramp, std::vector<float>* out) {
-  const float head = s <= pin ? 1.0f : std::clamp(1.0f - (s - pin) / std::max(ramp, 1e-6f), 0.0f, 1.0f);
+inline void FadedChainWeights(const std::vector<glm::vec3>& pts, float s, float pin, float ramp,
+                              std::vector<float>* out) {
+  const float head =
+      s <= pin ? 1.0f : std::clamp(1.0f - (s - pin) / std::max(ramp, 1e-6f), 0.0f, 1.0f);
   (*out)[0] += head;
   const float rest = 1.0f - head;
   if (rest <= 0.0f) return;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cmath>
-
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
@@ -23,8 +22,10 @@ inline glm::quat FromUnitVectors(const glm::vec3& from, const glm::vec3& to) {
   glm::quat q;
   if (r < 1e-7f) {
     r = 0.0f;
-    if (std::fabs(from.x) > std::fabs(from.z)) q = glm::quat(r, -from.y, from.x, 0.0f);
-    else q = glm::quat(r, 0.0f, -from.z, from.y);
+    if (std::fabs(from.x) > std::fabs(from.z))
+      q = glm::quat(r, -from.y, from.x, 0.0f);
+    else
+      q = glm::quat(r, 0.0f, -from.z, from.y);
   } else {
     const glm::vec3 c = glm::cross(from, to);
     q = glm::quat(r, c.x, c.y, c.z);
@@ -37,14 +38,16 @@ inline bool IsSimilarity(const glm::mat4& m) {
   const glm::vec3 a(m[0]), b(m[1]), c(m[2]);
   const float la = glm::dot(a, a), lb = glm::dot(b, b), lc = glm::dot(c, c);
   const float tol = 1e-5f * la;
-  return std::fabs(la - lb) <= tol && std::fabs(la - lc) <= tol && std::fabs(glm::dot(a, b)) <= tol &&
-         std::fabs(glm::dot(a, c)) <= tol && std::fabs(glm::dot(b, c)) <= tol;
+  return std::fabs(la - lb) <= tol && std::fabs(la - lc) <= tol &&
+         std::fabs(glm::dot(a, b)) <= tol && std::fabs(glm::dot(a, c)) <= tol &&
+         std::fabs(glm::dot(b, c)) <= tol;
 }
 
 /// T(position) * R(rotation) * uniform scale, as a matrix.
 inline glm::mat4 Compose(const glm::vec3& position, const glm::quat& rotation, float scale) {
   const glm::mat3 r = glm::mat3_cast(rotation) * scale;
-  return glm::mat4(glm::vec4(r[0], 0.0f), glm::vec4(r[1], 0.0f), glm::vec4(r[2], 0.0f), glm::vec4(position, 1.0f));
+  return glm::mat4(glm::vec4(r[0], 0.0f), glm::vec4(r[1], 0.0f), glm::vec4(r[2], 0.0f),
+                   glm::vec4(position, 1.0f));
 }
 
 }  // namespace hairswing::internal

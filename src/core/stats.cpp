@@ -1,8 +1,8 @@
 // Quantiles (include/hairswing/stats.h): shared by measure and the fitters.
+#include "hairswing/stats.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "hairswing/stats.h"
 
 namespace hairswing {
 

@@ -1,15 +1,13 @@
 // Procedural demo avatars (include/hairswing/demo.h). Everything is built in the bind pose in
 // world space (metres, +Y up, facing +Z): skeleton nodes, then meshes whose vertices carry skin
 // weights, then the VRM humanoid, springs and colliders.
-#include "hairswing/demo.h"
-
-#include "core/chain_weights.h"
-
 #include <algorithm>
 #include <cmath>
+#include <glm/gtc/matrix_transform.hpp>
 #include <string>
 
-#include <glm/gtc/matrix_transform.hpp>
+#include "core/chain_weights.h"
+#include "hairswing/demo.h"
 
 namespace hairswing {
 namespace {
@@ -44,7 +42,8 @@ struct Builder {
 // A mesh primitive under construction: vertices with up to two weighted joints.
 struct Prim {
   Primitive p;
-  void Vertex(const Builder& b, glm::vec3 pos, glm::vec3 normal, int j0, float w0, int j1 = -1, float w1 = 0) {
+  void Vertex(const Builder& b, glm::vec3 pos, glm::vec3 normal, int j0, float w0, int j1 = -1,
+              float w1 = 0) {
     p.positions.push_back(pos);
     p.normals.push_back(glm::normalize(normal));
     glm::u16vec4 j(static_cast<uint16_t>(b.joint_of_node[j0]), 0, 0, 0);
@@ -98,7 +97,8 @@ void Torso(const Builder& b, Prim& m, glm::vec2 centre, float y0, float y1, glm:
 }
 
 // A round tube along a straight bone from a to b, rigidly weighted to `joint`.
-void Limb(const Builder& b, Prim& m, glm::vec3 a, glm::vec3 c, float r0, float r1, int joint, int rings, int sides) {
+void Limb(const Builder& b, Prim& m, glm::vec3 a, glm::vec3 c, float r0, float r1, int joint,
+          int rings, int sides) {
   const glm::vec3 axis = glm::normalize(c - a);
   const glm::vec3 ref = std::fabs(axis.y) < 0.9f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
   const glm::vec3 u = glm::normalize(glm::cross(axis, ref)), v = glm::cross(axis, u);
@@ -116,7 +116,8 @@ void Limb(const Builder& b, Prim& m, glm::vec3 a, glm::vec3 c, float r0, float r
   m.Rings(first, rings, sides, true);
 }
 
-void Sphere(const Builder& b, Prim& m, glm::vec3 centre, float radius, int joint, int rings, int sides) {
+void Sphere(const Builder& b, Prim& m, glm::vec3 centre, float radius, int joint, int rings,
+            int sides) {
   const uint32_t first = static_cast<uint32_t>(m.p.positions.size());
   for (int r = 0; r < rings; ++r) {
     const float phi = kPi * (r + 0.5f) / rings;
@@ -149,8 +150,8 @@ float Length(const std::vector<glm::vec3>& pts) {
 }
 
 // A tapered tube around a chain: `rings` x `sides` vertices.
-void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int attach, float r0, float r1,
-               int rings, int sides) {
+void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int attach, float r0,
+               float r1, int rings, int sides) {
   std::vector<glm::vec3> pts;
   pts.reserve(joints.size());
   for (int j : joints) pts.push_back(b.W(j));
@@ -163,7 +164,8 @@ void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int at
     Locate(pts, s, &seg, &t);
     const glm::vec3 centre = pts[seg] + (pts[seg + 1] - pts[seg]) * t;
     const glm::vec3 axis = glm::normalize(pts[seg + 1] - pts[seg]);
-    const glm::vec3 u = glm::normalize(glm::cross(axis, glm::vec3(1, 0, 0))), v = glm::cross(axis, u);
+    const glm::vec3 u = glm::normalize(glm::cross(axis, glm::vec3(1, 0, 0))),
+                    v = glm::cross(axis, u);
     // Gathered at the tie (r0 / 2), full (r0) a little below it, tapering to r1 at the tip.
     const float grow = std::clamp(s / 0.08f, 0.0f, 1.0f);
     const float rad = (0.5f + 0.5f * grow * grow * (3 - 2 * grow)) * (r0 + (r1 - r0) * s / total);
@@ -181,8 +183,8 @@ void ChainTube(const Builder& b, Prim& m, const std::vector<int>& joints, int at
 
 // A hair sheet along a chain: `rows` along it, `cols` across, `width` metres wide, lying on the
 // surface around the head (across direction = horizontal, perpendicular to the outward normal).
-void ChainSheet(const Builder& b, Prim& m, const std::vector<int>& joints, int attach, glm::vec3 head_centre,
-                float width, int rows, int cols) {
+void ChainSheet(const Builder& b, Prim& m, const std::vector<int>& joints, int attach,
+                glm::vec3 head_centre, float width, int rows, int cols) {
   std::vector<glm::vec3> pts;
   pts.reserve(joints.size());
   for (int j : joints) pts.push_back(b.W(j));
@@ -216,10 +218,11 @@ void ChainSheet(const Builder& b, Prim& m, const std::vector<int>& joints, int a
 
 int AddMaterial(Avatar& av, const std::string& name, glm::vec3 color) {
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "{\"name\":\"%s\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[%.3f,%.3f,%.3f,1.0],"
-                "\"metallicFactor\":0.0,\"roughnessFactor\":0.8},\"doubleSided\":true}",
-                name.c_str(), color.x, color.y, color.z);
+  std::snprintf(
+      buf, sizeof buf,
+      "{\"name\":\"%s\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[%.3f,%.3f,%.3f,1.0],"
+      "\"metallicFactor\":0.0,\"roughnessFactor\":0.8},\"doubleSided\":true}",
+      name.c_str(), color.x, color.y, color.z);
   av.materials.push_back({name, buf});
   return static_cast<int>(av.materials.size()) - 1;
 }
@@ -236,8 +239,8 @@ void AddMesh(Builder& b, const std::string& name, Prim& prim, int material) {
   b.av.scene_roots.push_back(node);
 }
 
-Spring MakeSpring(const std::string& name, const std::vector<int>& joints, float stiffness, float drag,
-                  float gravity, float hit) {
+Spring MakeSpring(const std::string& name, const std::vector<int>& joints, float stiffness,
+                  float drag, float gravity, float hit) {
   Spring s;
   s.name = name;
   for (int n : joints) {
@@ -253,7 +256,8 @@ Spring MakeSpring(const std::string& name, const std::vector<int>& joints, float
   return s;
 }
 
-void AddCollider(Avatar& av, int node, ColliderShape shape, glm::vec3 offset, float radius, glm::vec3 tail = glm::vec3(0)) {
+void AddCollider(Avatar& av, int node, ColliderShape shape, glm::vec3 offset, float radius,
+                 glm::vec3 tail = glm::vec3(0)) {
   Collider c;
   c.node = node;
   c.shape = shape;
@@ -267,13 +271,18 @@ void AddCollider(Avatar& av, int node, ColliderShape shape, glm::vec3 offset, fl
 }  // namespace
 
 bool ParseDemoVariant(std::string_view s, DemoVariant* out) {
-  if (s == "ponytail") *out = DemoVariant::kPonytail;
-  else if (s == "layered") *out = DemoVariant::kLayered;
-  else return false;
+  if (s == "ponytail")
+    *out = DemoVariant::kPonytail;
+  else if (s == "layered")
+    *out = DemoVariant::kLayered;
+  else
+    return false;
   return true;
 }
 
-const char* DemoVariantName(DemoVariant v) { return v == DemoVariant::kPonytail ? "ponytail" : "layered"; }
+const char* DemoVariantName(DemoVariant v) {
+  return v == DemoVariant::kPonytail ? "ponytail" : "layered";
+}
 
 Avatar MakeDemoAvatar(DemoVariant variant) {
   Builder b;
@@ -305,8 +314,8 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
   if (variant == DemoVariant::kPonytail) {
     std::vector<int> p;
     int parent = head;
-    const glm::vec3 offs[6] = {{0, 0.16f, -0.12f}, {0, -0.05f, -0.06f}, {0, -0.08f, -0.03f},
-                               {0, -0.09f, -0.01f}, {0, -0.09f, 0.0f}, {0, -0.08f, 0.01f}};
+    const glm::vec3 offs[6] = {{0, 0.16f, -0.12f},  {0, -0.05f, -0.06f}, {0, -0.08f, -0.03f},
+                               {0, -0.09f, -0.01f}, {0, -0.09f, 0.0f},   {0, -0.08f, 0.01f}};
     for (int i = 0; i < 6; ++i) {
       parent = b.Node("Ponytail_" + std::to_string(i), parent, offs[i]);
       p.push_back(parent);
@@ -315,9 +324,11 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
     chain_names.push_back("ponytail");
     for (int k = 0; k < 7; ++k) {
       const float a = (k - 3) * 0.28f;  // spread across the forehead
-      const glm::vec3 root = head_centre + glm::vec3(0.10f * std::sin(a), 0.06f, 0.10f * std::cos(a)) - b.W(head);
+      const glm::vec3 root =
+          head_centre + glm::vec3(0.10f * std::sin(a), 0.06f, 0.10f * std::cos(a)) - b.W(head);
       const int r = b.Node("Bang_" + std::to_string(k), head, root);
-      const int e = b.Node("Bang_" + std::to_string(k) + "_end", r, {0.01f * std::sin(a), -0.07f, 0.025f}, false);
+      const int e = b.Node("Bang_" + std::to_string(k) + "_end", r,
+                           {0.01f * std::sin(a), -0.07f, 0.025f}, false);
       chains.push_back({r, e});
       chain_names.push_back("bang_" + std::to_string(k));
       bang_roots.push_back(r);
@@ -331,7 +342,8 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
       const bool front = ring == 5;
       const float a = sign * (front ? 2.05f : 0.2f + ring * 0.25f);  // angle from -Z around +Y
       const glm::vec3 dir(std::sin(a), 0, -std::cos(a));
-      const glm::vec3 root = head_centre + dir * 0.09f + glm::vec3(0, front ? 0.03f : 0.07f, 0) - b.W(head);
+      const glm::vec3 root =
+          head_centre + dir * 0.09f + glm::vec3(0, front ? 0.03f : 0.07f, 0) - b.W(head);
       std::vector<int> c;
       int parent = b.Node("Hair_" + std::to_string(k) + "_0", head, root);
       c.push_back(parent);
@@ -339,8 +351,12 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
         // Back and side strands fall behind the shoulders (clear of the shoulder spheres and arm
         // capsules at rest); the two front strands come forward over the shoulders onto the chest.
         glm::vec3 step;
-        if (front) step = j == 1 ? dir * 0.05f + glm::vec3(0, -0.06f, 0.01f) : glm::vec3(0.01f * sign, -0.095f, 0.035f);
-        else step = j == 1 ? dir * 0.06f + glm::vec3(0, -0.05f, 0) : glm::vec3(dir.x * 0.006f, -0.085f, -0.025f);
+        if (front)
+          step = j == 1 ? dir * 0.05f + glm::vec3(0, -0.06f, 0.01f)
+                        : glm::vec3(0.01f * sign, -0.095f, 0.035f);
+        else
+          step = j == 1 ? dir * 0.06f + glm::vec3(0, -0.05f, 0)
+                        : glm::vec3(dir.x * 0.006f, -0.085f, -0.025f);
         parent = b.Node("Hair_" + std::to_string(k) + "_" + std::to_string(j), parent, step);
         c.push_back(parent);
       }
@@ -358,10 +374,14 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
   Torso(b, body, {0, 0}, 0.85f, 1.40f, {0.14f, 0.10f}, {hips, spine, chest}, 24, 32);
   Limb(b, body, b.W(neck), b.W(head) + glm::vec3(0, 0.02f, 0), 0.05f, 0.05f, neck, 6, 16);
   for (int s = 0; s < 2; ++s) {
-    Limb(b, body, b.W(side_nodes[s][0]), b.W(side_nodes[s][2]), 0.05f, 0.04f, side_nodes[s][1], 8, 16);
-    Limb(b, body, b.W(side_nodes[s][2]), b.W(side_nodes[s][3]), 0.04f, 0.03f, side_nodes[s][2], 8, 16);
-    Limb(b, body, b.W(side_nodes[s][4]), b.W(side_nodes[s][5]), 0.07f, 0.05f, side_nodes[s][4], 10, 16);
-    Limb(b, body, b.W(side_nodes[s][5]), b.W(side_nodes[s][6]), 0.05f, 0.04f, side_nodes[s][5], 10, 16);
+    Limb(b, body, b.W(side_nodes[s][0]), b.W(side_nodes[s][2]), 0.05f, 0.04f, side_nodes[s][1], 8,
+         16);
+    Limb(b, body, b.W(side_nodes[s][2]), b.W(side_nodes[s][3]), 0.04f, 0.03f, side_nodes[s][2], 8,
+         16);
+    Limb(b, body, b.W(side_nodes[s][4]), b.W(side_nodes[s][5]), 0.07f, 0.05f, side_nodes[s][4], 10,
+         16);
+    Limb(b, body, b.W(side_nodes[s][5]), b.W(side_nodes[s][6]), 0.05f, 0.04f, side_nodes[s][5], 10,
+         16);
   }
   AddMesh(b, "Body", body, m_body);
   Prim headmesh;
@@ -373,8 +393,8 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
   Torso(b, shirt, {0, 0}, 0.88f, 1.38f, {0.155f, 0.115f}, {hips, spine, chest}, 26, 40);
   for (int s = 0; s < 2; ++s)
     Limb(b, shirt, b.W(side_nodes[s][0]) - glm::vec3(s == 0 ? 0.03f : -0.03f, 0, 0),
-         b.W(side_nodes[s][1]) + (b.W(side_nodes[s][2]) - b.W(side_nodes[s][1])) * 0.4f, 0.065f, 0.055f,
-         side_nodes[s][1], 8, 20);
+         b.W(side_nodes[s][1]) + (b.W(side_nodes[s][2]) - b.W(side_nodes[s][1])) * 0.4f, 0.065f,
+         0.055f, side_nodes[s][1], 8, 20);
   AddMesh(b, "Shirt", shirt, m_shirt);
 
   Prim hair;
@@ -398,7 +418,8 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
     }
     AddMesh(b, "Bangs", bangs, m_hair);
   } else {
-    for (size_t k = 0; k < chains.size(); ++k) ChainSheet(b, hair, chains[k], head, head_centre, 0.085f, 43, 25);
+    for (size_t k = 0; k < chains.size(); ++k)
+      ChainSheet(b, hair, chains[k], head, head_centre, 0.085f, 43, 25);
     AddMesh(b, "HairLayers", hair, m_hair);  // 12 x 43 x 25 = 12,900 vertices
   }
 
@@ -413,14 +434,20 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
   VrmData& vrm = b.av.vrm;
   vrm.version = VrmVersion::kV1;
   vrm.source_spec_version = "1.0";
-  vrm.humanoid = {{"hips", hips}, {"spine", spine}, {"chest", chest}, {"neck", neck}, {"head", head}};
-  const char* side_bones[7] = {"Shoulder", "UpperArm", "LowerArm", "Hand", "UpperLeg", "LowerLeg", "Foot"};
+  vrm.humanoid = {
+      {"hips", hips}, {"spine", spine}, {"chest", chest}, {"neck", neck}, {"head", head}};
+  const char* side_bones[7] = {"Shoulder", "UpperArm", "LowerArm", "Hand",
+                               "UpperLeg", "LowerLeg", "Foot"};
   for (int s = 0; s < 2; ++s)
-    for (int i = 0; i < 7; ++i) vrm.humanoid[std::string(s == 0 ? "left" : "right") + side_bones[i]] = side_nodes[s][i];
-  vrm.meta_json = std::string("{\"name\":\"hairswing demo (") + DemoVariantName(variant) +
-                  ")\",\"version\":\"1\",\"authors\":[\"hairswing\"],\"licenseUrl\":\"https://vrm.dev/licenses/1.0/\","
-                  "\"avatarPermission\":\"everyone\",\"commercialUsage\":\"corporation\",\"allowRedistribution\":true,"
-                  "\"modification\":\"allowModificationRedistribution\",\"creditNotation\":\"unnecessary\"}";
+    for (int i = 0; i < 7; ++i)
+      vrm.humanoid[std::string(s == 0 ? "left" : "right") + side_bones[i]] = side_nodes[s][i];
+  vrm.meta_json =
+      std::string("{\"name\":\"hairswing demo (") + DemoVariantName(variant) +
+      ")\",\"version\":\"1\",\"authors\":[\"hairswing\"],\"licenseUrl\":\"https://vrm.dev/licenses/"
+      "1.0/\","
+      "\"avatarPermission\":\"everyone\",\"commercialUsage\":\"corporation\","
+      "\"allowRedistribution\":true,"
+      "\"modification\":\"allowModificationRedistribution\",\"creditNotation\":\"unnecessary\"}";
   vrm.collider_groups.push_back({"body", {}});
   // Head sphere a little inside the scalp, so hair roots (11 cm from the centre) start clear of it.
   AddCollider(b.av, head, ColliderShape::kSphere, head_centre - b.W(head), 0.09f);
@@ -435,7 +462,8 @@ Avatar MakeDemoAvatar(DemoVariant variant) {
   for (size_t k = 0; k < chains.size(); ++k) {
     const bool bang = chain_names[k].rfind("bang", 0) == 0;
     // No gravity: the modelled shape is the rest shape (as most VRM hair rigs are authored).
-    vrm.springs.push_back(MakeSpring(chain_names[k], chains[k], bang ? 2.0f : 1.0f, 0.4f, 0.0f, bang ? 0.01f : 0.02f));
+    vrm.springs.push_back(MakeSpring(chain_names[k], chains[k], bang ? 2.0f : 1.0f, 0.4f, 0.0f,
+                                     bang ? 0.01f : 0.02f));
   }
   b.av.asset_json = "{\"version\":\"2.0\",\"generator\":\"hairswing make-demo-avatar\"}";
   b.av.source_format = "vrm";

@@ -17,14 +17,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <glm/gtc/matrix_transform.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <queue>
 #include <tuple>
-
-#include <glm/gtc/matrix_transform.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include "core/chain_weights.h"
 #include "fit/body_scale.h"
@@ -99,7 +97,8 @@ std::vector<uint8_t> NodesOwningVertices(const Avatar& av) {
 // A spring moves a mesh when a vertex follows one of its joints but the last (a tail only).
 bool SpringMovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
   for (size_t j = 0; j + 1 < s.joints.size(); ++j)
-    if (s.joints[j].node >= 0 && s.joints[j].node < static_cast<int>(owned.size()) && owned[s.joints[j].node])
+    if (s.joints[j].node >= 0 && s.joints[j].node < static_cast<int>(owned.size()) &&
+        owned[s.joints[j].node])
       return true;
   return false;
 }
@@ -107,11 +106,16 @@ bool SpringMovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
 Json SpringToJson(const Spring& s) {
   Json joints = Json::array();
   for (const SpringJoint& j : s.joints)
-    joints.push_back({j.node, j.hit_radius, j.stiffness, j.gravity_power, j.gravity_dir.x, j.gravity_dir.y,
-                      j.gravity_dir.z, j.drag_force});
-  return {{"name", s.name}, {"joints", joints}, {"collider_groups", s.collider_groups}, {"center", s.center},
-          {"source_group", s.source_group}, {"has_virtual_tail", s.has_virtual_tail},
-          {"virtual_tail", {s.virtual_tail.x, s.virtual_tail.y, s.virtual_tail.z}}, {"segment_checks", s.segment_checks}};
+    joints.push_back({j.node, j.hit_radius, j.stiffness, j.gravity_power, j.gravity_dir.x,
+                      j.gravity_dir.y, j.gravity_dir.z, j.drag_force});
+  return {{"name", s.name},
+          {"joints", joints},
+          {"collider_groups", s.collider_groups},
+          {"center", s.center},
+          {"source_group", s.source_group},
+          {"has_virtual_tail", s.has_virtual_tail},
+          {"virtual_tail", {s.virtual_tail.x, s.virtual_tail.y, s.virtual_tail.z}},
+          {"segment_checks", s.segment_checks}};
 }
 
 Spring SpringFromJson(const Json& j) {
@@ -137,12 +141,14 @@ Spring SpringFromJson(const Json& j) {
   return s;
 }
 
-constexpr float kMaxLineRatio = 1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
+constexpr float kMaxLineRatio =
+    1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
 
 }  // namespace
 
-void internal::SmoothChainWeights(const std::vector<std::vector<std::pair<int, float>>>& adj, const std::vector<float>& geo,
-                                  const std::vector<int>& chain_of, int chain, float pinned_geo, float segment,
+void internal::SmoothChainWeights(const std::vector<std::vector<std::pair<int, float>>>& adj,
+                                  const std::vector<float>& geo, const std::vector<int>& chain_of,
+                                  int chain, float pinned_geo, float segment,
                                   std::vector<std::vector<float>>* weights) {
   // Jacobi diffusion: w <- (w + mean of the neighbours) / 2 on the chain's vertices, the pinned
   // band held at the attachment. Each pass spreads a weight step over about one more edge, so
@@ -160,7 +166,8 @@ void internal::SmoothChainWeights(const std::vector<std::vector<std::pair<int, f
   }
   if (verts.empty() || edge_n == 0) return;
   const double mean_edge = std::max(edge_sum / edge_n, 1e-9);
-  const int passes = std::clamp(static_cast<int>(std::lround(std::pow(0.5 * segment / mean_edge, 2.0))), 4, 400);
+  const int passes =
+      std::clamp(static_cast<int>(std::lround(std::pow(0.5 * segment / mean_edge, 2.0))), 4, 400);
   auto& wts = *weights;
   std::vector<std::vector<float>> next(verts.size());
   std::vector<float> mean;
@@ -182,7 +189,8 @@ void internal::SmoothChainWeights(const std::vector<std::vector<std::pair<int, f
         total += wn;
       }
       if (total <= 0.0f) continue;
-      for (size_t k = 0; k < mean.size(); ++k) next[i][k] = 0.5f * wts[w][k] + 0.5f * mean[k] / total;
+      for (size_t k = 0; k < mean.size(); ++k)
+        next[i][k] = 0.5f * wts[w][k] + 0.5f * mean[k] / total;
     }
     for (size_t i = 0; i < verts.size(); ++i) wts[verts[i]].swap(next[i]);
   }
@@ -195,9 +203,12 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
     for (size_t m = 0; m < av.meshes.size(); ++m)
       for (size_t p = 0; p < av.meshes[m].primitives.size(); ++p) {
         const int mat = av.meshes[m].primitives[p].material;
-        if (mat >= 0 && av.materials[mat].name == name) out.primitives.emplace_back(static_cast<int>(m), static_cast<int>(p));
+        if (mat >= 0 && av.materials[mat].name == name)
+          out.primitives.emplace_back(static_cast<int>(m), static_cast<int>(p));
       }
-    if (out.primitives.empty()) return Status(StatusCode::kInvalidInput, "hair selection: no primitive uses material \"" + name + "\"");
+    if (out.primitives.empty())
+      return Status(StatusCode::kInvalidInput,
+                    "hair selection: no primitive uses material \"" + name + "\"");
     return out;
   }
   std::string mesh = sel;
@@ -207,13 +218,16 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
     try {
       prim = std::stoi(sel.substr(slash + 1));
     } catch (...) {
-      return Status(StatusCode::kInvalidInput, "hair selection \"" + sel + "\": expected MESH/INDEX");
+      return Status(StatusCode::kInvalidInput,
+                    "hair selection \"" + sel + "\": expected MESH/INDEX");
     }
   }
   for (size_t m = 0; m < av.meshes.size(); ++m) {
     if (av.meshes[m].name != mesh) continue;
     const int n = static_cast<int>(av.meshes[m].primitives.size());
-    if (prim >= n) return Status(StatusCode::kInvalidInput, "hair selection: mesh \"" + mesh + "\" has " + std::to_string(n) + " primitives");
+    if (prim >= n)
+      return Status(StatusCode::kInvalidInput, "hair selection: mesh \"" + mesh + "\" has " +
+                                                   std::to_string(n) + " primitives");
     for (int p = 0; p < n; ++p)
       if (prim < 0 || p == prim) out.primitives.emplace_back(static_cast<int>(m), p);
     return out;
@@ -223,15 +237,20 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
 
 Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitOptions& opt) {
   if (av.unknown_extensions.count(kUndoKey))
-    return Status(StatusCode::kUnsupported, "this avatar was already fitted (it carries the fitter's undo record); undo that fit first");
-  if (opt.joints < 2 || opt.joints > 64) return Status(StatusCode::kInvalidInput, "FitOptions::joints is " + std::to_string(opt.joints) + ", must be 2..64");
+    return Status(StatusCode::kUnsupported,
+                  "this avatar was already fitted (it carries the fitter's undo record); undo that "
+                  "fit first");
+  if (opt.joints < 2 || opt.joints > 64)
+    return Status(StatusCode::kInvalidInput,
+                  "FitOptions::joints is " + std::to_string(opt.joints) + ", must be 2..64");
   auto rig_r = BuildRig(av);
   if (!rig_r.ok()) return rig_r.status();
   const Rig& rig = rig_r.value();
   const HumanoidMap hm = MatchHumanoid(av);
   auto attach_it = hm.bones.find(opt.attach);
   if (attach_it == hm.bones.end())
-    return Status(StatusCode::kUnsupported, "missing humanoid role \"" + opt.attach + "\" (no VRM humanoid or known skeleton names)");
+    return Status(StatusCode::kUnsupported, "missing humanoid role \"" + opt.attach +
+                                                "\" (no VRM humanoid or known skeleton names)");
   const int attach = attach_it->second;
   const int attach_rig = rig.node_to_rig()[attach];
 
@@ -241,7 +260,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   std::vector<glm::vec3> surface;
   std::vector<glm::mat4> palette(4096);
   auto selected = [&](int m, int p) {
-    return std::find(sel.primitives.begin(), sel.primitives.end(), std::make_pair(m, p)) != sel.primitives.end();
+    return std::find(sel.primitives.begin(), sel.primitives.end(), std::make_pair(m, p)) !=
+           sel.primitives.end();
   };
   for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
@@ -253,10 +273,12 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       std::vector<glm::vec3> posed(prim.positions.size());
       if (sk.joints.size() > palette.size()) palette.resize(sk.joints.size());
       if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), palette, posed); !st.ok())
-        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\" primitive " + std::to_string(p) + ": " + st.message());
+        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\" primitive " +
+                                     std::to_string(p) + ": " + st.message());
       for (size_t v = 0; v < posed.size(); ++v)
         for (int k = 0; k < 4; ++k)
-          if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() && sk.joints[prim.joints[v][k]] == attach_rig)
+          if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() &&
+              sk.joints[prim.joints[v][k]] == attach_rig)
             surface.push_back(posed[v]);
     }
   }
@@ -272,10 +294,13 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
 
   const std::vector<uint8_t> owned_before = NodesOwningVertices(av);
   // Undo record.
-  Json undo = {{"nodes_before", av.nodes.size()}, {"skins_before", av.skins.size()},
-               {"springs_before", av.vrm.springs.size()}, {"vrm_version_before", static_cast<int>(av.vrm.version)},
+  Json undo = {{"nodes_before", av.nodes.size()},
+               {"skins_before", av.skins.size()},
+               {"springs_before", av.vrm.springs.size()},
+               {"vrm_version_before", static_cast<int>(av.vrm.version)},
                {"humanoid_was_empty", av.vrm.humanoid.empty()}};
-  Json children = Json::object(), skin_joints = Json::object(), node_skin = Json::object(), prims = Json::array();
+  Json children = Json::object(), skin_joints = Json::object(), node_skin = Json::object(),
+       prims = Json::array();
 
   FitResult result;
   int chain_index = 0;
@@ -284,11 +309,16 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     const MeshInstance* inst = nullptr;
     for (const MeshInstance& mi : rig.meshes())
       if (mi.mesh == mesh_index) inst = &mi;
-    if (!inst) return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name + "\" is not used by any node");
+    if (!inst)
+      return Status(StatusCode::kInvalidInput,
+                    "mesh \"" + av.meshes[mesh_index].name + "\" is not used by any node");
     if (prim.mode != 4 || prim.indices.size() < 3)
-      return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name + "\" primitive " + std::to_string(prim_index) + " has no triangles");
+      return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name +
+                                                   "\" primitive " + std::to_string(prim_index) +
+                                                   " has no triangles");
     std::vector<glm::vec3> world(prim.positions.size());
-    if (inst->skin >= 0 && rig.skins()[inst->skin].joints.size() > palette.size()) palette.resize(rig.skins()[inst->skin].joints.size());
+    if (inst->skin >= 0 && rig.skins()[inst->skin].joints.size() > palette.size())
+      palette.resize(rig.skins()[inst->skin].joints.size());
     if (!PosePrimitive(rig, *inst, prim, rig.rest_world(), palette, world).ok())
       return Status(StatusCode::kInvalidInput, "cannot pose the selected hair");
 
@@ -298,7 +328,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     std::vector<glm::vec3> wpos;
     const double q = 1e-5 * unit;
     for (size_t v = 0; v < world.size(); ++v) {
-      auto key = std::make_tuple(std::llround(world[v].x / q), std::llround(world[v].y / q), std::llround(world[v].z / q));
+      auto key = std::make_tuple(std::llround(world[v].x / q), std::llround(world[v].y / q),
+                                 std::llround(world[v].z / q));
       auto [it, fresh] = grid.emplace(key, static_cast<int>(wpos.size()));
       if (fresh) wpos.push_back(world[v]);
       weld[v] = it->second;
@@ -318,7 +349,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     // 2. Clumps.
     std::map<int, std::vector<int>> clumps;
     std::map<int, int> clump_triangles;
-    for (size_t t = 0; t + 2 < prim.indices.size(); t += 3) clump_triangles[uf.Find(weld[prim.indices[t]])]++;
+    for (size_t t = 0; t + 2 < prim.indices.size(); t += 3)
+      clump_triangles[uf.Find(weld[prim.indices[t]])]++;
     for (size_t w = 0; w < nw; ++w)
       if (!adj[w].empty()) clumps[uf.Find(static_cast<int>(w))].push_back(static_cast<int>(w));
     std::vector<float> geo(nw, -1.0f);
@@ -336,9 +368,11 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     for (auto& [root_id, verts] : clumps) {
       if (clump_triangles[root_id] < opt.min_triangles) {
         if (clumps.size() == 1)
-          return Status(StatusCode::kInvalidInput, "the selected hair has only " + std::to_string(clump_triangles[root_id]) +
+          return Status(StatusCode::kInvalidInput, "the selected hair has only " +
+                                                       std::to_string(clump_triangles[root_id]) +
                                                        " triangle(s): too small to fit a chain");
-        result.warnings.push_back("skipped a piece of " + std::to_string(clump_triangles[root_id]) + " triangle(s): too small for a chain");
+        result.warnings.push_back("skipped a piece of " + std::to_string(clump_triangles[root_id]) +
+                                  " triangle(s): too small for a chain");
         continue;
       }
       // 3. Root: closest to the attachment surface.
@@ -354,9 +388,11 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       const float touch = have_surface ? 2.0f * tol : 0.25f * unit;
       if (dmin > touch) {
         const std::string e = "the selected hair does not touch the " + opt.attach + " (closest " +
-                              std::to_string(static_cast<int>(std::lround(1000 * dmin / unit))) + " mm at avatar scale)";
+                              std::to_string(static_cast<int>(std::lround(1000 * dmin / unit))) +
+                              " mm at avatar scale)";
         if (first_error.empty()) first_error = e;
-        result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) + " vertices: " + e);
+        result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) +
+                                  " vertices: " + e);
         continue;
       }
       // 4. Geodesic distance from the root band (multi-source Dijkstra).
@@ -384,8 +420,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       // the attachment, as the artist made it.
       const std::vector<int>& clump = verts;  // clang 14 cannot capture a structured binding
       auto keep_rigid = [&](const std::string& why) {
-        result.rigid.push_back("kept a clump of " + std::to_string(clump.size()) + " vertices rigid on the " + opt.attach +
-                               ": " + why);
+        result.rigid.push_back("kept a clump of " + std::to_string(clump.size()) +
+                               " vertices rigid on the " + opt.attach + ": " + why);
         for (int w : clump) geo[w] = -1.0f;
       };
       auto cm = [&](float metres) {
@@ -394,8 +430,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
         return std::string(b);
       };
       if (gmax < opt.min_hang_length * unit) {
-        keep_rigid("it reaches only " + cm(gmax) + " from its root (less than " + cm(opt.min_hang_length * unit) +
-                   " cannot hang)");
+        keep_rigid("it reaches only " + cm(gmax) + " from its root (less than " +
+                   cm(opt.min_hang_length * unit) + " cannot hang)");
         continue;
       }
       // 5. Centre line through the level sets.
@@ -410,7 +446,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       std::vector<glm::vec3> line;
       for (int b = 0; b < bins; ++b)
         if (count[b]) line.push_back(sum[b] / static_cast<float>(count[b]));
-      if (line.size() < 2) return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
+      if (line.size() < 2)
+        return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
       // The centroids of the distance bands zig-zag on coarse cards and cut through the head on
       // pieces that wrap around it (their bands are rings). Smooth the line (ends kept); if it is
       // still much longer than the clump's own geodesic extent it does not run along the clump.
@@ -421,20 +458,22 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       };
       for (int pass = 0; pass < 8 && line.size() > 2 && line_length(line) > 1.1f * gmax; ++pass) {
         std::vector<glm::vec3> sm = line;
-        for (size_t i = 1; i + 1 < line.size(); ++i) sm[i] = 0.25f * line[i - 1] + 0.5f * line[i] + 0.25f * line[i + 1];
+        for (size_t i = 1; i + 1 < line.size(); ++i)
+          sm[i] = 0.25f * line[i - 1] + 0.5f * line[i] + 0.25f * line[i + 1];
         line.swap(sm);
       }
       if (line_length(line) > kMaxLineRatio * gmax) {
-        keep_rigid("its centre line (" + cm(line_length(line)) + ") would leave the clump (geodesic extent " + cm(gmax) +
-                   ")");
+        keep_rigid("its centre line (" + cm(line_length(line)) +
+                   ") would leave the clump (geodesic extent " + cm(gmax) + ")");
         continue;
       }
       // Joint count from the clump's length: about one segment per 8 cm at human scale, at least
       // 3 joints, at most --joints. Many very short segments get very stiff (k grows as 1/L) and
       // bend in alternating kinks.
       // (Length = the geodesic extent of the clump: the centroid line itself zig-zags.)
-      const int n_joints = std::clamp(static_cast<int>(std::lround(gmax / (opt.segment_length * unit))) + 1, 3,
-                                      std::max(3, opt.joints));
+      const int n_joints =
+          std::clamp(static_cast<int>(std::lround(gmax / (opt.segment_length * unit))) + 1, 3,
+                     std::max(3, opt.joints));
       Chain ch;
       // The first joint sits where the pinned band ends: the hair pivots where it starts to move,
       // not inside the band that stays on the head.
@@ -444,11 +483,13 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       for (int w : verts) chain_of[w] = static_cast<int>(chains.size());
       ch.gmax = gmax;
       ch.length = 0;
-      for (size_t i = 1; i < ch.pts.size(); ++i) ch.length += glm::length(ch.pts[i] - ch.pts[i - 1]);
+      for (size_t i = 1; i < ch.pts.size(); ++i)
+        ch.length += glm::length(ch.pts[i] - ch.pts[i - 1]);
       // 6a. Joint nodes under the attachment, translations in each parent's frame.
       glm::mat4 parent_world = rig.rest_world()[attach_rig];
       int parent = attach;
-      if (!children.contains(std::to_string(attach))) children[std::to_string(attach)] = av.nodes[attach].children;
+      if (!children.contains(std::to_string(attach)))
+        children[std::to_string(attach)] = av.nodes[attach].children;
       for (int j = 0; j < n_joints; ++j) {
         Node n;
         n.name = "HairFit_" + std::to_string(chain_index) + "_" + std::to_string(j);
@@ -458,13 +499,15 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
         av.nodes[parent].children.push_back(id);
         av.nodes.push_back(n);
         parent_world = parent_world * glm::translate(glm::mat4(1.0f), n.translation);
-        ch.world.push_back(parent_world);  // rest world of the new joint (keeps the armature's scale)
+        ch.world.push_back(
+            parent_world);  // rest world of the new joint (keeps the armature's scale)
         ch.nodes.push_back(id);
         parent = id;
       }
-      result.changes.push_back("added chain " + std::to_string(chain_index) + ": " + std::to_string(n_joints) +
-                               " joints under \"" + av.nodes[attach].name + "\", " + std::to_string(verts.size()) +
-                               " hair vertices, length " + cm(ch.length) + " (geodesic extent " + cm(gmax) + ")");
+      result.changes.push_back(
+          "added chain " + std::to_string(chain_index) + ": " + std::to_string(n_joints) +
+          " joints under \"" + av.nodes[attach].name + "\", " + std::to_string(verts.size()) +
+          " hair vertices, length " + cm(ch.length) + " (geodesic extent " + cm(gmax) + ")");
       result.chain_vertices.push_back(static_cast<int>(verts.size()));
       chains.push_back(std::move(ch));
       ++chain_index;
@@ -472,21 +515,25 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     // A primitive whose clumps all stay rigid is skinned to the attachment below; it is an error
     // only when nothing in the whole selection can hang (checked after the loop).
     if (chains.empty() && result.rigid.empty())
-      return Status(StatusCode::kInvalidInput, first_error.empty() ? "no hair clump large enough to fit" : first_error);
+      return Status(StatusCode::kInvalidInput,
+                    first_error.empty() ? "no hair clump large enough to fit" : first_error);
 
     // 6b. Skin: the mesh node's skin gains the attachment and the new joints.
     int node_index = rig.source_node()[inst->node];
     Node& mesh_node = av.nodes[node_index];
-    if (!node_skin.contains(std::to_string(node_index))) node_skin[std::to_string(node_index)] = mesh_node.skin;
+    if (!node_skin.contains(std::to_string(node_index)))
+      node_skin[std::to_string(node_index)] = mesh_node.skin;
     if (mesh_node.skin < 0) {
       Skin s;
       s.name = "HairFit";
       av.skins.push_back(s);
       mesh_node.skin = static_cast<int>(av.skins.size()) - 1;
-      result.changes.push_back("mesh \"" + av.meshes[mesh_index].name + "\" was rigid: it is now skinned");
+      result.changes.push_back("mesh \"" + av.meshes[mesh_index].name +
+                               "\" was rigid: it is now skinned");
     }
     Skin& skin = av.skins[mesh_node.skin];
-    if (!skin_joints.contains(std::to_string(mesh_node.skin))) skin_joints[std::to_string(mesh_node.skin)] = skin.joints.size();
+    if (!skin_joints.contains(std::to_string(mesh_node.skin)))
+      skin_joints[std::to_string(mesh_node.skin)] = skin.joints.size();
     // Vertex positions are in the mesh's bind space, which need not be world space (e.g. a
     // centimetre armature under a scaled, rotated root): B maps bind space to the rest world, as
     // any existing joint's world * inverse bind does at rest. New joints get inverse(world) * B.
@@ -506,7 +553,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       for (size_t j = 0; j < chains[c].nodes.size(); ++j)
         slots[c].push_back(joint_slot(chains[c].nodes[j], chains[c].world[j]));
     // Record the primitive's old weights and positions, then erase and re-skin.
-    Json rec = {{"mesh", mesh_index}, {"primitive", prim_index}, {"had_weights", !prim.joints.empty()}};
+    Json rec = {
+        {"mesh", mesh_index}, {"primitive", prim_index}, {"had_weights", !prim.joints.empty()}};
     Json jj = Json::array(), ww = Json::array(), pp = Json::array();
     for (const auto& j : prim.joints) jj.insert(jj.end(), {j.x, j.y, j.z, j.w});
     for (const auto& w : prim.weights) ww.insert(ww.end(), {w.x, w.y, w.z, w.w});
@@ -531,7 +579,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       // (the arc solver turns a chain about its root, and the stretch at the root is about the
       // turn times the strand's width over the width of this fade); the joints share the rest
       // with hat functions. Measured alternatives are in docs/fit.md.
-      const float ramp = ch.length / static_cast<float>(ch.nodes.size() - 1) * opt.root_ramp_segments;
+      const float ramp =
+          ch.length / static_cast<float>(ch.nodes.size() - 1) * opt.root_ramp_segments;
       for (size_t w = 0; w < nw; ++w) {
         if (chain_of[w] != static_cast<int>(c) || geo[w] < 0) continue;
         wts[w].assign(n_inf, 0.0f);
@@ -539,7 +588,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
         const float s = geo[w] / ch.gmax * ch.full - ch.pinned;
         internal::FadedChainWeights(ch.pts, s, 0.0f, ramp, &wts[w]);
       }
-      internal::SmoothChainWeights(adj, geo, chain_of, static_cast<int>(c), ch.pinned / ch.full * ch.gmax,
+      internal::SmoothChainWeights(adj, geo, chain_of, static_cast<int>(c),
+                                   ch.pinned / ch.full * ch.gmax,
                                    ch.length / static_cast<float>(ch.nodes.size() - 1), &wts);
     }
     prim.joints.assign(prim.positions.size(), glm::u16vec4(0));
@@ -555,8 +605,8 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
       // The four largest influences, renormalised.
       std::vector<int> order(wts[w].size());
       std::iota(order.begin(), order.end(), 0);
-      std::partial_sort(order.begin(), order.begin() + std::min<size_t>(4, order.size()), order.end(),
-                        [&](int a, int b) { return wts[w][a] > wts[w][b]; });
+      std::partial_sort(order.begin(), order.begin() + std::min<size_t>(4, order.size()),
+                        order.end(), [&](int a, int b) { return wts[w][a] > wts[w][b]; });
       float total = 0;
       for (size_t k = 0; k < 4 && k < order.size(); ++k) total += wts[w][order[k]];
       for (size_t k = 0; k < 4 && k < order.size(); ++k) {
@@ -567,8 +617,9 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
         prim.weights[v][k] = wt;
       }
     }
-    result.changes.push_back("erased and refitted the skin weights of " + av.meshes[mesh_index].name + "/" +
-                             std::to_string(prim_index) + " (" + std::to_string(prim.positions.size()) + " vertices)");
+    result.changes.push_back("erased and refitted the skin weights of " +
+                             av.meshes[mesh_index].name + "/" + std::to_string(prim_index) + " (" +
+                             std::to_string(prim.positions.size()) + " vertices)");
     // 7. Springs.
     for (size_t c = 0; c < chains.size(); ++c) {
       Spring s;
@@ -580,20 +631,24 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
         j.drag_force = 0.4f;
         j.gravity_power = 0.0f;
         // 1.5 cm at human scale, stored in the joint's local units (armatures may be scaled).
-        j.hit_radius = 0.015f * unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
+        j.hit_radius =
+            0.015f * unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
         s.joints.push_back(j);
       }
-      for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g) s.collider_groups.push_back(static_cast<int>(g));
+      for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g)
+        s.collider_groups.push_back(static_cast<int>(g));
       av.vrm.springs.push_back(std::move(s));
     }
     result.chains += static_cast<int>(chains.size());
   }
   if (result.chains == 0)
-    return Status(StatusCode::kInvalidInput, "no clump of the selected hair can hang (" + result.rigid.back() + ")");
+    return Status(StatusCode::kInvalidInput,
+                  "no clump of the selected hair can hang (" + result.rigid.back() + ")");
   if (av.vrm.version == VrmVersion::kNone) av.vrm.version = VrmVersion::kV1;
   if (av.vrm.humanoid.empty()) {
     av.vrm.humanoid = hm.bones;
-    result.changes.push_back("VRM humanoid taken from the \"" + hm.family + "\" name map (needed to write .vrm)");
+    result.changes.push_back("VRM humanoid taken from the \"" + hm.family +
+                             "\" name map (needed to write .vrm)");
   }
   if (!have_surface)
     result.warnings.push_back("no geometry is skinned to \"" + av.nodes[attach].name +
@@ -607,9 +662,11 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     std::vector<Spring> kept;
     for (size_t i = 0; i < av.vrm.springs.size(); ++i) {
       const Spring& sp = av.vrm.springs[i];
-      if (i < old_springs && SpringMovesMesh(sp, owned_before) && !SpringMovesMesh(sp, owned_after)) {
+      if (i < old_springs && SpringMovesMesh(sp, owned_before) &&
+          !SpringMovesMesh(sp, owned_after)) {
         removed.push_back({{"index", i}, {"spring", SpringToJson(sp)}});
-        result.changes.push_back("removed spring \"" + sp.name + "\": the refitted hair no longer follows its joints");
+        result.changes.push_back("removed spring \"" + sp.name +
+                                 "\": the refitted hair no longer follows its joints");
         continue;
       }
       kept.push_back(sp);
@@ -634,24 +691,30 @@ Status UndoFit(Avatar& av) {
   }
   auto it = av.unknown_extensions.find(kUndoKey);
   if (it == av.unknown_extensions.end())
-    return undone ? Status::Ok() : Status(StatusCode::kInvalidInput, "no fit to undo in this avatar");
+    return undone ? Status::Ok()
+                  : Status(StatusCode::kInvalidInput, "no fit to undo in this avatar");
   const Json u = Json::parse(it->second, nullptr, false);
-  if (u.is_discarded()) return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
+  if (u.is_discarded())
+    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
   try {
     const size_t nodes = u.at("nodes_before").get<size_t>();
     for (auto c = u.at("children").begin(); c != u.at("children").end(); ++c)
       av.nodes.at(std::stoul(c.key())).children = c.value().get<std::vector<int>>();
     for (auto p = u.at("primitives").rbegin(); p != u.at("primitives").rend(); ++p) {
-      Primitive& prim = av.meshes.at(p->at("mesh").get<size_t>()).primitives.at(p->at("primitive").get<size_t>());
+      Primitive& prim =
+          av.meshes.at(p->at("mesh").get<size_t>()).primitives.at(p->at("primitive").get<size_t>());
       const auto j = p->at("joints").get<std::vector<uint16_t>>();
       const auto w = p->at("weights").get<std::vector<float>>();
       prim.joints.resize(j.size() / 4);
       prim.weights.resize(w.size() / 4);
-      for (size_t v = 0; v < prim.joints.size(); ++v) prim.joints[v] = {j[4 * v], j[4 * v + 1], j[4 * v + 2], j[4 * v + 3]};
-      for (size_t v = 0; v < prim.weights.size(); ++v) prim.weights[v] = {w[4 * v], w[4 * v + 1], w[4 * v + 2], w[4 * v + 3]};
+      for (size_t v = 0; v < prim.joints.size(); ++v)
+        prim.joints[v] = {j[4 * v], j[4 * v + 1], j[4 * v + 2], j[4 * v + 3]};
+      for (size_t v = 0; v < prim.weights.size(); ++v)
+        prim.weights[v] = {w[4 * v], w[4 * v + 1], w[4 * v + 2], w[4 * v + 3]};
       if (p->contains("positions")) {
         const auto pos = p->at("positions").get<std::vector<float>>();
-        for (size_t v = 0; v < prim.positions.size(); ++v) prim.positions[v] = {pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]};
+        for (size_t v = 0; v < prim.positions.size(); ++v)
+          prim.positions[v] = {pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]};
       }
     }
     for (auto s = u.at("skin_joints").begin(); s != u.at("skin_joints").end(); ++s) {
@@ -660,7 +723,8 @@ Status UndoFit(Avatar& av) {
       skin.joints.resize(n);
       skin.inverse_bind.resize(n);
     }
-    for (auto s = u.at("node_skin").begin(); s != u.at("node_skin").end(); ++s) av.nodes.at(std::stoul(s.key())).skin = s.value().get<int>();
+    for (auto s = u.at("node_skin").begin(); s != u.at("node_skin").end(); ++s)
+      av.nodes.at(std::stoul(s.key())).skin = s.value().get<int>();
     av.skins.resize(u.at("skins_before").get<size_t>());
     av.nodes.resize(nodes);
     // Drop the fitted springs, then put the removed artist springs back at their places.
@@ -671,8 +735,10 @@ Status UndoFit(Avatar& av) {
     av.vrm.springs.resize(before - removed.size());
     for (const Json& r : removed) {
       const size_t at = r.at("index").get<size_t>();
-      if (at > av.vrm.springs.size()) throw std::runtime_error("removed_springs: index out of range");
-      av.vrm.springs.insert(av.vrm.springs.begin() + static_cast<long>(at), SpringFromJson(r.at("spring")));
+      if (at > av.vrm.springs.size())
+        throw std::runtime_error("removed_springs: index out of range");
+      av.vrm.springs.insert(av.vrm.springs.begin() + static_cast<long>(at),
+                            SpringFromJson(r.at("spring")));
     }
     av.vrm.version = static_cast<VrmVersion>(u.at("vrm_version_before").get<int>());
     if (u.at("humanoid_was_empty").get<bool>()) av.vrm.humanoid.clear();

@@ -1,9 +1,8 @@
 // The collider fitter (include/hairswing/fit.h, FitColliders).
 #include <algorithm>
 #include <cmath>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "fit/body_scale.h"
 #include "hairswing/fit.h"
@@ -32,8 +31,11 @@ bool MaterialHidden(const Avatar& av, int material) {
   const auto j = Json::parse(av.materials[material].json, nullptr, false);
   if (!j.is_object() || !j.contains("pbrMetallicRoughness")) return false;
   const auto& pbr = j["pbrMetallicRoughness"];
-  if (!pbr.contains("baseColorFactor") || !pbr["baseColorFactor"].is_array() || pbr["baseColorFactor"].size() < 4) return false;
-  return j.value("alphaMode", "OPAQUE") != "OPAQUE" && pbr["baseColorFactor"][3].get<double>() < 0.01;
+  if (!pbr.contains("baseColorFactor") || !pbr["baseColorFactor"].is_array() ||
+      pbr["baseColorFactor"].size() < 4)
+    return false;
+  return j.value("alphaMode", "OPAQUE") != "OPAQUE" &&
+         pbr["baseColorFactor"][3].get<double>() < 0.01;
 }
 
 float SegmentDistance(const glm::vec3& a, const glm::vec3& b, const glm::vec3& p) {
@@ -47,7 +49,9 @@ float SegmentDistance(const glm::vec3& a, const glm::vec3& b, const glm::vec3& p
 
 Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt) {
   if (av.unknown_extensions.count(kUndoKey))
-    return Status(StatusCode::kUnsupported, "colliders were already fitted (the avatar carries the fitter's undo record); undo that fit first");
+    return Status(StatusCode::kUnsupported,
+                  "colliders were already fitted (the avatar carries the fitter's undo record); "
+                  "undo that fit first");
   auto rig_r = BuildRig(av);
   if (!rig_r.ok()) return rig_r.status();
   const Rig& rig = rig_r.value();
@@ -57,15 +61,20 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     // Without body roles there is nothing to fit against: keep the creator's settings.
     std::string list;
     for (const auto& b : hm.missing_required) list += (list.empty() ? "" : ", ") + b;
-    res.warnings.push_back("humanoid roles missing (" + list + "): creator's collider settings kept");
+    res.warnings.push_back("humanoid roles missing (" + list +
+                           "): creator's collider settings kept");
     return res;
   }
   const float unit = internal::HumanoidUnit(hm, rig);  // avatar scale, a 1.7 m person = 1
   for (size_t n = 0; n < av.nodes.size(); ++n) {
     const glm::vec3 s = av.nodes[n].scale;
-    if (s.x < 0 || s.y < 0 || s.z < 0) res.warnings.push_back("unsupported transform: negative scale on \"" + av.nodes[n].name + "\"");
-    else if (std::fabs(s.x - s.y) > 1e-4f * std::max(s.x, 1e-6f) || std::fabs(s.x - s.z) > 1e-4f * std::max(s.x, 1e-6f))
-      res.warnings.push_back("unsupported transform: non-uniform scale on \"" + av.nodes[n].name + "\" (radii use the x scale)");
+    if (s.x < 0 || s.y < 0 || s.z < 0)
+      res.warnings.push_back("unsupported transform: negative scale on \"" + av.nodes[n].name +
+                             "\"");
+    else if (std::fabs(s.x - s.y) > 1e-4f * std::max(s.x, 1e-6f) ||
+             std::fabs(s.x - s.z) > 1e-4f * std::max(s.x, 1e-6f))
+      res.warnings.push_back("unsupported transform: non-uniform scale on \"" + av.nodes[n].name +
+                             "\" (radii use the x scale)");
   }
 
   // Visible body and clothing geometry: not hair (no weight on a spring joint), in the scene, not
@@ -75,24 +84,31 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   std::vector<Sample> samples;
   std::vector<glm::mat4> pal(1024);
   for (const MeshInstance& inst : rig.meshes()) {
-    if (std::fabs(glm::determinant(glm::mat3(rig.rest_world()[inst.node]))) < 1e-12f && inst.skin < 0) continue;
+    if (std::fabs(glm::determinant(glm::mat3(rig.rest_world()[inst.node]))) < 1e-12f &&
+        inst.skin < 0)
+      continue;
     for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
       if (prim.mode != 4 || MaterialHidden(av, prim.material)) continue;
       bool hair = false;
       if (inst.skin >= 0)
         for (size_t v = 0; v < prim.joints.size() && !hair; ++v)
           for (int k = 0; k < 4; ++k)
-            if (prim.weights[v][k] > 0 && prim.joints[v][k] < rig.skins()[inst.skin].joints.size() &&
+            if (prim.weights[v][k] > 0 &&
+                prim.joints[v][k] < rig.skins()[inst.skin].joints.size() &&
                 spring[rig.skins()[inst.skin].joints[prim.joints[v][k]]])
               hair = true;
       if (hair) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
-      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > pal.size()) pal.resize(rig.skins()[inst.skin].joints.size());
+      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > pal.size())
+        pal.resize(rig.skins()[inst.skin].joints.size());
       if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed); !st.ok())
         return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\": " + st.message());
       // A hidden accessory scaled to nothing collapses to a point: skip degenerate geometry.
       glm::vec3 bmin(1e30f), bmax(-1e30f);
-      for (const auto& p : posed) { bmin = glm::min(bmin, p); bmax = glm::max(bmax, p); }
+      for (const auto& p : posed) {
+        bmin = glm::min(bmin, p);
+        bmax = glm::max(bmax, p);
+      }
       if (glm::length(bmax - bmin) < 1e-3f * unit) continue;
       for (size_t v = 0; v < posed.size(); ++v) {
         int joint = inst.node;
@@ -128,12 +144,15 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   // Attachments of chains (usually the head) keep their colliders as the creator set them.
   std::set<int> attach_nodes;
   for (const RigChain& ch : rig.chains())
-    if (ch.attach >= 0 && rig.source_node()[ch.attach] >= 0) attach_nodes.insert(rig.source_node()[ch.attach]);
+    if (ch.attach >= 0 && rig.source_node()[ch.attach] >= 0)
+      attach_nodes.insert(rig.source_node()[ch.attach]);
   const float max_radius = opt.max_radius * unit;
   for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
     Collider& col = av.vrm.colliders[c];
     if (col.shape != ColliderShape::kSphere && col.shape != ColliderShape::kCapsule) continue;
-    const std::string where = "collider " + std::to_string(c) + " (" + ColliderShapeName(col.shape) + " on \"" + av.nodes[col.node].name + "\")";
+    const std::string where = "collider " + std::to_string(c) + " (" +
+                              ColliderShapeName(col.shape) + " on \"" + av.nodes[col.node].name +
+                              "\")";
     if (attach_nodes.count(col.node)) {
       res.changes.push_back(where + ": kept (a chain hangs from this node)");
       continue;
@@ -141,7 +160,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     const int rn = rig.node_to_rig()[col.node];
     const glm::mat4& w = rig.rest_world()[rn];
     const float scale = glm::length(glm::vec3(w[0]));
-    const glm::vec3 a(w * glm::vec4(col.offset, 1)), b(w * glm::vec4(col.shape == ColliderShape::kCapsule ? col.tail : col.offset, 1));
+    const glm::vec3 a(w * glm::vec4(col.offset, 1)),
+        b(w * glm::vec4(col.shape == ColliderShape::kCapsule ? col.tail : col.offset, 1));
     // The cross-section the proxy stands for: geometry of its bone that lies alongside the
     // capsule's axis (beyond the ends it belongs to neighbouring proxies), or all of it for a
     // sphere.
@@ -151,7 +171,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     // For a lying capsule (arms, a chest bar), geometry straight above or below the axis
     // belongs to the proxies above and below it (shoulders, neck, belly): keep the samples
     // whose offset from the axis is within 45 degrees of horizontal.
-    const bool lying = axis2 > 0 && std::fabs(glm::dot(axis, glm::vec3(0, 1, 0))) < 0.7f * std::sqrt(axis2);
+    const bool lying =
+        axis2 > 0 && std::fabs(glm::dot(axis, glm::vec3(0, 1, 0))) < 0.7f * std::sqrt(axis2);
     for (const Sample& s : samples) {
       if (s.joint != rn) continue;
       float t = 0.0f;
@@ -173,8 +194,9 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     const float limit = std::min(col.radius * opt.max_growth, max_radius / scale);
     const float r = std::min(std::max(col.radius, want), limit);
     if (r > col.radius * 1.0001f) {
-      res.changes.push_back(where + ": radius " + std::to_string(col.radius) + " -> " + std::to_string(r) +
-                            (want > limit ? " (limited; the geometry reaches " + std::to_string(want) + ")" : ""));
+      res.changes.push_back(
+          where + ": radius " + std::to_string(col.radius) + " -> " + std::to_string(r) +
+          (want > limit ? " (limited; the geometry reaches " + std::to_string(want) + ")" : ""));
       col.radius = r;
       ++res.grown;
     }
@@ -190,7 +212,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     const int spine = hm.bones.at("spine");
     const int top = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("head");
     const glm::mat4& sw = rig.rest_world()[rig.node_to_rig()[spine]];
-    const glm::vec3 a(rig.rest_world()[rig.node_to_rig()[hm.bones.at("hips")]][3]), b(rig.rest_world()[rig.node_to_rig()[top]][3]);
+    const glm::vec3 a(rig.rest_world()[rig.node_to_rig()[hm.bones.at("hips")]][3]),
+        b(rig.rest_world()[rig.node_to_rig()[top]][3]);
     std::vector<double> d;
     for (const Sample& s : samples)
       if (trunk.count(rig.source_node()[s.joint])) d.push_back(SegmentDistance(a, b, s.p));
@@ -204,11 +227,12 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       const float scale = glm::length(glm::vec3(sw[0]));
       cap.radius = std::min(static_cast<float>(Quantile(d, kTrunkQuantile)), max_radius) / scale;
       av.vrm.colliders.push_back(cap);
-      av.vrm.collider_groups.push_back({"hairswing_torso", {static_cast<int>(av.vrm.colliders.size()) - 1}});
+      av.vrm.collider_groups.push_back(
+          {"hairswing_torso", {static_cast<int>(av.vrm.colliders.size()) - 1}});
       const int g = static_cast<int>(av.vrm.collider_groups.size()) - 1;
       for (Spring& s : av.vrm.springs) s.collider_groups.push_back(g);
-      res.changes.push_back("added a torso capsule on \"" + av.nodes[spine].name + "\" (radius " + std::to_string(cap.radius) +
-                            "): no collider covered the trunk");
+      res.changes.push_back("added a torso capsule on \"" + av.nodes[spine].name + "\" (radius " +
+                            std::to_string(cap.radius) + "): no collider covered the trunk");
       ++res.added;
     }
   }
@@ -219,14 +243,17 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   // ownership), so a wide strand's edges stay out too. Short chains (bangs) and chains behind the
   // body keep their settings: whole-link checks everywhere raised stretch.
   const glm::vec3 up(0, 1, 0);
-  glm::vec3 right = glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("rightUpperLeg")]][3]) -
-                    glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("leftUpperLeg")]][3]);
+  glm::vec3 right =
+      glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("rightUpperLeg")]][3]) -
+      glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("leftUpperLeg")]][3]);
   right.y = 0;
-  const glm::vec3 forward = glm::length(right) > 0 ? glm::normalize(glm::cross(up, right)) : glm::vec3(0, 0, 1);
+  const glm::vec3 forward =
+      glm::length(right) > 0 ? glm::normalize(glm::cross(up, right)) : glm::vec3(0, 0, 1);
   const int chest_bone = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("spine");
   const glm::vec3 chest(rig.rest_world()[rig.node_to_rig()[chest_bone]][3]);
-  const float neck_y = hm.bones.count("neck") ? rig.rest_world()[rig.node_to_rig()[hm.bones.at("neck")]][3].y
-                                              : rig.rest_world()[rig.node_to_rig()[hm.bones.at("head")]][3].y;
+  const float neck_y = hm.bones.count("neck")
+                           ? rig.rest_world()[rig.node_to_rig()[hm.bones.at("neck")]][3].y
+                           : rig.rest_world()[rig.node_to_rig()[hm.bones.at("head")]][3].y;
   // Hair vertices owned (largest weight) by each spring joint, at rest.
   std::vector<std::vector<glm::vec3>> owned(rig.node_count());
   for (const MeshInstance& inst : rig.meshes()) {
@@ -253,16 +280,19 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
     for (int j = ch.joint_begin; j < ch.joint_end; ++j) {
       lowest = std::min(lowest, rig.rest_world()[rig.joint_node()[j]][3].y);
       if (j + 1 < ch.joint_end)
-        len += glm::length(glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) - glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
+        len += glm::length(glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
+                           glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
     }
     Spring& s = av.vrm.springs[ch.source_spring];
-    const bool want = len >= opt.segment_min_length * unit && lowest < neck_y && glm::dot(tip - chest, forward) > 0.0f;
+    const bool want = len >= opt.segment_min_length * unit && lowest < neck_y &&
+                      glm::dot(tip - chest, forward) > 0.0f;
     if (!want || s.segment_checks) continue;
     s.segment_checks = true;
     ++res.segment_chains;
     float widest = 0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const glm::vec3 a(rig.rest_world()[rig.joint_node()[j]][3]), b(rig.rest_world()[rig.joint_node()[j + 1]][3]);
+      const glm::vec3 a(rig.rest_world()[rig.joint_node()[j]][3]),
+          b(rig.rest_world()[rig.joint_node()[j + 1]][3]);
       std::vector<double> d;
       for (const glm::vec3& p : owned[rig.joint_node()[j]]) d.push_back(SegmentDistance(a, b, p));
       if (d.empty()) continue;
@@ -273,7 +303,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       if (hit > jt.hit_radius) jt.hit_radius = hit;
       widest = std::max(widest, jt.hit_radius);
     }
-    res.changes.push_back("spring \"" + s.name + "\": whole-link collider checks (reach " + std::to_string(len / unit) +
+    res.changes.push_back("spring \"" + s.name + "\": whole-link collider checks (reach " +
+                          std::to_string(len / unit) +
                           ", in front of the chest), hit radius up to " + std::to_string(widest));
   }
   av.unknown_extensions[kUndoKey] = undo.dump();
@@ -282,7 +313,8 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
 
 Status UndoColliderFit(Avatar& av) {
   auto it = av.unknown_extensions.find(kUndoKey);
-  if (it == av.unknown_extensions.end()) return Status(StatusCode::kInvalidInput, "no collider fit to undo");
+  if (it == av.unknown_extensions.end())
+    return Status(StatusCode::kInvalidInput, "no collider fit to undo");
   const Json u = Json::parse(it->second, nullptr, false);
   try {
     av.vrm.colliders.resize(u.at("colliders_before").get<size_t>());
@@ -301,7 +333,8 @@ Status UndoColliderFit(Avatar& av) {
       av.vrm.springs[s].segment_checks = springs[s].at(0).get<bool>();
       av.vrm.springs[s].collider_groups = springs[s].at(1).get<std::vector<int>>();
       const auto hits = springs[s].at(2).get<std::vector<float>>();
-      for (size_t j = 0; j < hits.size() && j < av.vrm.springs[s].joints.size(); ++j) av.vrm.springs[s].joints[j].hit_radius = hits[j];
+      for (size_t j = 0; j < hits.size() && j < av.vrm.springs[s].joints.size(); ++j)
+        av.vrm.springs[s].joints[j].hit_radius = hits[j];
     }
   } catch (const std::exception& e) {
     return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());

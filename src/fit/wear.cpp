@@ -1,15 +1,16 @@
 // Wearing a separate hair file (same armature, joints matched by name).
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "hairswing/fit.h"
 
 namespace hairswing {
 
-Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std::vector<std::string>* warnings) {
+Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair,
+                                          std::vector<std::string>* warnings) {
   std::map<std::string, int> by_name;
-  for (size_t n = 0; n < body.nodes.size(); ++n) by_name.emplace(body.nodes[n].name, static_cast<int>(n));
+  for (size_t n = 0; n < body.nodes.size(); ++n)
+    by_name.emplace(body.nodes[n].name, static_cast<int>(n));
   std::vector<std::string> added;
   std::map<int, int> material_map;
   bool dropped_textures = false;
@@ -27,7 +28,8 @@ Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std:
       const std::string& jn = hair.nodes[hs.joints[j]].name;
       auto it = by_name.find(jn);
       if (it == by_name.end())
-        return Status(StatusCode::kInvalidInput, "hair file: joint \"" + jn + "\" has no node of that name in the body");
+        return Status(StatusCode::kInvalidInput,
+                      "hair file: joint \"" + jn + "\" has no node of that name in the body");
       skin.joints.push_back(it->second);
       skin.inverse_bind.push_back(hs.inverse_bind[j]);
     }
@@ -40,7 +42,8 @@ Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std:
         if (j.is_object()) {
           if (j.contains("pbrMetallicRoughness")) {
             auto& pbr = j["pbrMetallicRoughness"];
-            dropped_textures |= pbr.contains("baseColorTexture") || pbr.contains("metallicRoughnessTexture");
+            dropped_textures |=
+                pbr.contains("baseColorTexture") || pbr.contains("metallicRoughnessTexture");
             pbr.erase("baseColorTexture");
             pbr.erase("metallicRoughnessTexture");
           }
@@ -50,7 +53,8 @@ Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std:
           }
           j.erase("extensions");
         }
-        body.materials.push_back({hair.materials[p.material].name, j.is_object() ? j.dump() : "{}"});
+        body.materials.push_back(
+            {hair.materials[p.material].name, j.is_object() ? j.dump() : "{}"});
         m = material_map.emplace(p.material, static_cast<int>(body.materials.size()) - 1).first;
       }
       p.material = m->second;
@@ -66,7 +70,8 @@ Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair, std:
     added.push_back(body.meshes.back().name);
   }
   if (added.empty()) return Status(StatusCode::kInvalidInput, "hair file: no skinned mesh");
-  if (dropped_textures && warnings) warnings->push_back("hair file: its texture references were dropped (colours kept)");
+  if (dropped_textures && warnings)
+    warnings->push_back("hair file: its texture references were dropped (colours kept)");
   return added;
 }
 

@@ -11,8 +11,8 @@ namespace hairswing::internal {
 /// diffusion over `adj` (neighbour, edge length). Vertices with geo <= pinned_geo keep their
 /// weights (the band pinned to the attachment). `segment` (metres) sets how far the weights are
 /// spread: about half a segment.
-void SmoothChainWeights(const std::vector<std::vector<std::pair<int, float>>>& adj, const std::vector<float>& geo,
-                        const std::vector<int>& chain_of, int chain, float pinned_geo, float segment,
-                        std::vector<std::vector<float>>* weights);
+void SmoothChainWeights(const std::vector<std::vector<std::pair<int, float>>>& adj,
+                        const std::vector<float>& geo, const std::vector<int>& chain_of, int chain,
+                        float pinned_geo, float segment, std::vector<std::vector<float>>* weights);
 
 }  // namespace hairswing::internal

@@ -42,23 +42,27 @@ Warnings CheckAvatar(const Avatar& av) {
       if (jt.hit_radius == 0.0f && !sp.collider_groups.empty())
         w.push_back(f + ": joint " + std::to_string(j) + " has hitRadius 0 but collides");
       if (jt.drag_force < 0 || jt.drag_force > 1)
-        w.push_back(f + ": joint " + std::to_string(j) + " dragForce " + std::to_string(jt.drag_force) + " outside [0,1]");
+        w.push_back(f + ": joint " + std::to_string(j) + " dragForce " +
+                    std::to_string(jt.drag_force) + " outside [0,1]");
       if (jt.stiffness < 0)
         w.push_back(f + ": joint " + std::to_string(j) + " has negative stiffness");
     }
     for (size_t j = 0; j < sp.joints.size(); ++j)
-      if (j + 1 < sp.joints.size() && glm::length(av.nodes[sp.joints[j + 1].node].translation) == 0.0f)
+      if (j + 1 < sp.joints.size() &&
+          glm::length(av.nodes[sp.joints[j + 1].node].translation) == 0.0f)
         w.push_back(f + ": segment " + std::to_string(j) + " has zero length");
   }
   for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
     const Collider& col = av.vrm.colliders[c];
     if (col.shape != ColliderShape::kPlane && col.radius == 0.0f)
-      w.push_back("collider " + std::to_string(c) + " on " + NodeLabel(av, col.node) + " has radius 0");
+      w.push_back("collider " + std::to_string(c) + " on " + NodeLabel(av, col.node) +
+                  " has radius 0");
   }
   if (!av.vrm.humanoid.empty() || !av.vrm.meta_json.empty()) {
     std::string missing;
     for (std::string_view role : RequiredHumanBoneNames())
-      if (!av.vrm.humanoid.count(std::string(role))) missing += (missing.empty() ? "" : ", ") + std::string(role);
+      if (!av.vrm.humanoid.count(std::string(role)))
+        missing += (missing.empty() ? "" : ", ") + std::string(role);
     if (!missing.empty()) w.push_back("humanoid: required bones missing: " + missing);
   }
   for (size_t n = 0; n < av.nodes.size(); ++n) {

@@ -39,14 +39,17 @@ bool FindGlbBinChunk(const uint8_t* data, size_t size, size_t* offset, size_t* l
   return false;
 }
 
-std::vector<BufferLengthFix> MatchBufferLengths(Json& root, const uint8_t* data, size_t size, bool is_glb,
-                                                const std::function<std::string(const std::string&)>& resolve) {
+std::vector<BufferLengthFix> MatchBufferLengths(
+    Json& root, const uint8_t* data, size_t size, bool is_glb,
+    const std::function<std::string(const std::string&)>& resolve) {
   std::vector<BufferLengthFix> fixes;
-  Json* buffers = root.contains("buffers") && root["buffers"].is_array() ? &root["buffers"] : nullptr;
+  Json* buffers =
+      root.contains("buffers") && root["buffers"].is_array() ? &root["buffers"] : nullptr;
   if (!buffers) return fixes;
   for (size_t i = 0; i < buffers->size(); ++i) {
     Json& b = (*buffers)[i];
-    if (!b.is_object() || !b.contains("byteLength") || !b["byteLength"].is_number_unsigned()) continue;
+    if (!b.is_object() || !b.contains("byteLength") || !b["byteLength"].is_number_unsigned())
+      continue;
     const size_t declared = b["byteLength"].get<size_t>();
     size_t present = 0;
     std::string source;
@@ -91,8 +94,8 @@ std::vector<uint8_t> RewrapGlb(const uint8_t* data, size_t size, const std::stri
   return out;
 }
 
-void CheckBufferLengthFixes(const std::vector<BufferLengthFix>& fixes, const Json& root, const std::string& file,
-                            std::vector<std::string>* warnings) {
+void CheckBufferLengthFixes(const std::vector<BufferLengthFix>& fixes, const Json& root,
+                            const std::string& file, std::vector<std::string>* warnings) {
   const Json* views = Find(root, "bufferViews");
   for (const BufferLengthFix& fix : fixes) {
     // Views of this buffer that reach past the declared length.
@@ -100,13 +103,16 @@ void CheckBufferLengthFixes(const std::vector<BufferLengthFix>& fixes, const Jso
     if (views && views->is_array())
       for (size_t v = 0; v < views->size(); ++v) {
         const Json& view = (*views)[v];
-        if (!view.is_object() || GetIndex(view, "buffer", -1, 1u << 30, Idx("bufferViews", v)) != fix.buffer) continue;
+        if (!view.is_object() ||
+            GetIndex(view, "buffer", -1, 1u << 30, Idx("bufferViews", v)) != fix.buffer)
+          continue;
         const double off = GetNumber(view, "byteOffset", 0, Idx("bufferViews", v));
         const double len = GetNumber(view, "byteLength", 0, Idx("bufferViews", v));
         if (off + len > static_cast<double>(fix.present))
-          throw ReadError(Idx("bufferViews", v), "byteOffset + byteLength exceed buffer " + std::to_string(fix.buffer) +
-                                                     " (" + std::to_string(fix.present) + " bytes in " + fix.source +
-                                                     ", " + std::to_string(fix.declared) + " declared)");
+          throw ReadError(Idx("bufferViews", v),
+                          "byteOffset + byteLength exceed buffer " + std::to_string(fix.buffer) +
+                              " (" + std::to_string(fix.present) + " bytes in " + fix.source +
+                              ", " + std::to_string(fix.declared) + " declared)");
         if (off + len > static_cast<double>(fix.declared)) {
           if (first_beyond < 0) first_beyond = static_cast<int>(v);
           last_beyond = static_cast<int>(v);
@@ -114,17 +120,20 @@ void CheckBufferLengthFixes(const std::vector<BufferLengthFix>& fixes, const Jso
       }
     const std::string field = Idx("buffers", fix.buffer) + ".byteLength";
     if (first_beyond >= 0) {
-      const std::string which = first_beyond == last_beyond ? Idx("bufferViews", first_beyond)
-                                                            : "bufferViews " + std::to_string(first_beyond) + "-" +
-                                                                  std::to_string(last_beyond);
-      warnings->push_back(file + ": " + field + " is " + std::to_string(fix.declared) + " but " + fix.source + " has " +
-                          std::to_string(fix.present) + " bytes and " + which +
-                          (first_beyond == last_beyond ? " lies" : " lie") +
-                          " beyond the declared length: read from the bytes present (written correctly on export)");
+      const std::string which =
+          first_beyond == last_beyond
+              ? Idx("bufferViews", first_beyond)
+              : "bufferViews " + std::to_string(first_beyond) + "-" + std::to_string(last_beyond);
+      warnings->push_back(
+          file + ": " + field + " is " + std::to_string(fix.declared) + " but " + fix.source +
+          " has " + std::to_string(fix.present) + " bytes and " + which +
+          (first_beyond == last_beyond ? " lies" : " lie") +
+          " beyond the declared length: read from the bytes present (written correctly on export)");
     } else if (fix.declared > fix.present) {
-      warnings->push_back(file + ": " + field + " is " + std::to_string(fix.declared) + " but " + fix.source +
-                          " has only " + std::to_string(fix.present) +
-                          " bytes; every bufferView lies within them (written correctly on export)");
+      warnings->push_back(
+          file + ": " + field + " is " + std::to_string(fix.declared) + " but " + fix.source +
+          " has only " + std::to_string(fix.present) +
+          " bytes; every bufferView lies within them (written correctly on export)");
     }
   }
 }

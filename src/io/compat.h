@@ -26,8 +26,9 @@ bool FindGlbBinChunk(const uint8_t* data, size_t size, size_t* offset, size_t* l
 /// of a GLB without a uri, the file's size for an external buffer file that exists (resolved by
 /// `resolve`). Returns what was changed; a buffer whose data URI or missing file cannot be
 /// measured is left as it is.
-std::vector<BufferLengthFix> MatchBufferLengths(Json& root, const uint8_t* data, size_t size, bool is_glb,
-                                                const std::function<std::string(const std::string&)>& resolve);
+std::vector<BufferLengthFix> MatchBufferLengths(
+    Json& root, const uint8_t* data, size_t size, bool is_glb,
+    const std::function<std::string(const std::string&)>& resolve);
 
 /// A GLB with `json` as its JSON chunk (padded with spaces) and every chunk after the original
 /// JSON chunk unchanged.
@@ -36,7 +37,7 @@ std::vector<uint8_t> RewrapGlb(const uint8_t* data, size_t size, const std::stri
 /// After a load with matched lengths: a buffer view that lies past the bytes present is an error
 /// (ReadError naming it); views that needed bytes beyond the declared length, or a declared length
 /// beyond the bytes present, give one warning naming the file and the field.
-void CheckBufferLengthFixes(const std::vector<BufferLengthFix>& fixes, const Json& root, const std::string& file,
-                            std::vector<std::string>* warnings);
+void CheckBufferLengthFixes(const std::vector<BufferLengthFix>& fixes, const Json& root,
+                            const std::string& file, std::vector<std::string>* warnings);
 
 }  // namespace hairswing::io

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cmath>
-#include <stdexcept>
-#include <string>
-
 #include <glm/glm.hpp>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
 
 namespace hairswing::io {
 
@@ -77,8 +76,8 @@ inline int CheckIndex(const Json& v, size_t count, const std::string& path) {
   if (!v.is_number_integer()) throw ReadError(path, "expected an integer index");
   long long i = v.get<long long>();
   if (i < 0 || static_cast<unsigned long long>(i) >= count)
-    throw ReadError(path, "index " + std::to_string(i) + " out of range (count " +
-                              std::to_string(count) + ")");
+    throw ReadError(
+        path, "index " + std::to_string(i) + " out of range (count " + std::to_string(count) + ")");
   return static_cast<int>(i);
 }
 
@@ -119,6 +118,8 @@ inline const Json& GetArray(const Json& obj, const char* key, const std::string&
   return *v;
 }
 
-inline std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+inline std::string Dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 }  // namespace hairswing::io

@@ -19,9 +19,15 @@ struct Parser {
   size_t i = 0;
   std::string file;
 
-  std::string Where() const { return file + ": line " + std::to_string(i < line_of.size() ? line_of[i] : (line_of.empty() ? 0 : line_of.back())); }
+  std::string Where() const {
+    return file + ": line " +
+           std::to_string(i < line_of.size() ? line_of[i] : (line_of.empty() ? 0 : line_of.back()));
+  }
   bool Done() const { return i >= tok.size(); }
-  const std::string& Peek() const { static const std::string kEnd; return Done() ? kEnd : tok[i]; }
+  const std::string& Peek() const {
+    static const std::string kEnd;
+    return Done() ? kEnd : tok[i];
+  }
   std::string Next(const char* what) {
     if (Done()) throw std::runtime_error(file + ": unexpected end of file (expected " + what + ")");
     return tok[i++];
@@ -35,15 +41,19 @@ struct Parser {
     const std::string t = Next(what);
     char* end = nullptr;
     const double d = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || *end != '\0' || !std::isfinite(d)) throw std::runtime_error(w + ": " + what + ": \"" + t + "\" is not a number");
+    if (end == t.c_str() || *end != '\0' || !std::isfinite(d))
+      throw std::runtime_error(w + ": " + what + ": \"" + t + "\" is not a number");
     return d;
   }
 };
 
-struct Channel { int node; int kind; };  // kind: 0..2 position x/y/z, 3..5 rotation x/y/z
+struct Channel {
+  int node;
+  int kind;
+};  // kind: 0..2 position x/y/z, 3..5 rotation x/y/z
 
-void ParseJoint(Parser& p, Avatar& av, int parent, std::vector<Channel>& channels, std::vector<std::vector<int>>& rot_order,
-                int depth) {
+void ParseJoint(Parser& p, Avatar& av, int parent, std::vector<Channel>& channels,
+                std::vector<std::vector<int>>& rot_order, int depth) {
   if (depth > 256) throw std::runtime_error(p.Where() + ": hierarchy deeper than 256 joints");
   Node n;
   n.name = p.Next("joint name");
@@ -59,11 +69,13 @@ void ParseJoint(Parser& p, Avatar& av, int parent, std::vector<Channel>& channel
     p.Next("CHANNELS");
     const std::string w = p.Where();
     const double count = p.Number("channel count");
-    if (count < 0 || count > 6 || count != std::floor(count)) throw std::runtime_error(w + ": channel count must be 0..6");
+    if (count < 0 || count > 6 || count != std::floor(count))
+      throw std::runtime_error(w + ": channel count must be 0..6");
     for (int c = 0; c < static_cast<int>(count); ++c) {
       const std::string w2 = p.Where();
       const std::string name = p.Next("channel");
-      static const char* kNames[] = {"Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"};
+      static const char* kNames[] = {"Xposition", "Yposition", "Zposition",
+                                     "Xrotation", "Yrotation", "Zrotation"};
       int kind = -1;
       for (int k = 0; k < 6; ++k)
         if (name == kNames[k]) kind = k;
@@ -131,16 +143,19 @@ Result<LoadedAvatar> LoadBvhFromText(const std::string& text, const std::string&
     p.Expect("Frames:");
     const std::string wf = p.Where();
     const double frames = p.Number("Frames");
-    if (frames < 1 || frames > 1e7 || frames != std::floor(frames)) throw std::runtime_error(wf + ": Frames must be 1..10000000");
+    if (frames < 1 || frames > 1e7 || frames != std::floor(frames))
+      throw std::runtime_error(wf + ": Frames must be 1..10000000");
     p.Expect("Frame");
     p.Expect("Time:");
     const std::string wt = p.Where();
     const double dt = p.Number("Frame Time");
-    if (!(dt > 0) || dt > 10) throw std::runtime_error(wt + ": Frame Time must be in (0, 10] seconds");
+    if (!(dt > 0) || dt > 10)
+      throw std::runtime_error(wt + ": Frame Time must be in (0, 10] seconds");
     const size_t nf = static_cast<size_t>(frames), nc = channels.size();
     if (p.tok.size() - p.i != nf * nc)
-      throw std::runtime_error(name + ": MOTION has " + std::to_string(p.tok.size() - p.i) + " values, expected " +
-                               std::to_string(nf) + " frames x " + std::to_string(nc) + " channels");
+      throw std::runtime_error(name + ": MOTION has " + std::to_string(p.tok.size() - p.i) +
+                               " values, expected " + std::to_string(nf) + " frames x " +
+                               std::to_string(nc) + " channels");
     std::vector<double> values(nf * nc);
     for (size_t k = 0; k < values.size(); ++k) values[k] = p.Number("motion value");
     Animation anim;
@@ -150,7 +165,9 @@ Result<LoadedAvatar> LoadBvhFromText(const std::string& text, const std::string&
     for (size_t n = 0; n < av.nodes.size(); ++n) {
       std::vector<int> pos_idx(3, -1), rot_idx(3, -1);
       for (size_t c = 0; c < nc; ++c)
-        if (channels[c].node == static_cast<int>(n)) (channels[c].kind < 3 ? pos_idx[channels[c].kind] : rot_idx[channels[c].kind - 3]) = static_cast<int>(c);
+        if (channels[c].node == static_cast<int>(n))
+          (channels[c].kind < 3 ? pos_idx[channels[c].kind] : rot_idx[channels[c].kind - 3]) =
+              static_cast<int>(c);
       const bool has_pos = pos_idx[0] >= 0 || pos_idx[1] >= 0 || pos_idx[2] >= 0;
       if (has_pos) {
         AnimationChannel ch;
@@ -159,7 +176,9 @@ Result<LoadedAvatar> LoadBvhFromText(const std::string& text, const std::string&
         ch.times = times;
         for (size_t f = 0; f < nf; ++f)
           for (int k = 0; k < 3; ++k)
-            ch.values.push_back(av.nodes[n].translation[k] + (pos_idx[k] >= 0 ? static_cast<float>(values[f * nc + pos_idx[k]]) : 0.0f));
+            ch.values.push_back(
+                av.nodes[n].translation[k] +
+                (pos_idx[k] >= 0 ? static_cast<float>(values[f * nc + pos_idx[k]]) : 0.0f));
         anim.channels.push_back(std::move(ch));
       }
       if (!rot_order[n].empty()) {
@@ -173,7 +192,8 @@ Result<LoadedAvatar> LoadBvhFromText(const std::string& text, const std::string&
           for (int axis : rot_order[n]) {
             glm::vec3 a(0);
             a[axis] = 1;
-            q = q * glm::angleAxis(static_cast<float>(glm::radians(values[f * nc + rot_idx[axis]])), a);
+            q = q *
+                glm::angleAxis(static_cast<float>(glm::radians(values[f * nc + rot_idx[axis]])), a);
           }
           q = glm::normalize(q);
           ch.values.insert(ch.values.end(), {q.x, q.y, q.z, q.w});

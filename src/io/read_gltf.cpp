@@ -1,13 +1,13 @@
 // glTF 2.0 core reader: bytes -> tinygltf::Model -> Avatar, with every index, count and number
 // checked. tinygltf parses the container, JSON, data URIs and external files; we decode
 // accessors ourselves so that each one is bounds-checked against its buffer view.
+#include <tiny_gltf.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-
-#include <tiny_gltf.h>
 
 #include "hairswing/io.h"
 #include "io/compat.h"
@@ -114,24 +114,35 @@ struct Reader {
   static int ComponentSize(int ct) {
     switch (ct) {
       case TINYGLTF_COMPONENT_TYPE_BYTE:
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+        return 1;
       case TINYGLTF_COMPONENT_TYPE_SHORT:
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+        return 2;
       case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-      case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
-      default: return 0;
+      case TINYGLTF_COMPONENT_TYPE_FLOAT:
+        return 4;
+      default:
+        return 0;
     }
   }
   static int NumComponents(int type) {
     switch (type) {
-      case TINYGLTF_TYPE_SCALAR: return 1;
-      case TINYGLTF_TYPE_VEC2: return 2;
-      case TINYGLTF_TYPE_VEC3: return 3;
+      case TINYGLTF_TYPE_SCALAR:
+        return 1;
+      case TINYGLTF_TYPE_VEC2:
+        return 2;
+      case TINYGLTF_TYPE_VEC3:
+        return 3;
       case TINYGLTF_TYPE_VEC4:
-      case TINYGLTF_TYPE_MAT2: return 4;
-      case TINYGLTF_TYPE_MAT3: return 9;
-      case TINYGLTF_TYPE_MAT4: return 16;
-      default: return 0;
+      case TINYGLTF_TYPE_MAT2:
+        return 4;
+      case TINYGLTF_TYPE_MAT3:
+        return 9;
+      case TINYGLTF_TYPE_MAT4:
+        return 16;
+      default:
+        return 0;
     }
   }
 
@@ -163,7 +174,8 @@ struct Reader {
         auto v = static_cast<int8_t>(*p);
         return normalized ? std::max(v / 127.0, -1.0) : v;
       }
-      default: return 0.0;
+      default:
+        return 0.0;
     }
   }
 
@@ -175,12 +187,13 @@ struct Reader {
              missing_buffers.count(m.bufferViews[bv].buffer) > 0;
     };
     return view_missing(a.bufferView) ||
-           (a.sparse.isSparse &&
-            (view_missing(a.sparse.indices.bufferView) || view_missing(a.sparse.values.bufferView)));
+           (a.sparse.isSparse && (view_missing(a.sparse.indices.bufferView) ||
+                                  view_missing(a.sparse.values.bufferView)));
   }
 
   // Returns a pointer to `bytes` bytes at `offset` within buffer view `bv`, checked.
-  const unsigned char* ViewBytes(int bv, size_t offset, size_t bytes, const std::string& field) const {
+  const unsigned char* ViewBytes(int bv, size_t offset, size_t bytes,
+                                 const std::string& field) const {
     if (bv < 0 || bv >= static_cast<int>(m.bufferViews.size()))
       throw ReadError(field + ".bufferView", "index " + std::to_string(bv) + " out of range");
     const auto& view = m.bufferViews[bv];
@@ -217,13 +230,15 @@ struct Reader {
         throw ReadError(af + ".bufferView", "index out of range");
       const auto& view = m.bufferViews[a.bufferView];
       size_t stride = view.byteStride ? view.byteStride : elem;
-      if (stride < elem) throw ReadError(Idx("bufferViews", a.bufferView) + ".byteStride", "smaller than the element");
+      if (stride < elem)
+        throw ReadError(Idx("bufferViews", a.bufferView) + ".byteStride",
+                        "smaller than the element");
       size_t span = stride * (a.count - 1) + elem;
       const unsigned char* base = ViewBytes(a.bufferView, a.byteOffset, span, af);
       for (size_t i = 0; i < a.count; ++i)
         for (int c = 0; c < nc; ++c)
-          out[i * nc + c] = static_cast<T>(
-              ReadComponent(base + i * stride + static_cast<size_t>(c) * cs, a.componentType, a.normalized));
+          out[i * nc + c] = static_cast<T>(ReadComponent(
+              base + i * stride + static_cast<size_t>(c) * cs, a.componentType, a.normalized));
     }
     if (a.sparse.isSparse) {
       size_t n = static_cast<size_t>(std::max(a.sparse.count, 0));
@@ -233,15 +248,17 @@ struct Reader {
       if (ics == 0 || ict == TINYGLTF_COMPONENT_TYPE_FLOAT)
         throw ReadError(af + ".sparse.indices.componentType", "invalid");
       const unsigned char* ip =
-          ViewBytes(a.sparse.indices.bufferView, std::max(a.sparse.indices.byteOffset, 0), n * ics, af + ".sparse.indices");
-      const unsigned char* vp = ViewBytes(a.sparse.values.bufferView, std::max(a.sparse.values.byteOffset, 0),
-                                          n * cs * nc, af + ".sparse.values");
+          ViewBytes(a.sparse.indices.bufferView, std::max(a.sparse.indices.byteOffset, 0), n * ics,
+                    af + ".sparse.indices");
+      const unsigned char* vp =
+          ViewBytes(a.sparse.values.bufferView, std::max(a.sparse.values.byteOffset, 0),
+                    n * cs * nc, af + ".sparse.values");
       for (size_t k = 0; k < n; ++k) {
         auto target = static_cast<size_t>(ReadComponent(ip + k * ics, ict, false));
         if (target >= a.count) throw ReadError(af + ".sparse.indices", "index out of range");
         for (int c = 0; c < nc; ++c)
-          out[target * nc + c] = static_cast<T>(
-              ReadComponent(vp + (k * nc + c) * cs, a.componentType, a.normalized));
+          out[target * nc + c] =
+              static_cast<T>(ReadComponent(vp + (k * nc + c) * cs, a.componentType, a.normalized));
       }
     }
     if constexpr (std::is_floating_point_v<T>) {
@@ -359,9 +376,11 @@ void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
   if (scene >= 0) {
     for (int r : m.scenes[scene].nodes) {
       if (r < 0 || r >= static_cast<int>(n))
-        throw ReadError(Idx("scenes", scene) + ".nodes", "index " + std::to_string(r) + " out of range");
+        throw ReadError(Idx("scenes", scene) + ".nodes",
+                        "index " + std::to_string(r) + " out of range");
       if (av.nodes[r].parent != -1)
-        throw ReadError(Idx("scenes", scene) + ".nodes", "node " + std::to_string(r) + " is not a root");
+        throw ReadError(Idx("scenes", scene) + ".nodes",
+                        "node " + std::to_string(r) + " is not a root");
       av.scene_roots.push_back(r);
     }
   } else {
@@ -380,7 +399,8 @@ void ReadSkins(const Reader& r, Avatar& av) {
     for (size_t j = 0; j < src.joints.size(); ++j) {
       int jn = src.joints[j];
       if (jn < 0 || jn >= static_cast<int>(m.nodes.size()))
-        throw ReadError(Idx(f + ".joints", j), "node index " + std::to_string(jn) + " out of range");
+        throw ReadError(Idx(f + ".joints", j),
+                        "node index " + std::to_string(jn) + " out of range");
       dst.joints.push_back(jn);
     }
     if (src.skeleton < -1 || src.skeleton >= static_cast<int>(m.nodes.size()))
@@ -470,7 +490,9 @@ void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& 
         p.indices = r.Read<uint32_t>(sp.indices, &nc, pf + ".indices");
         if (nc != 1) throw ReadError(pf + ".indices", "must be SCALAR");
         for (uint32_t ix : p.indices)
-          if (ix >= nv) throw ReadError(pf + ".indices", "vertex index " + std::to_string(ix) + " out of range");
+          if (ix >= nv)
+            throw ReadError(pf + ".indices",
+                            "vertex index " + std::to_string(ix) + " out of range");
       } else {
         p.indices.resize(nv);
         for (size_t v = 0; v < nv; ++v) p.indices[v] = static_cast<uint32_t>(v);
@@ -479,9 +501,10 @@ void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& 
         MorphTarget t;
         for (const auto& [name, acc] : sp.targets[ti]) {
           const std::string tf = Idx(pf + ".targets", ti) + "." + name;
-          std::vector<glm::vec3>* dstv = name == "POSITION" ? &t.positions
-                                         : name == "NORMAL" ? &t.normals
-                                         : name == "TANGENT" ? &t.tangents : nullptr;
+          std::vector<glm::vec3>* dstv = name == "POSITION"  ? &t.positions
+                                         : name == "NORMAL"  ? &t.normals
+                                         : name == "TANGENT" ? &t.tangents
+                                                             : nullptr;
           if (!dstv) continue;
           *dstv = r.ReadVecs<3>(acc, tf);
           if (dstv->size() != nv) throw ReadError(tf, "count differs from POSITION");
@@ -516,15 +539,24 @@ void ReadAnimations(const Reader& r, Avatar& av) {
       const std::string sf = Idx(f + ".samplers", ch.sampler);
       AnimationChannel out;
       out.node = ch.target_node;
-      if (ch.target_path == "translation") out.path = AnimationChannel::Path::kTranslation;
-      else if (ch.target_path == "rotation") out.path = AnimationChannel::Path::kRotation;
-      else if (ch.target_path == "scale") out.path = AnimationChannel::Path::kScale;
-      else if (ch.target_path == "weights") out.path = AnimationChannel::Path::kWeights;
-      else throw ReadError(cf + ".target.path", "unknown path \"" + ch.target_path + "\"");
-      if (s.interpolation == "STEP") out.interpolation = AnimationChannel::Interp::kStep;
-      else if (s.interpolation == "CUBICSPLINE") out.interpolation = AnimationChannel::Interp::kCubicSpline;
-      else if (s.interpolation.empty() || s.interpolation == "LINEAR") out.interpolation = AnimationChannel::Interp::kLinear;
-      else throw ReadError(sf + ".interpolation", "unknown \"" + s.interpolation + "\"");
+      if (ch.target_path == "translation")
+        out.path = AnimationChannel::Path::kTranslation;
+      else if (ch.target_path == "rotation")
+        out.path = AnimationChannel::Path::kRotation;
+      else if (ch.target_path == "scale")
+        out.path = AnimationChannel::Path::kScale;
+      else if (ch.target_path == "weights")
+        out.path = AnimationChannel::Path::kWeights;
+      else
+        throw ReadError(cf + ".target.path", "unknown path \"" + ch.target_path + "\"");
+      if (s.interpolation == "STEP")
+        out.interpolation = AnimationChannel::Interp::kStep;
+      else if (s.interpolation == "CUBICSPLINE")
+        out.interpolation = AnimationChannel::Interp::kCubicSpline;
+      else if (s.interpolation.empty() || s.interpolation == "LINEAR")
+        out.interpolation = AnimationChannel::Interp::kLinear;
+      else
+        throw ReadError(sf + ".interpolation", "unknown \"" + s.interpolation + "\"");
       if (r.UsesMissingBuffer(s.input) || r.UsesMissingBuffer(s.output))
         throw ReadError(sf, "its buffer file is missing");
       int nc = 0;
@@ -533,7 +565,8 @@ void ReadAnimations(const Reader& r, Avatar& av) {
       for (size_t k = 1; k < out.times.size(); ++k)
         if (out.times[k] < out.times[k - 1]) throw ReadError(sf + ".input", "times decrease");
       out.values = r.Read<float>(s.output, &nc, sf + ".output");
-      size_t keys = out.times.size() * (out.interpolation == AnimationChannel::Interp::kCubicSpline ? 3 : 1);
+      size_t keys =
+          out.times.size() * (out.interpolation == AnimationChannel::Interp::kCubicSpline ? 3 : 1);
       if (out.path == AnimationChannel::Path::kWeights) {
         if (nc != 1 || keys == 0 || out.values.size() % keys != 0)
           throw ReadError(sf + ".output", "count does not match input");
@@ -567,7 +600,8 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
     img.name = src.name;
     img.mime_type = src.mimeType;
     if (src.uri.rfind("data:", 0) != 0) img.uri = src.uri;
-    bool from_missing = src.bufferView >= 0 && src.bufferView < static_cast<int>(m.bufferViews.size()) &&
+    bool from_missing = src.bufferView >= 0 &&
+                        src.bufferView < static_cast<int>(m.bufferViews.size()) &&
                         missing_buffers.count(m.bufferViews[src.bufferView].buffer);
     if (src.bufferView >= 0 && !from_missing) {
       if (src.bufferView >= static_cast<int>(m.bufferViews.size()))
@@ -577,8 +611,9 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
         throw ReadError(Idx("bufferViews", src.bufferView) + ".buffer", "index out of range");
       const auto& buf = m.buffers[view.buffer].data;
       if (view.byteOffset > buf.size() || view.byteLength > buf.size() - view.byteOffset)
-        throw ReadError(Idx("images", i), "bufferViews[" + std::to_string(src.bufferView) + "] exceeds buffer " +
-                                              std::to_string(view.buffer) + " (" + std::to_string(buf.size()) + " bytes)");
+        throw ReadError(Idx("images", i), "bufferViews[" + std::to_string(src.bufferView) +
+                                              "] exceeds buffer " + std::to_string(view.buffer) +
+                                              " (" + std::to_string(buf.size()) + " bytes)");
       img.bytes.assign(buf.begin() + static_cast<long>(view.byteOffset),
                        buf.begin() + static_cast<long>(view.byteOffset + view.byteLength));
     } else if (src.as_is && !from_missing) {
@@ -586,12 +621,15 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
     }
     if (img.bytes.empty())
       warnings.push_back(file + ": " + Idx("images", i) + " (\"" +
-                         (src.uri.empty() ? src.name : src.uri) + "\") not found; kept as a reference");
+                         (src.uri.empty() ? src.name : src.uri) +
+                         "\") not found; kept as a reference");
     if (img.mime_type.empty()) {
       std::string u = img.uri;
       std::transform(u.begin(), u.end(), u.begin(), ::tolower);
-      if (u.size() > 4 && u.substr(u.size() - 4) == ".png") img.mime_type = "image/png";
-      else if (u.size() > 4 && (u.substr(u.size() - 4) == ".jpg" || u.substr(u.size() - 5) == ".jpeg"))
+      if (u.size() > 4 && u.substr(u.size() - 4) == ".png")
+        img.mime_type = "image/png";
+      else if (u.size() > 4 &&
+               (u.substr(u.size() - 4) == ".jpg" || u.substr(u.size() - 5) == ".jpeg"))
         img.mime_type = "image/jpeg";
     }
     av.images.push_back(std::move(img));
@@ -608,7 +646,8 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
       if (name != "KHR_mesh_quantization")
         throw ReadError("extensionsRequired", "\"" + name + "\" is not supported");
     }
-    if (!IsModelledExtension(name) && name != "KHR_mesh_quantization") av.extensions_required.push_back(name);
+    if (!IsModelledExtension(name) && name != "KHR_mesh_quantization")
+      av.extensions_required.push_back(name);
   }
 }
 
@@ -637,17 +676,36 @@ std::string BaseName(const std::string& path) {
 // Parses just enough of a GLB header to hand the JSON chunk to nlohmann for our own passes.
 // tinygltf re-validates the container.
 bool ExtractGlbJson(const uint8_t* data, size_t size, std::string* json, std::string* err) {
-  if (size < 20) { *err = "GLB header: file truncated (" + std::to_string(size) + " bytes)"; return false; }
+  if (size < 20) {
+    *err = "GLB header: file truncated (" + std::to_string(size) + " bytes)";
+    return false;
+  }
   uint32_t version, length, chunk_len, chunk_type;
   std::memcpy(&version, data + 4, 4);
   std::memcpy(&length, data + 8, 4);
   std::memcpy(&chunk_len, data + 12, 4);
   std::memcpy(&chunk_type, data + 16, 4);
-  if (version != 2) { *err = "GLB header.version: " + std::to_string(version) + " (expected 2)"; return false; }
-  if (length < 20) { *err = "GLB header.length: " + std::to_string(length) + " is smaller than the header"; return false; }
-  if (length > size) { *err = "GLB header.length: " + std::to_string(length) + " bytes declared, file has " + std::to_string(size) + " (truncated)"; return false; }
-  if (chunk_type != 0x4E4F534Au) { *err = "GLB chunk 0: not a JSON chunk"; return false; }
-  if (chunk_len > length - 20) { *err = "GLB chunk 0.length: " + std::to_string(chunk_len) + " exceeds the file"; return false; }
+  if (version != 2) {
+    *err = "GLB header.version: " + std::to_string(version) + " (expected 2)";
+    return false;
+  }
+  if (length < 20) {
+    *err = "GLB header.length: " + std::to_string(length) + " is smaller than the header";
+    return false;
+  }
+  if (length > size) {
+    *err = "GLB header.length: " + std::to_string(length) + " bytes declared, file has " +
+           std::to_string(size) + " (truncated)";
+    return false;
+  }
+  if (chunk_type != 0x4E4F534Au) {
+    *err = "GLB chunk 0: not a JSON chunk";
+    return false;
+  }
+  if (chunk_len > length - 20) {
+    *err = "GLB chunk 0.length: " + std::to_string(chunk_len) + " exceeds the file";
+    return false;
+  }
   json->assign(reinterpret_cast<const char*>(data) + 20, chunk_len);
   return true;
 }
@@ -676,7 +734,8 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    return fail(StatusCode::kInvalidInput, std::string(is_glb ? "JSON chunk" : "JSON") + ": " + what);
+    return fail(StatusCode::kInvalidInput,
+                std::string(is_glb ? "JSON chunk" : "JSON") + ": " + what);
   }
   if (!root.is_object()) return fail(StatusCode::kInvalidInput, "JSON: top level is not an object");
 
@@ -690,7 +749,8 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     const uint8_t* load_data = data;
     size_t load_size = size;
     const std::vector<BufferLengthFix> length_fixes = MatchBufferLengths(
-        root, data, size, is_glb, [&](const std::string& uri) { return JoinPath(base_dir, PercentDecode(uri)); });
+        root, data, size, is_glb,
+        [&](const std::string& uri) { return JoinPath(base_dir, PercentDecode(uri)); });
     if (!length_fixes.empty()) {
       json_text = Dump(root);
       if (is_glb) {
@@ -713,7 +773,9 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
       std::error_code ec;
       if (len > static_cast<double>(options.max_missing_buffer_bytes) &&
           !std::filesystem::is_regular_file(JoinPath(base_dir, PercentDecode(uri)), ec))
-        throw ReadError(Idx("buffers", i), "file \"" + uri + "\" is missing and its byteLength is too large to stand in for");
+        throw ReadError(
+            Idx("buffers", i),
+            "file \"" + uri + "\" is missing and its byteLength is too large to stand in for");
       fsctx.buffer_paths[JoinPath(base_dir, uri)] = static_cast<size_t>(len);
       fsctx.buffer_paths[JoinPath(base_dir, PercentDecode(uri))] = static_cast<size_t>(len);
     }
@@ -722,14 +784,17 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
         throw ReadError(key, "absurd element count");
 
     tinygltf::TinyGLTF loader;
-    tinygltf::FsCallbacks cbs{&FsFileExists, &FsExpandPath, &FsReadWholeFile, &FsWriteWholeFile, &fsctx};
+    tinygltf::FsCallbacks cbs{&FsFileExists, &FsExpandPath, &FsReadWholeFile, &FsWriteWholeFile,
+                              &fsctx};
     loader.SetFsCallbacks(cbs);
     loader.SetImageLoader(&KeepImageBytes, nullptr);
     tinygltf::Model model;
     std::string err, warn;
-    bool ok = is_glb ? loader.LoadBinaryFromMemory(&model, &err, &warn, load_data, static_cast<unsigned>(load_size), base_dir)
-                     : loader.LoadASCIIFromString(&model, &err, &warn, json_text.data(),
-                                                  static_cast<unsigned>(json_text.size()), base_dir);
+    bool ok = is_glb
+                  ? loader.LoadBinaryFromMemory(&model, &err, &warn, load_data,
+                                                static_cast<unsigned>(load_size), base_dir)
+                  : loader.LoadASCIIFromString(&model, &err, &warn, json_text.data(),
+                                               static_cast<unsigned>(json_text.size()), base_dir);
     if (!ok) {
       std::string first = err.substr(0, err.find('\n'));
       return fail(StatusCode::kInvalidInput, first.empty() ? "not a valid glTF file" : first);
@@ -777,7 +842,8 @@ Result<LoadedAvatar> LoadAvatar(const std::string& path, const LoadOptions& opti
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) return Status(StatusCode::kIoError, path + ": cannot open");
   std::streamoff size = f.tellg();
-  if (size < 0 || size > 0xFFFFFFF0ll) return Status(StatusCode::kInvalidInput, path + ": file too large");
+  if (size < 0 || size > 0xFFFFFFF0ll)
+    return Status(StatusCode::kInvalidInput, path + ": file too large");
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   f.seekg(0);
   if (size > 0 && !f.read(reinterpret_cast<char*>(bytes.data()), size))

@@ -40,16 +40,19 @@ void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::
     c.node = GetIndex(jc, "node", -1, n_nodes, f);
     if (c.node < 0) throw ReadError(f + ".node", "missing");
     const Json* shape = Find(jc, "shape");
-    bool has_core = shape && ReadCoreShape(*shape, f + ".shape", &c.shape, &c.offset, &c.radius, &c.tail);
+    bool has_core =
+        shape && ReadCoreShape(*shape, f + ".shape", &c.shape, &c.offset, &c.radius, &c.tail);
     const Json* ext = nullptr;
-    if (const Json* exts = Find(jc, "extensions")) ext = Find(*exts, "VRMC_springBone_extended_collider");
+    if (const Json* exts = Find(jc, "extensions"))
+      ext = Find(*exts, "VRMC_springBone_extended_collider");
     if (ext) {
       // The extended shape wins; the core shape is only the fallback for old readers. A missing
       // specVersion or missing fallback is tolerated (three-vrm 3.5.5 rejects such files).
       const std::string ef = f + ".extensions.VRMC_springBone_extended_collider";
       std::string ver = GetString(*ext, "specVersion", "", ef);
       if (!ver.empty() && ver != "1.0")
-        warnings.push_back(file + ": " + ef + ".specVersion \"" + ver + "\" is unknown; read as 1.0");
+        warnings.push_back(file + ": " + ef + ".specVersion \"" + ver +
+                           "\" is unknown; read as 1.0");
       if (has_core) {
         c.has_fallback = true;
         c.fallback_shape = c.shape;
@@ -65,8 +68,9 @@ void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::
         c.offset = GetVec<3>(*s, "offset", glm::vec3(0), ef + ".shape.sphere");
         c.radius = GetFloat(*s, "radius", 0.0f, ef + ".shape.sphere");
       } else if (const Json* cp = Find(*es, "capsule")) {
-        c.shape = GetBool(*cp, "inside", false, ef + ".shape.capsule") ? ColliderShape::kInsideCapsule
-                                                                       : ColliderShape::kCapsule;
+        c.shape = GetBool(*cp, "inside", false, ef + ".shape.capsule")
+                      ? ColliderShape::kInsideCapsule
+                      : ColliderShape::kCapsule;
         c.offset = GetVec<3>(*cp, "offset", glm::vec3(0), ef + ".shape.capsule");
         c.radius = GetFloat(*cp, "radius", 0.0f, ef + ".shape.capsule");
         c.tail = GetVec<3>(*cp, "tail", glm::vec3(0), ef + ".shape.capsule");
@@ -104,10 +108,12 @@ void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::
     Spring s;
     s.name = GetString(js, "name", "", f);
     s.center = GetIndex(js, "center", -1, n_nodes, f);
-    if (const Json* ex = Find(js, "extras")) s.segment_checks = GetBool(*ex, "hairswing_segment_checks", false, f + ".extras");
+    if (const Json* ex = Find(js, "extras"))
+      s.segment_checks = GetBool(*ex, "hairswing_segment_checks", false, f + ".extras");
     const Json& cg = GetArray(js, "colliderGroups", f);
     for (size_t k = 0; k < cg.size(); ++k)
-      s.collider_groups.push_back(CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
+      s.collider_groups.push_back(
+          CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
     const Json& joints = GetArray(js, "joints", f);
     for (size_t k = 0; k < joints.size(); ++k) {
       const std::string jf = Idx(f + ".joints", k);
@@ -172,8 +178,10 @@ void ReadConstraints(const Json& root, Avatar& av) {
 // VRM 0.x thumb names shift by one joint in VRM 1.0; everything else keeps its name.
 std::string HumanBoneName0To1(const std::string& b) {
   static const std::map<std::string, std::string> kRename = {
-      {"leftThumbProximal", "leftThumbMetacarpal"}, {"leftThumbIntermediate", "leftThumbProximal"},
-      {"rightThumbProximal", "rightThumbMetacarpal"}, {"rightThumbIntermediate", "rightThumbProximal"}};
+      {"leftThumbProximal", "leftThumbMetacarpal"},
+      {"leftThumbIntermediate", "leftThumbProximal"},
+      {"rightThumbProximal", "rightThumbMetacarpal"},
+      {"rightThumbIntermediate", "rightThumbProximal"}};
   auto it = kRename.find(b);
   return it == kRename.end() ? b : it->second;
 }
@@ -198,13 +206,14 @@ Json ConvertMeta0(const Json& m, const Avatar& av, const Json& root) {
     if (src >= 0) out["thumbnailImage"] = src;
   }
   std::string user = GetString(m, "allowedUserName", "", f);
-  out["avatarPermission"] = user == "Everyone" ? "everyone"
+  out["avatarPermission"] = user == "Everyone"                   ? "everyone"
                             : user == "ExplicitlyLicensedPerson" ? "onlySeparatelyLicensedPerson"
                                                                  : "onlyAuthor";
   out["allowExcessivelyViolentUsage"] = GetString(m, "violentUssageName", "", f) == "Allow";
   out["allowExcessivelySexualUsage"] = GetString(m, "sexualUssageName", "", f) == "Allow";
-  out["commercialUsage"] = GetString(m, "commercialUssageName", "", f) == "Allow" ? "personalProfit"
-                                                                                  : "personalNonProfit";
+  out["commercialUsage"] = GetString(m, "commercialUssageName", "", f) == "Allow"
+                               ? "personalProfit"
+                               : "personalNonProfit";
   out["licenseUrl"] = "https://vrm.dev/licenses/1.0/";
   std::string other = GetString(m, "otherLicenseUrl", "", f);
   if (!other.empty()) out["otherLicenseUrl"] = other;
@@ -222,7 +231,8 @@ void ReadVrm1(const Json& root, Avatar& av, Warnings& warnings) {
   const Json* sb = exts ? Find(*exts, "VRMC_springBone") : nullptr;
   bool has_constraints = false;
   for (const auto& n : GetArray(root, "nodes", ""))
-    if (const Json* e = Find(n, "extensions"); e && Find(*e, "VRMC_node_constraint")) has_constraints = true;
+    if (const Json* e = Find(n, "extensions"); e && Find(*e, "VRMC_node_constraint"))
+      has_constraints = true;
   if (!vrm && !sb && !has_constraints) return;
   av.vrm.version = VrmVersion::kV1;
   if (vrm) {
@@ -234,8 +244,10 @@ void ReadVrm1(const Json& root, Avatar& av, Warnings& warnings) {
       const Json* bones = Find(*hum, "humanBones");
       if (bones && bones->is_object())
         for (auto it = bones->begin(); it != bones->end(); ++it) {
-          int node = GetIndex(it.value(), "node", -1, av.nodes.size(), f + ".humanoid.humanBones." + it.key());
-          if (node < 0) throw ReadError(f + ".humanoid.humanBones." + it.key() + ".node", "missing");
+          int node = GetIndex(it.value(), "node", -1, av.nodes.size(),
+                              f + ".humanoid.humanBones." + it.key());
+          if (node < 0)
+            throw ReadError(f + ".humanoid.humanBones." + it.key() + ".node", "missing");
           av.vrm.humanoid[it.key()] = node;
         }
     }
@@ -269,8 +281,7 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
       av.vrm.humanoid[HumanBoneName0To1(bone)] = node;
     }
   }
-  if (const Json* meta = Find(vrm, "meta"))
-    av.vrm.meta_json = Dump(ConvertMeta0(*meta, av, root));
+  if (const Json* meta = Find(vrm, "meta")) av.vrm.meta_json = Dump(ConvertMeta0(*meta, av, root));
   for (const char* dropped : {"blendShapeMaster", "firstPerson", "materialProperties"})
     if (const Json* d = Find(vrm, dropped); d && !d->empty())
       warnings.push_back(file + ": " + base + "." + dropped +
@@ -320,11 +331,13 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
     proto.hit_radius = GetFloat(bg, "hitRadius", 0.02f, f);
     const Json* jc = Find(bg, "center");
     int center = (jc && jc->is_number_integer() && jc->get<long long>() == -1)
-                     ? -1 : GetIndex(bg, "center", -1, av.nodes.size(), f);
+                     ? -1
+                     : GetIndex(bg, "center", -1, av.nodes.size(), f);
     std::vector<int> cgroups;
     const Json& cg = GetArray(bg, "colliderGroups", f);
     for (size_t k = 0; k < cg.size(); ++k)
-      cgroups.push_back(CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
+      cgroups.push_back(
+          CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
     const Json& roots = GetArray(bg, "bones", f);
     std::string comment = GetString(bg, "comment", "", f);
     for (size_t ri = 0; ri < roots.size(); ++ri) {

@@ -1,10 +1,11 @@
 // Avatar -> GLB. We serialise the glTF JSON with nlohmann::json (keys sorted, so the output is
 // deterministic) and pack all binary data into one buffer. VRM data is always written as VRM 1.0.
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <unistd.h>
 
 #include "hairswing/io.h"
 #include "io/read_internal.h"
@@ -36,11 +37,14 @@ struct BinWriter {
     return static_cast<int>(views.size()) - 1;
   }
 
-  int Accessor(const void* data, size_t count, int comps, int ctype, int target, bool minmax = false) {
-    static const char* kTypes[] = {"", "SCALAR", "VEC2", "VEC3", "VEC4", "", "", "", "", "", "", "", "", "", "", "", "MAT4"};
+  int Accessor(const void* data, size_t count, int comps, int ctype, int target,
+               bool minmax = false) {
+    static const char* kTypes[] = {"", "SCALAR", "VEC2", "VEC3", "VEC4", "", "", "",    "",
+                                   "", "",       "",     "",     "",     "", "", "MAT4"};
     size_t csize = ctype == kUShort ? 2 : 4;
     int view = View(data, count * comps * csize, target);
-    Json a = {{"bufferView", view}, {"componentType", ctype}, {"count", count}, {"type", kTypes[comps]}};
+    Json a = {
+        {"bufferView", view}, {"componentType", ctype}, {"count", count}, {"type", kTypes[comps]}};
     if (minmax && ctype == kFloat && count > 0) {
       const float* f = static_cast<const float*>(data);
       std::vector<float> lo(f, f + comps), hi(f, f + comps);
@@ -68,24 +72,31 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
   Json colliders = Json::array();
   for (const auto& c : av.vrm.colliders) {
     Json jc = {{"node", c.node}};
-    bool extended = c.shape == ColliderShape::kInsideSphere || c.shape == ColliderShape::kInsideCapsule ||
-                    c.shape == ColliderShape::kPlane;
+    bool extended = c.shape == ColliderShape::kInsideSphere ||
+                    c.shape == ColliderShape::kInsideCapsule || c.shape == ColliderShape::kPlane;
     if (!extended) {
       jc["shape"] = WriteShape(c.shape, c.offset, c.radius, c.tail);
     } else {
       *uses_extended = true;
       // Readers without the extension need a core shape; when the source had none we write one
       // that can never touch anything (radius 0, far away), the convention of the spec examples.
-      jc["shape"] = c.has_fallback ? WriteShape(c.fallback_shape, c.fallback_offset, c.fallback_radius, c.fallback_tail)
-                                   : WriteShape(ColliderShape::kSphere, glm::vec3(0, -10000, 0), 0.0f, glm::vec3(0));
+      jc["shape"] =
+          c.has_fallback
+              ? WriteShape(c.fallback_shape, c.fallback_offset, c.fallback_radius, c.fallback_tail)
+              : WriteShape(ColliderShape::kSphere, glm::vec3(0, -10000, 0), 0.0f, glm::vec3(0));
       Json shape;
       if (c.shape == ColliderShape::kPlane)
         shape = {{"plane", {{"offset", Vec(c.offset)}, {"normal", Vec(c.normal)}}}};
       else if (c.shape == ColliderShape::kInsideSphere)
         shape = {{"sphere", {{"offset", Vec(c.offset)}, {"radius", c.radius}, {"inside", true}}}};
       else
-        shape = {{"capsule", {{"offset", Vec(c.offset)}, {"radius", c.radius}, {"tail", Vec(c.tail)}, {"inside", true}}}};
-      jc["extensions"] = {{"VRMC_springBone_extended_collider", {{"specVersion", "1.0"}, {"shape", shape}}}};
+        shape = {{"capsule",
+                  {{"offset", Vec(c.offset)},
+                   {"radius", c.radius},
+                   {"tail", Vec(c.tail)},
+                   {"inside", true}}}};
+      jc["extensions"] = {
+          {"VRMC_springBone_extended_collider", {{"specVersion", "1.0"}, {"shape", shape}}}};
     }
     colliders.push_back(jc);
   }
@@ -104,8 +115,11 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
     if (s.segment_checks) js["extras"] = {{"hairswing_segment_checks", true}};
     Json joints = Json::array();
     auto joint_json = [](const SpringJoint& j) {
-      return Json{{"node", j.node}, {"hitRadius", j.hit_radius}, {"stiffness", j.stiffness},
-                  {"gravityPower", j.gravity_power}, {"gravityDir", Vec(j.gravity_dir)},
+      return Json{{"node", j.node},
+                  {"hitRadius", j.hit_radius},
+                  {"stiffness", j.stiffness},
+                  {"gravityPower", j.gravity_power},
+                  {"gravityDir", Vec(j.gravity_dir)},
                   {"dragForce", j.drag_force}};
     };
     for (const auto& j : s.joints) joints.push_back(joint_json(j));
@@ -140,7 +154,8 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
   using namespace io;
   try {
     if (as_vrm && av.vrm.humanoid.empty())
-      return Status(StatusCode::kUnsupported, "cannot write .vrm: the avatar has no humanoid bones");
+      return Status(StatusCode::kUnsupported,
+                    "cannot write .vrm: the avatar has no humanoid bones");
     BinWriter bw;
     Json root = Json::object();
     Json asset = ParseKept(av.asset_json);
@@ -166,7 +181,9 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
         vrm["humanoid"] = {{"humanBones", bones}};
         Json meta = ParseKept(av.vrm.meta_json);
         if (!meta.is_object())
-          meta = {{"name", "Untitled"}, {"authors", {"Unknown"}}, {"licenseUrl", "https://vrm.dev/licenses/1.0/"}};
+          meta = {{"name", "Untitled"},
+                  {"authors", {"Unknown"}},
+                  {"licenseUrl", "https://vrm.dev/licenses/1.0/"}};
         vrm["meta"] = meta;
         ext["VRMC_vrm"] = vrm;
       }
@@ -174,12 +191,19 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
 
     // Nodes.
     std::vector<Json> node_ext(nodes.size());
-    for (size_t i = 0; i < av.nodes.size(); ++i) node_ext[i] = ParseKept(av.nodes[i].extensions_json);
+    for (size_t i = 0; i < av.nodes.size(); ++i)
+      node_ext[i] = ParseKept(av.nodes[i].extensions_json);
     for (const auto& c : av.vrm.constraints) {
       Json body = {{"source", c.source}, {"weight", c.weight}};
       const char* kind = "rotation";
-      if (c.kind == NodeConstraint::Kind::kAim) { kind = "aim"; body["aimAxis"] = c.axis; }
-      if (c.kind == NodeConstraint::Kind::kRoll) { kind = "roll"; body["rollAxis"] = c.axis; }
+      if (c.kind == NodeConstraint::Kind::kAim) {
+        kind = "aim";
+        body["aimAxis"] = c.axis;
+      }
+      if (c.kind == NodeConstraint::Kind::kRoll) {
+        kind = "roll";
+        body["rollAxis"] = c.axis;
+      }
       Json nc = ParseKept(c.extensions_json);
       if (!nc.is_object()) nc = Json::object();
       nc["specVersion"] = "1.0";
@@ -200,7 +224,8 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
       if (n.mesh >= 0) jn["mesh"] = n.mesh;
       if (n.skin >= 0) jn["skin"] = n.skin;
       if (!n.morph_weights.empty()) jn["weights"] = n.morph_weights;
-      if (i < node_ext.size() && node_ext[i].is_object() && !node_ext[i].empty()) jn["extensions"] = node_ext[i];
+      if (i < node_ext.size() && node_ext[i].is_object() && !node_ext[i].empty())
+        jn["extensions"] = node_ext[i];
       if (!n.extras_json.empty()) jn["extras"] = Json::parse(n.extras_json);
       jnodes.push_back(jn);
     }
@@ -219,9 +244,12 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
         const size_t nv = p.positions.size();
         Json attrs = Json::object();
         attrs["POSITION"] = bw.Accessor(p.positions.data(), nv, 3, kFloat, 34962, true);
-        if (!p.normals.empty()) attrs["NORMAL"] = bw.Accessor(p.normals.data(), nv, 3, kFloat, 34962);
-        if (!p.joints.empty()) attrs["JOINTS_0"] = bw.Accessor(p.joints.data(), nv, 4, kUShort, 34962);
-        if (!p.weights.empty()) attrs["WEIGHTS_0"] = bw.Accessor(p.weights.data(), nv, 4, kFloat, 34962);
+        if (!p.normals.empty())
+          attrs["NORMAL"] = bw.Accessor(p.normals.data(), nv, 3, kFloat, 34962);
+        if (!p.joints.empty())
+          attrs["JOINTS_0"] = bw.Accessor(p.joints.data(), nv, 4, kUShort, 34962);
+        if (!p.weights.empty())
+          attrs["WEIGHTS_0"] = bw.Accessor(p.weights.data(), nv, 4, kFloat, 34962);
         for (const auto& [name, ea] : p.extra_attributes) {
           if (name.rfind("JOINTS_", 0) == 0) {  // joint indices must stay unsigned integers
             std::vector<uint16_t> u(ea.data.size());
@@ -238,9 +266,12 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
           Json targets = Json::array();
           for (const auto& t : p.targets) {
             Json jt = Json::object();
-            if (!t.positions.empty()) jt["POSITION"] = bw.Accessor(t.positions.data(), nv, 3, kFloat, 34962, true);
-            if (!t.normals.empty()) jt["NORMAL"] = bw.Accessor(t.normals.data(), nv, 3, kFloat, 34962);
-            if (!t.tangents.empty()) jt["TANGENT"] = bw.Accessor(t.tangents.data(), nv, 3, kFloat, 34962);
+            if (!t.positions.empty())
+              jt["POSITION"] = bw.Accessor(t.positions.data(), nv, 3, kFloat, 34962, true);
+            if (!t.normals.empty())
+              jt["NORMAL"] = bw.Accessor(t.normals.data(), nv, 3, kFloat, 34962);
+            if (!t.tangents.empty())
+              jt["TANGENT"] = bw.Accessor(t.tangents.data(), nv, 3, kFloat, 34962);
             targets.push_back(jt);
           }
           jp["targets"] = targets;
@@ -259,7 +290,9 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
       Json js = {{"joints", s.joints}};
       if (!s.name.empty()) js["name"] = s.name;
       if (s.skeleton >= 0) js["skeleton"] = s.skeleton;
-      if (!s.joints.empty()) js["inverseBindMatrices"] = bw.Accessor(s.inverse_bind.data(), s.inverse_bind.size(), 16, kFloat, 0);
+      if (!s.joints.empty())
+        js["inverseBindMatrices"] =
+            bw.Accessor(s.inverse_bind.data(), s.inverse_bind.size(), 16, kFloat, 0);
       skins.push_back(js);
     }
     if (!skins.empty()) root["skins"] = skins;
@@ -272,11 +305,15 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
         static const char* kInterp[] = {"STEP", "LINEAR", "CUBICSPLINE"};
         int in = bw.Accessor(ch.times.data(), ch.times.size(), 1, kFloat, 0, true);
         bool weights = ch.path == AnimationChannel::Path::kWeights;
-        int out = bw.Accessor(ch.values.data(), weights ? ch.values.size() : ch.values.size() / ch.components,
+        int out = bw.Accessor(ch.values.data(),
+                              weights ? ch.values.size() : ch.values.size() / ch.components,
                               weights ? 1 : ch.components, kFloat, 0);
-        samplers.push_back({{"input", in}, {"output", out}, {"interpolation", kInterp[static_cast<int>(ch.interpolation)]}});
-        channels.push_back({{"sampler", samplers.size() - 1},
-                            {"target", {{"node", ch.node}, {"path", kPath[static_cast<int>(ch.path)]}}}});
+        samplers.push_back({{"input", in},
+                            {"output", out},
+                            {"interpolation", kInterp[static_cast<int>(ch.interpolation)]}});
+        channels.push_back(
+            {{"sampler", samplers.size() - 1},
+             {"target", {{"node", ch.node}, {"path", kPath[static_cast<int>(ch.path)]}}}});
       }
       Json ja = {{"samplers", samplers}, {"channels", channels}};
       if (!a.name.empty()) ja["name"] = a.name;
@@ -301,7 +338,8 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
         ji["bufferView"] = bw.View(img.bytes.data(), img.bytes.size(), 0);
         ji["mimeType"] = img.mime_type.empty() ? "image/png" : img.mime_type;
       } else {
-        ji["uri"] = img.uri.empty() ? "missing.png" : img.uri;  // keep the reference we could not load
+        ji["uri"] =
+            img.uri.empty() ? "missing.png" : img.uri;  // keep the reference we could not load
       }
       images.push_back(ji);
     }
@@ -318,7 +356,8 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
     CollectExtensionNames(root, used);
     if (uses_extended) used.push_back("VRMC_springBone_extended_collider");
     std::set<std::string> used_set(used.begin(), used.end());
-    if (!used_set.empty()) root["extensionsUsed"] = std::vector<std::string>(used_set.begin(), used_set.end());
+    if (!used_set.empty())
+      root["extensionsUsed"] = std::vector<std::string>(used_set.begin(), used_set.end());
     std::vector<std::string> required;
     for (const auto& r : av.extensions_required)
       if (used_set.count(r)) required.push_back(r);
@@ -327,10 +366,13 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
     std::string json = root.dump(-1, ' ', false, Json::error_handler_t::replace);
     while (json.size() % 4) json.push_back(' ');
     const bool has_bin = !bw.bin.empty();
-    uint32_t total = 12 + 8 + static_cast<uint32_t>(json.size()) + (has_bin ? 8 + static_cast<uint32_t>(bw.bin.size()) : 0);
+    uint32_t total = 12 + 8 + static_cast<uint32_t>(json.size()) +
+                     (has_bin ? 8 + static_cast<uint32_t>(bw.bin.size()) : 0);
     std::vector<uint8_t> out;
     out.reserve(total);
-    auto put32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+    auto put32 = [&](uint32_t v) {
+      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    };
     put32(0x46546C67u);  // "glTF"
     put32(2);
     put32(total);
@@ -364,11 +406,13 @@ Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptio
   if (!bytes.ok()) return Status(bytes.status().code(), path + ": " + bytes.status().message());
   // Atomic: write a temporary file beside the target, flush, then rename over it.
   fs::path target(path);
-  fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  fs::path tmp = target.parent_path() /
+                 ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) return Status(StatusCode::kIoError, path + ": cannot create " + tmp.string());
-    f.write(reinterpret_cast<const char*>(bytes.value().data()), static_cast<std::streamsize>(bytes.value().size()));
+    f.write(reinterpret_cast<const char*>(bytes.value().data()),
+            static_cast<std::streamsize>(bytes.value().size()));
     f.flush();
     if (!f) {
       f.close();

@@ -1,15 +1,15 @@
 // The measurement run (docs/measure.md): head-turn per solver x fps, the mesh sampled at 30 Hz.
+#include "hairswing/measure.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <tuple>
-
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "hairswing/anim.h"
 #include "hairswing/collide.h"
-#include "hairswing/measure.h"
 #include "hairswing/motion.h"
 
 namespace hairswing {
@@ -20,8 +20,8 @@ struct HairPrim {
   const Primitive* prim;
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   std::vector<float> rest_len;
-  size_t edge_offset = 0;     // into the flat per-edge arrays
-  size_t vertex_offset = 0;   // into the flat front-strand flags
+  size_t edge_offset = 0;    // into the flat per-edge arrays
+  size_t vertex_offset = 0;  // into the flat front-strand flags
 };
 
 // Hair edges on welded vertices: vertices at the same rest position are one vertex.
@@ -29,11 +29,12 @@ struct WeldedEdges {
   std::vector<std::pair<uint32_t, uint32_t>> rep;  // welded vertex -> (hair primitive, vertex)
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   std::vector<float> rest_len;
-  std::vector<int> chain;                           // per edge, -1 = no spring weight
+  std::vector<int> chain;  // per edge, -1 = no spring weight
 };
 
 glm::mat3 RotationOnly(const glm::mat4& m) {
-  return glm::mat3(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])), glm::normalize(glm::vec3(m[2])));
+  return glm::mat3(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),
+                   glm::normalize(glm::vec3(m[2])));
 }
 
 // Shortest rotation taking unit vector a to unit vector b.
@@ -61,7 +62,8 @@ void ShapeDeviation(const Rig& rig, const SpringWorld& w, int chain, ShapeAcc* a
   const RigChain& ch = rig.chains()[chain];
   const auto world = w.world();
   const glm::mat3 a_now = ch.attach >= 0 ? RotationOnly(world[ch.attach]) : glm::mat3(1.0f);
-  const glm::mat3 a_rest = ch.attach >= 0 ? RotationOnly(rig.rest_world()[ch.attach]) : glm::mat3(1.0f);
+  const glm::mat3 a_rest =
+      ch.attach >= 0 ? RotationOnly(rig.rest_world()[ch.attach]) : glm::mat3(1.0f);
   const glm::mat3 inv_now = glm::transpose(a_now), inv_rest = glm::transpose(a_rest);
   glm::mat3 first_swing(1.0f);
   bool have_first = false;
@@ -110,7 +112,8 @@ class MeasureRun {
   Status FindFrontStrands(MeasureReport* report);
   // Per 30 Hz sample of a full run.
   Status SampleStretch(RunResult& r);
-  void SampleRootsAndPenetration(const SpringWorld& sw, double t, PoseSampler& body_motion, RunResult& r);
+  void SampleRootsAndPenetration(const SpringWorld& sw, double t, PoseSampler& body_motion,
+                                 RunResult& r);
   Status SampleOcclusion(int* hidden_max, double* depth_max);
   // After a run.
   void SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local, RunResult& r) const;
@@ -130,7 +133,7 @@ class MeasureRun {
   OcclusionCaster caster_;
   std::vector<glm::vec3> shirt_pos_;
   std::vector<uint32_t> shirt_idx_;
-  std::vector<uint8_t> front_;  // per hair vertex: in front of the shirt at rest
+  std::vector<uint8_t> front_;                    // per hair vertex: in front of the shirt at rest
   static constexpr glm::vec3 kToViewer{0, 0, 1};  // front view: the avatar faces +Z
   // Scratch reused by every run.
   std::vector<glm::mat4> world_, body_world_, palette_;
@@ -143,7 +146,8 @@ int MeasureRun::VertexChain(const MeshInstance& inst, const Primitive& p, size_t
   int best = -1;
   float best_w = 0;
   for (int k = 0; k < 4; ++k) {
-    if (!(p.weights[v][k] > best_w) || p.joints[v][k] >= rig_.skins()[inst.skin].joints.size()) continue;
+    if (!(p.weights[v][k] > best_w) || p.joints[v][k] >= rig_.skins()[inst.skin].joints.size())
+      continue;
     const int c = node_chain_[rig_.skins()[inst.skin].joints[p.joints[v][k]]];
     if (c < 0) continue;
     best = c;
@@ -162,7 +166,8 @@ void MeasureRun::FindHair() {
     if (inst.skin < 0) continue;
     for (const Primitive& p : av_.meshes[inst.mesh].primitives) {
       bool is_hair = false;
-      for (size_t v = 0; v < p.joints.size() && !is_hair; ++v) is_hair = VertexChain(inst, p, v) >= 0;
+      for (size_t v = 0; v < p.joints.size() && !is_hair; ++v)
+        is_hair = VertexChain(inst, p, v) >= 0;
       if (!is_hair || p.mode != 4) continue;
       HairPrim h{&inst, &p, TriangleEdges(p.indices), {}, n_edges_, n_verts_};
       n_edges_ += h.edges.size();
@@ -182,9 +187,11 @@ Status MeasureRun::PoseRest() {
   posed_.resize(hair_.size());
   for (size_t h = 0; h < hair_.size(); ++h) {
     posed_[h].resize(hair_[h].prim->positions.size());
-    Status st = PosePrimitive(rig_, *hair_[h].inst, *hair_[h].prim, rig_.rest_world(), palette_, posed_[h]);
+    Status st =
+        PosePrimitive(rig_, *hair_[h].inst, *hair_[h].prim, rig_.rest_world(), palette_, posed_[h]);
     if (!st.ok()) return st;
-    for (const auto& [a, b] : hair_[h].edges) hair_[h].rest_len.push_back(glm::length(posed_[h][a] - posed_[h][b]));
+    for (const auto& [a, b] : hair_[h].edges)
+      hair_[h].rest_len.push_back(glm::length(posed_[h][a] - posed_[h][b]));
   }
   return Status::Ok();
 }
@@ -198,7 +205,8 @@ void MeasureRun::Weld() {
   for (size_t h = 0; h < hair_.size(); ++h)
     for (size_t v = 0; v < posed_[h].size(); ++v) {
       const glm::vec3& p = posed_[h][v];
-      auto key = std::make_tuple(std::llround(p.x / kGrid), std::llround(p.y / kGrid), std::llround(p.z / kGrid));
+      auto key = std::make_tuple(std::llround(p.x / kGrid), std::llround(p.y / kGrid),
+                                 std::llround(p.z / kGrid));
       auto [it, fresh] = grid.emplace(key, static_cast<uint32_t>(welded_.rep.size()));
       if (fresh) {
         welded_.rep.emplace_back(static_cast<uint32_t>(h), static_cast<uint32_t>(v));
@@ -253,7 +261,8 @@ Status MeasureRun::FindFrontStrands(MeasureReport* report) {
   if (Status st = PoseShirt(rig_.rest_world()); !st.ok()) return st;
   for (size_t h = 0; h < hair_.size(); ++h)
     for (size_t v = 0; v < posed_[h].size(); ++v)
-      if (caster_.DepthBehind(posed_[h][v], -kToViewer) >= 0 && caster_.DepthBehind(posed_[h][v], kToViewer) < 0) {
+      if (caster_.DepthBehind(posed_[h][v], -kToViewer) >= 0 &&
+          caster_.DepthBehind(posed_[h][v], kToViewer) < 0) {
         front_[hair_[h].vertex_offset + v] = 1;
         ++report->front_strand_vertices;
       }
@@ -262,7 +271,8 @@ Status MeasureRun::FindFrontStrands(MeasureReport* report) {
 
 Status MeasureRun::Prepare(MeasureReport* report) {
   report->chains = static_cast<int>(rig_.chains().size());
-  for (const RigChain& ch : rig_.chains()) report->chain_names.push_back(av_.vrm.springs[ch.source_spring].name);
+  for (const RigChain& ch : rig_.chains())
+    report->chain_names.push_back(av_.vrm.springs[ch.source_spring].name);
   FindHair();
   report->hair_vertices = static_cast<int>(n_verts_);
   report->hair_edges = static_cast<int>(n_edges_);
@@ -285,7 +295,9 @@ Status MeasureRun::SampleStretch(RunResult& r) {
     for (size_t e = 0; e < hair_[h].edges.size(); ++e) {
       const float rest = hair_[h].rest_len[e];
       if (rest <= 0) continue;
-      const double ratio = glm::length(posed_[h][hair_[h].edges[e].first] - posed_[h][hair_[h].edges[e].second]) / rest;
+      const double ratio =
+          glm::length(posed_[h][hair_[h].edges[e].first] - posed_[h][hair_[h].edges[e].second]) /
+          rest;
       max_ratio_[hair_[h].edge_offset + e] = std::max(max_ratio_[hair_[h].edge_offset + e], ratio);
       sample_ratios_.push_back(ratio);
     }
@@ -293,19 +305,23 @@ Status MeasureRun::SampleStretch(RunResult& r) {
   for (size_t e = 0; e < welded_.edges.size(); ++e) {
     const auto [ha, va] = welded_.rep[welded_.edges[e].first];
     const auto [hb, vb] = welded_.rep[welded_.edges[e].second];
-    max_welded_[e] = std::max(max_welded_[e], glm::length(posed_[ha][va] - posed_[hb][vb]) / static_cast<double>(welded_.rest_len[e]));
+    max_welded_[e] = std::max(max_welded_[e], glm::length(posed_[ha][va] - posed_[hb][vb]) /
+                                                  static_cast<double>(welded_.rest_len[e]));
   }
   r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios_, 0.99) - 1.0));
   return Status::Ok();
 }
 
-void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, double t, PoseSampler& body_motion, RunResult& r) {
+void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, double t,
+                                           PoseSampler& body_motion, RunResult& r) {
   // Roots against the body pose computed independently of the solver.
   body_motion.Sample(t, body_pose_);
   ComputeWorld(rig_, body_pose_, body_world_);
   for (const RigChain& ch : rig_.chains()) {
     const int root = rig_.joint_node()[ch.joint_begin];
-    r.root_drift_mm = std::max(r.root_drift_mm, 1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world_[root][3])));
+    r.root_drift_mm = std::max(
+        r.root_drift_mm,
+        1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world_[root][3])));
     // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored).
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       const glm::vec3 a(sw.world()[rig_.joint_node()[j]][3]), b = sw.tails()[j];
@@ -313,10 +329,11 @@ void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, double t, Pose
         const int ci = rig_.chain_colliders()[k];
         const ColliderShape kind = rig_.collider_shape()[ci];
         if (kind != ColliderShape::kSphere && kind != ColliderShape::kCapsule) continue;
-        const WorldCollider wc = ColliderToWorld(kind, rig_.collider_offset()[ci], rig_.collider_tail()[ci],
-                                                 rig_.collider_normal()[ci], rig_.collider_radius()[ci],
-                                                 world_[rig_.collider_node()[ci]], true);
-        if (LinkPenetration(a, b, wc.head, wc.tail, wc.radius) > opt_.penetration_threshold) ++r.penetration_samples;
+        const WorldCollider wc = ColliderToWorld(
+            kind, rig_.collider_offset()[ci], rig_.collider_tail()[ci], rig_.collider_normal()[ci],
+            rig_.collider_radius()[ci], world_[rig_.collider_node()[ci]], true);
+        if (LinkPenetration(a, b, wc.head, wc.tail, wc.radius) > opt_.penetration_threshold)
+          ++r.penetration_samples;
       }
     }
   }
@@ -339,7 +356,8 @@ Status MeasureRun::SampleOcclusion(int* hidden_max, double* depth_max) {
   return Status::Ok();
 }
 
-void MeasureRun::SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local, RunResult& r) const {
+void MeasureRun::SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local,
+                                RunResult& r) const {
   // Tip lag in the attachment frame against where the tip rests at the end of the run.
   const size_t samples = r.sample_times.size();
   const size_t chains = rig_.chains().size();
@@ -379,10 +397,13 @@ void MeasureRun::SummariseShape(const std::vector<ShapeAcc>& shape, RunResult& r
 void MeasureRun::SummariseMesh(RunResult& r) const {
   // Settle: tip motion between consecutive samples within the last 2 s.
   size_t first_late = 0;
-  while (first_late < r.sample_times.size() && r.sample_times[first_late] < opt_.duration - 2.0 - 1e-9) ++first_late;
+  while (first_late < r.sample_times.size() &&
+         r.sample_times[first_late] < opt_.duration - 2.0 - 1e-9)
+    ++first_late;
   for (const auto& path : r.tip_paths)
     if (first_late < path.size())
-      r.settle_mm = std::max(r.settle_mm, 1000.0 * MaxStepMotion(std::span(path).subspan(first_late)));
+      r.settle_mm =
+          std::max(r.settle_mm, 1000.0 * MaxStepMotion(std::span(path).subspan(first_late)));
   const StretchSummary s = SummariseStretch(max_ratio_);
   r.stretch_p99_pct = s.p99_pct;
   r.stretch_worst_pct = s.worst_pct;
@@ -392,7 +413,8 @@ void MeasureRun::SummariseMesh(RunResult& r) const {
   std::vector<std::vector<double>> per_chain(rig_.chains().size());
   for (size_t e = 0; e < welded_.edges.size(); ++e)
     if (welded_.chain[e] >= 0) per_chain[welded_.chain[e]].push_back(max_welded_[e]);
-  for (auto& v : per_chain) r.stretch_p99_per_chain_pct.push_back(v.empty() ? std::nan("") : SummariseStretch(v).p99_pct);
+  for (auto& v : per_chain)
+    r.stretch_p99_per_chain_pct.push_back(v.empty() ? std::nan("") : SummariseStretch(v).p99_pct);
   r.update_p50_ms = Quantile(r.frame_ms, 0.5);
   r.update_p95_ms = Quantile(r.frame_ms, 0.95);
 }
@@ -434,7 +456,8 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
     if (f > 0) {
       const auto t0 = std::chrono::steady_clock::now();
       r.steps.Merge(driver.Advance(1.0 / fps));
-      r.frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      r.frame_ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     if (f % stride != 0) continue;
     const double t = static_cast<double>(f) / fps;
@@ -445,7 +468,8 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
       r.tip_paths[c].push_back(tip);
       const glm::mat4& a = ch.attach >= 0 ? sw.world()[ch.attach] : glm::mat4(1.0f);
       tip_local[c].push_back(glm::transpose(RotationOnly(a)) * (tip - glm::vec3(a[3])));
-      if (t <= HeadTurnMotion::kMoveEnd + 1e-9) ShapeDeviation(rig_, sw, static_cast<int>(c), &shape[c]);
+      if (t <= HeadTurnMotion::kMoveEnd + 1e-9)
+        ShapeDeviation(rig_, sw, static_cast<int>(c), &shape[c]);
     }
     r.hashes.push_back(sw.StateHash());
     if (!full) continue;
@@ -480,13 +504,16 @@ Status MeasureRun::MatchSwing(MeasureReport* report) {
     m.target_swing_rms_mm = arc->swing_rms_mm;
     // The same solver at another frame rate already matched: fps identity gives the same answer.
     for (const RunResult& done : report->results)
-      if (&done != &r && done.solver == r.solver && done.matched && report->fps_identical) m = *done.matched;
+      if (&done != &r && done.solver == r.solver && done.matched && report->fps_identical)
+        m = *done.matched;
     if (m.iterations == 0) {
       double lo = std::log(1.0 / 64.0), hi = std::log(64.0), best_err = 1e30, best = 0.0;
       for (int it = 0; it < 40; ++it) {
         const double mid = 0.5 * (lo + hi);
         RunResult probe;
-        if (Status st = Run(r.solver, r.fps, static_cast<float>(std::exp(mid)), false, &probe); !st.ok()) return st;
+        if (Status st = Run(r.solver, r.fps, static_cast<float>(std::exp(mid)), false, &probe);
+            !st.ok())
+          return st;
         ++m.iterations;
         const double err = probe.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0;
         if (std::fabs(err) < best_err) {
@@ -494,16 +521,21 @@ Status MeasureRun::MatchSwing(MeasureReport* report) {
           best = mid;
         }
         if (std::fabs(err) <= opt_.match_tolerance) break;
-        if (err > 0) lo = mid;  // swings too much: stiffer
-        else hi = mid;
+        if (err > 0)
+          lo = mid;  // swings too much: stiffer
+        else
+          hi = mid;
       }
       RunResult full_run;
       m.stiffness_scale = std::exp(best);
-      if (Status st = Run(r.solver, r.fps, static_cast<float>(m.stiffness_scale), true, &full_run); !st.ok()) return st;
+      if (Status st = Run(r.solver, r.fps, static_cast<float>(m.stiffness_scale), true, &full_run);
+          !st.ok())
+        return st;
       m.swing_rms_mm = full_run.swing_rms_mm;
       m.stretch_p99_pct = full_run.stretch_p99_welded_pct;
       m.shape_error_deg = full_run.shape_error_deg;
-      m.reached = std::fabs(m.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0) <= opt_.match_tolerance;
+      m.reached = std::fabs(m.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0) <=
+                  opt_.match_tolerance;
     }
     r.matched = m;
   }
@@ -517,15 +549,20 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   if (!rig_r.ok()) return rig_r.status();
   const Rig& rig = rig_r.value();
   const int head = HumanoidRigNode(av, rig, "head");
-  if (head < 0) return Status(StatusCode::kUnsupported, "measure: the avatar has no humanoid head bone");
-  if (rig.chains().empty()) return Status(StatusCode::kUnsupported, "measure: the avatar has no spring chains");
+  if (head < 0)
+    return Status(StatusCode::kUnsupported, "measure: the avatar has no humanoid head bone");
+  if (rig.chains().empty())
+    return Status(StatusCode::kUnsupported, "measure: the avatar has no spring chains");
   for (int f : opt.fps)
     if (f <= 0 || 120 % f != 0 || f % opt.sample_hz != 0)
-      return Status(StatusCode::kInvalidInput, "measure: fps " + std::to_string(f) + " must divide 120 and be a multiple of " +
+      return Status(StatusCode::kInvalidInput, "measure: fps " + std::to_string(f) +
+                                                   " must divide 120 and be a multiple of " +
                                                    std::to_string(opt.sample_hz));
-  const bool has_arc = std::find(opt.solvers.begin(), opt.solvers.end(), SolverMode::kArc) != opt.solvers.end();
+  const bool has_arc =
+      std::find(opt.solvers.begin(), opt.solvers.end(), SolverMode::kArc) != opt.solvers.end();
   if (opt.match_swing && !has_arc)
-    return Status(StatusCode::kInvalidInput, "measure: the swing-matched comparison needs the arc solver in the run");
+    return Status(StatusCode::kInvalidInput,
+                  "measure: the swing-matched comparison needs the arc solver in the run");
 
   MeasureReport report;
   report.avatar = av.source_path;
@@ -565,7 +602,9 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   j["fps_identical"] = rep.fps_identical;
   j["skinned_hair"] = rep.skinned_hair;
   // Stretch of hair that no skinned vertex follows is not 0 %: it is not measurable.
-  auto stretch = [&](double v) { return rep.skinned_hair && std::isfinite(v) ? Json(v) : Json(nullptr); };
+  auto stretch = [&](double v) {
+    return rep.skinned_hair && std::isfinite(v) ? Json(v) : Json(nullptr);
+  };
   Json results = Json::array();
   for (const RunResult& r : rep.results) {
     Json o;
@@ -594,12 +633,17 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
                       {"iterations", r.matched->iterations},
                       {"reached", r.matched->reached}};
     o["occlusion_hidden"] = r.occlusion_hidden ? Json(*r.occlusion_hidden) : Json(nullptr);
-    o["occlusion_max_depth_mm"] = r.occlusion_max_depth_mm ? Json(*r.occlusion_max_depth_mm) : Json(nullptr);
+    o["occlusion_max_depth_mm"] =
+        r.occlusion_max_depth_mm ? Json(*r.occlusion_max_depth_mm) : Json(nullptr);
     // The same measurement after collider fitting, when it was run.
     if (r.after_fit_stretch_p99_pct)
-      o["occlusion_after_fit"] = {{"hidden", r.after_fit_occlusion_hidden ? Json(*r.after_fit_occlusion_hidden) : Json(nullptr)},
-                                  {"max_depth_mm", r.after_fit_occlusion_max_depth_mm ? Json(*r.after_fit_occlusion_max_depth_mm) : Json(nullptr)},
-                                  {"stretch_p99_pct", stretch(*r.after_fit_stretch_p99_pct)}};
+      o["occlusion_after_fit"] = {
+          {"hidden",
+           r.after_fit_occlusion_hidden ? Json(*r.after_fit_occlusion_hidden) : Json(nullptr)},
+          {"max_depth_mm", r.after_fit_occlusion_max_depth_mm
+                               ? Json(*r.after_fit_occlusion_max_depth_mm)
+                               : Json(nullptr)},
+          {"stretch_p99_pct", stretch(*r.after_fit_stretch_p99_pct)}};
     else
       o["occlusion_after_fit"] = nullptr;
     o["penetration_samples"] = r.penetration_samples;

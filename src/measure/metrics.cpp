@@ -1,9 +1,9 @@
 // Metric building blocks: mesh edges, stretch summary and the Embree ray caster.
+#include <embree3/rtcore.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <embree3/rtcore.h>
 
 #include "hairswing/collide.h"
 #include "hairswing/measure.h"
@@ -35,7 +35,8 @@ StretchSummary SummariseStretch(std::span<const double> m) {
   return s;
 }
 
-float LinkPenetration(const glm::vec3& a, const glm::vec3& b, const glm::vec3& h0, const glm::vec3& h1, float radius) {
+float LinkPenetration(const glm::vec3& a, const glm::vec3& b, const glm::vec3& h0,
+                      const glm::vec3& h1, float radius) {
   float u, v;
   ClosestSegmentParams(a, b, h0, h1, &u, &v);
   return radius - glm::length(a + u * (b - a) - (h0 + v * (h1 - h0)));
@@ -43,7 +44,8 @@ float LinkPenetration(const glm::vec3& a, const glm::vec3& b, const glm::vec3& h
 
 double MaxStepMotion(std::span<const glm::vec3> path) {
   double m = 0;
-  for (size_t i = 1; i < path.size(); ++i) m = std::max(m, static_cast<double>(glm::length(path[i] - path[i - 1])));
+  for (size_t i = 1; i < path.size(); ++i)
+    m = std::max(m, static_cast<double>(glm::length(path[i] - path[i - 1])));
   return m;
 }
 
@@ -82,10 +84,10 @@ void OcclusionCaster::SetMesh(std::span<const glm::vec3> pos, std::span<const ui
     }
     m.geom = rtcNewGeometry(m.device, RTC_GEOMETRY_TYPE_TRIANGLE);
     // Embree reads 16 bytes past the last vertex: allocate one spare.
-    m.vbuf = static_cast<float*>(rtcSetNewGeometryBuffer(m.geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
-                                                         3 * sizeof(float), pos.size() + 1));
-    auto* ibuf = static_cast<uint32_t*>(rtcSetNewGeometryBuffer(m.geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
-                                                                3 * sizeof(uint32_t), idx.size() / 3));
+    m.vbuf = static_cast<float*>(rtcSetNewGeometryBuffer(
+        m.geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), pos.size() + 1));
+    auto* ibuf = static_cast<uint32_t*>(rtcSetNewGeometryBuffer(
+        m.geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(uint32_t), idx.size() / 3));
     std::copy(idx.begin(), idx.begin() + (idx.size() / 3) * 3, ibuf);
     m.vertices = pos.size();
     std::copy(&pos[0].x, &pos[0].x + 3 * pos.size(), m.vbuf);
@@ -105,8 +107,12 @@ float OcclusionCaster::DepthBehind(const glm::vec3& p, const glm::vec3& dir) con
   RTCIntersectContext ctx;
   rtcInitIntersectContext(&ctx);
   RTCRayHit rh{};
-  rh.ray.org_x = p.x; rh.ray.org_y = p.y; rh.ray.org_z = p.z;
-  rh.ray.dir_x = dir.x; rh.ray.dir_y = dir.y; rh.ray.dir_z = dir.z;
+  rh.ray.org_x = p.x;
+  rh.ray.org_y = p.y;
+  rh.ray.org_z = p.z;
+  rh.ray.dir_x = dir.x;
+  rh.ray.dir_y = dir.y;
+  rh.ray.dir_z = dir.z;
   rh.ray.tnear = 0.0f;
   rh.ray.tfar = std::numeric_limits<float>::infinity();
   rh.ray.mask = 0xFFFFFFFFu;

@@ -2,7 +2,6 @@
 // from each material's baseColorFactor (parsed from its glTF JSON).
 #include <algorithm>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "hairswing/render.h"
@@ -13,9 +12,11 @@ namespace {
 glm::vec3 MaterialColor(const Avatar& av, int material) {
   if (material < 0 || material >= static_cast<int>(av.materials.size())) return {0.8f, 0.8f, 0.8f};
   auto j = nlohmann::json::parse(av.materials[material].json, nullptr, false);
-  if (j.is_object() && j.contains("pbrMetallicRoughness") && j["pbrMetallicRoughness"].contains("baseColorFactor")) {
+  if (j.is_object() && j.contains("pbrMetallicRoughness") &&
+      j["pbrMetallicRoughness"].contains("baseColorFactor")) {
     const auto& c = j["pbrMetallicRoughness"]["baseColorFactor"];
-    if (c.is_array() && c.size() >= 3) return {c[0].get<float>(), c[1].get<float>(), c[2].get<float>()};
+    if (c.is_array() && c.size() >= 3)
+      return {c[0].get<float>(), c[1].get<float>(), c[2].get<float>()};
   }
   return {0.8f, 0.8f, 0.8f};
 }
@@ -25,44 +26,60 @@ glm::vec3 Project(const RenderOptions& o, const glm::vec3& p) {
   glm::vec3 d = p - o.centre;
   float x = d.x, depth = d.z;
   switch (o.view) {
-    case RenderOptions::View::kFront: x = -d.x; depth = d.z; break;   // camera at +Z looking at -Z
-    case RenderOptions::View::kBack: x = d.x; depth = -d.z; break;
-    case RenderOptions::View::kSide: x = d.z; depth = d.x; break;     // camera at +X (avatar's left)
+    case RenderOptions::View::kFront:
+      x = -d.x;
+      depth = d.z;
+      break;  // camera at +Z looking at -Z
+    case RenderOptions::View::kBack:
+      x = d.x;
+      depth = -d.z;
+      break;
+    case RenderOptions::View::kSide:
+      x = d.z;
+      depth = d.x;
+      break;  // camera at +X (avatar's left)
   }
-  return {o.width * 0.5f + x / o.metres_per_pixel, o.height * 0.5f - d.y / o.metres_per_pixel, depth};
+  return {o.width * 0.5f + x / o.metres_per_pixel, o.height * 0.5f - d.y / o.metres_per_pixel,
+          depth};
 }
 
 }  // namespace
 
-std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig, std::span<const glm::mat4> world,
-                                  const RenderOptions& o) {
+std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig,
+                                  std::span<const glm::mat4> world, const RenderOptions& o) {
   std::vector<uint8_t> rgb(static_cast<size_t>(o.width) * o.height * 3, 0);
   for (int y = 0; y < o.height; ++y)  // soft vertical gradient background
     for (int x = 0; x < o.width; ++x) {
       const uint8_t v = static_cast<uint8_t>(235 - 40 * y / o.height);
       uint8_t* px = &rgb[(static_cast<size_t>(y) * o.width + x) * 3];
-      px[0] = v; px[1] = v; px[2] = static_cast<uint8_t>(std::min(255, v + 10));
+      px[0] = v;
+      px[1] = v;
+      px[2] = static_cast<uint8_t>(std::min(255, v + 10));
     }
   std::vector<float> zbuf(static_cast<size_t>(o.width) * o.height, -1e30f);
   const glm::vec3 light = glm::normalize(glm::vec3(0.3f, 0.6f, 1.0f));
   std::vector<glm::mat4> palette(1024);
   std::vector<glm::vec3> posed;
   for (const MeshInstance& inst : rig.meshes()) {
-    if (inst.mesh < static_cast<int>(o.hidden_meshes.size()) && o.hidden_meshes[inst.mesh]) continue;
+    if (inst.mesh < static_cast<int>(o.hidden_meshes.size()) && o.hidden_meshes[inst.mesh])
+      continue;
     for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
       if (prim.mode != 4) continue;
       posed.resize(prim.positions.size());
-      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > palette.size()) palette.resize(rig.skins()[inst.skin].joints.size());
+      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > palette.size())
+        palette.resize(rig.skins()[inst.skin].joints.size());
       if (!PosePrimitive(rig, inst, prim, world, palette, posed).ok()) continue;
       const glm::vec3 base = MaterialColor(av, prim.material);
       for (size_t t = 0; t + 2 < prim.indices.size(); t += 3) {
-        const glm::vec3 a = posed[prim.indices[t]], b = posed[prim.indices[t + 1]], c = posed[prim.indices[t + 2]];
+        const glm::vec3 a = posed[prim.indices[t]], b = posed[prim.indices[t + 1]],
+                        c = posed[prim.indices[t + 2]];
         glm::vec3 n = glm::cross(b - a, c - a);
         const float nl = glm::length(n);
         if (nl < 1e-12f) continue;
         n /= nl;
-        glm::vec3 view_dir = o.view == RenderOptions::View::kFront ? glm::vec3(0, 0, 1)
-                             : o.view == RenderOptions::View::kBack ? glm::vec3(0, 0, -1) : glm::vec3(1, 0, 0);
+        glm::vec3 view_dir = o.view == RenderOptions::View::kFront  ? glm::vec3(0, 0, 1)
+                             : o.view == RenderOptions::View::kBack ? glm::vec3(0, 0, -1)
+                                                                    : glm::vec3(1, 0, 0);
         glm::vec3 l = light;
         if (o.view == RenderOptions::View::kBack) l.z = -l.z;
         if (o.view == RenderOptions::View::kSide) l = glm::normalize(glm::vec3(1.0f, 0.6f, 0.3f));
@@ -71,9 +88,11 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig, std::span<co
         const glm::vec3 col = glm::clamp(base * shade, 0.0f, 1.0f) * 255.0f;
         const glm::vec3 pa = Project(o, a), pb = Project(o, b), pc = Project(o, c);
         const int x0 = std::max(0, static_cast<int>(std::floor(std::min({pa.x, pb.x, pc.x}))));
-        const int x1 = std::min(o.width - 1, static_cast<int>(std::ceil(std::max({pa.x, pb.x, pc.x}))));
+        const int x1 =
+            std::min(o.width - 1, static_cast<int>(std::ceil(std::max({pa.x, pb.x, pc.x}))));
         const int y0 = std::max(0, static_cast<int>(std::floor(std::min({pa.y, pb.y, pc.y}))));
-        const int y1 = std::min(o.height - 1, static_cast<int>(std::ceil(std::max({pa.y, pb.y, pc.y}))));
+        const int y1 =
+            std::min(o.height - 1, static_cast<int>(std::ceil(std::max({pa.y, pb.y, pc.y}))));
         const float area = (pb.x - pa.x) * (pc.y - pa.y) - (pb.y - pa.y) * (pc.x - pa.x);
         if (std::fabs(area) < 1e-9f) continue;
         for (int y = y0; y <= y1; ++y)
@@ -88,7 +107,9 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig, std::span<co
             if (z <= zb) continue;
             zb = z;
             uint8_t* p = &rgb[(static_cast<size_t>(y) * o.width + x) * 3];
-            p[0] = static_cast<uint8_t>(col.x); p[1] = static_cast<uint8_t>(col.y); p[2] = static_cast<uint8_t>(col.z);
+            p[0] = static_cast<uint8_t>(col.x);
+            p[1] = static_cast<uint8_t>(col.y);
+            p[2] = static_cast<uint8_t>(col.z);
           }
       }
     }
@@ -101,7 +122,9 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig, std::span<co
         const int x = static_cast<int>(p.x) + dx, y = static_cast<int>(p.y) + dy;
         if (x < 0 || y < 0 || x >= o.width || y >= o.height) continue;
         uint8_t* px = &rgb[(static_cast<size_t>(y) * o.width + x) * 3];
-        px[0] = c.x; px[1] = c.y; px[2] = c.z;
+        px[0] = c.x;
+        px[1] = c.y;
+        px[2] = c.z;
       }
   }
   return rgb;

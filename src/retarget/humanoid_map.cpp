@@ -1,9 +1,8 @@
 // Humanoid maps: the avatar's VRM humanoid, or a built-in skeleton family matched by node names.
 #include <algorithm>
 #include <cctype>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "hairswing/humanoid.h"
 #include "hairswing/retarget.h"
@@ -13,7 +12,8 @@ namespace hairswing {
 namespace {
 
 std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -38,8 +38,10 @@ HumanoidMap Resolve(const Avatar& av, const std::string& family, const nlohmann:
     ++total;
     const std::string name = it.value().get<std::string>();
     int node = -1;
-    if (auto e = exact.find(name); e != exact.end()) node = e->second;
-    else if (auto l = lower.find(Lower(name)); l != lower.end()) node = l->second;
+    if (auto e = exact.find(name); e != exact.end())
+      node = e->second;
+    else if (auto l = lower.find(Lower(name)); l != lower.end())
+      node = l->second;
     if (node < 0) continue;
     m.bones[it.key()] = node;
     ++found;
@@ -59,12 +61,15 @@ std::vector<std::pair<std::string, std::string>> BuiltinHumanoidMaps() {
 
 HumanoidMap MatchHumanoid(const Avatar& av) {
   // A VRM Animation (.vrma) names its humanoid bones in VRMC_vrm_animation.
-  if (auto it = av.unknown_extensions.find("VRMC_vrm_animation"); it != av.unknown_extensions.end()) {
+  if (auto it = av.unknown_extensions.find("VRMC_vrm_animation");
+      it != av.unknown_extensions.end()) {
     const auto j = nlohmann::json::parse(it->second, nullptr, false);
-    if (j.is_object() && j.contains("humanoid") && j["humanoid"].contains("humanBones") && j["humanoid"]["humanBones"].is_object()) {
+    if (j.is_object() && j.contains("humanoid") && j["humanoid"].contains("humanBones") &&
+        j["humanoid"]["humanBones"].is_object()) {
       HumanoidMap m;
       m.family = "vrma";
-      for (auto b = j["humanoid"]["humanBones"].begin(); b != j["humanoid"]["humanBones"].end(); ++b)
+      for (auto b = j["humanoid"]["humanBones"].begin(); b != j["humanoid"]["humanBones"].end();
+           ++b)
         if (b.value().contains("node") && b.value()["node"].is_number_integer()) {
           const int node = b.value()["node"].get<int>();
           if (node >= 0 && node < static_cast<int>(av.nodes.size())) m.bones[b.key()] = node;
@@ -87,7 +92,9 @@ HumanoidMap MatchHumanoid(const Avatar& av) {
     const auto j = nlohmann::json::parse(text);
     HumanoidMap m = Resolve(av, j.value("family", name), j["bones"]);
     // Prefer more required bones found, then higher confidence.
-    const auto key = [](const HumanoidMap& h) { return std::make_pair(-static_cast<int>(h.missing_required.size()), h.confidence); };
+    const auto key = [](const HumanoidMap& h) {
+      return std::make_pair(-static_cast<int>(h.missing_required.size()), h.confidence);
+    };
     if (best.family.empty() || key(m) > key(best)) best = std::move(m);
   }
   return best;
@@ -96,11 +103,14 @@ HumanoidMap MatchHumanoid(const Avatar& av) {
 Result<HumanoidMap> ApplyHumanoidMapJson(const Avatar& av, const std::string& text) {
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("bones") || !j["bones"].is_object())
-    return Status(StatusCode::kInvalidInput, "humanoid map: expected {\"bones\": {\"hips\": \"NodeName\", ...}}");
+    return Status(StatusCode::kInvalidInput,
+                  "humanoid map: expected {\"bones\": {\"hips\": \"NodeName\", ...}}");
   std::set<std::string> known;
   for (std::string_view b : HumanBoneNames()) known.emplace(b);
   for (auto it = j["bones"].begin(); it != j["bones"].end(); ++it)
-    if (!known.count(it.key())) return Status(StatusCode::kInvalidInput, "humanoid map: unknown VRM bone \"" + it.key() + "\"");
+    if (!known.count(it.key()))
+      return Status(StatusCode::kInvalidInput,
+                    "humanoid map: unknown VRM bone \"" + it.key() + "\"");
   return Resolve(av, j.value("family", std::string("custom")), j["bones"]);
 }
 

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <mutex>
 
-#include "hairswing/retarget.h"
 #include "core/math.h"
+#include "hairswing/retarget.h"
 
 namespace hairswing {
 
@@ -38,8 +38,9 @@ float LegLength(const Rig& rig, const HumanoidMap& m) {
   float l = 0;
   for (const char* side : {"left", "right"}) {
     const std::string s(side);
-    l += glm::length(Pos(rig, m, (s + "UpperLeg").c_str()) - Pos(rig, m, (s + "LowerLeg").c_str())) +
-         glm::length(Pos(rig, m, (s + "LowerLeg").c_str()) - Pos(rig, m, (s + "Foot").c_str()));
+    l +=
+        glm::length(Pos(rig, m, (s + "UpperLeg").c_str()) - Pos(rig, m, (s + "LowerLeg").c_str())) +
+        glm::length(Pos(rig, m, (s + "LowerLeg").c_str()) - Pos(rig, m, (s + "Foot").c_str()));
   }
   return 0.5f * l;
 }
@@ -54,14 +55,16 @@ float RightYaw(const Rig& rig, const HumanoidMap& m) {
 
 }  // namespace
 
-Result<Retargeter> Retargeter::Create(const Avatar& source, const HumanoidMap& smap, const Avatar& target,
-                                      const HumanoidMap& tmap, RetargetOptions options) {
+Result<Retargeter> Retargeter::Create(const Avatar& source, const HumanoidMap& smap,
+                                      const Avatar& target, const HumanoidMap& tmap,
+                                      RetargetOptions options) {
   for (const auto* m : {&smap, &tmap})
     if (!m->missing_required.empty()) {
       std::string list;
       for (const auto& b : m->missing_required) list += (list.empty() ? "" : ", ") + b;
-      return Status(StatusCode::kInvalidInput, std::string(m == &smap ? "source" : "target") +
-                                                   " skeleton: required humanoid bones missing: " + list);
+      return Status(StatusCode::kInvalidInput,
+                    std::string(m == &smap ? "source" : "target") +
+                        " skeleton: required humanoid bones missing: " + list);
     }
   auto sr = BuildRig(source);
   if (!sr.ok()) return sr.status();
@@ -89,7 +92,8 @@ Result<Retargeter> Retargeter::Create(const Avatar& source, const HumanoidMap& s
     r.target_rest_world_.push_back(internal::RotationOf(r.target_rig_.rest_world()[t]));
     r.source_rest_world_.push_back(internal::RotationOf(r.source_rig_.rest_world()[s]));
   }
-  r.align_ = glm::angleAxis(RightYaw(r.target_rig_, tmap) - RightYaw(r.source_rig_, smap), glm::vec3(0, 1, 0));
+  r.align_ = glm::angleAxis(RightYaw(r.target_rig_, tmap) - RightYaw(r.source_rig_, smap),
+                            glm::vec3(0, 1, 0));
   r.source_hips_ = r.source_rig_.node_to_rig()[smap.bones.at("hips")];
   r.target_hips_ = r.target_rig_.node_to_rig()[tmap.bones.at("hips")];
   const float ls = LegLength(r.source_rig_, smap), lt = LegLength(r.target_rig_, tmap);
@@ -101,7 +105,8 @@ Clip Retargeter::Retarget(const Clip& clip) const {
   Clip out;
   out.name = clip.name;
   out.duration = clip.duration;
-  const int keys = std::max(2, static_cast<int>(std::ceil(clip.duration * options_.sample_rate)) + 1);
+  const int keys =
+      std::max(2, static_cast<int>(std::ceil(clip.duration * options_.sample_rate)) + 1);
   const size_t nb = target_nodes_.size();
   std::vector<Track> rot(nb);
   for (size_t b = 0; b < nb; ++b) {
@@ -128,7 +133,8 @@ Clip Retargeter::Retarget(const Clip& clip) const {
     for (size_t n = 0; n < target_rig_.node_count(); ++n) {
       const int p = target_rig_.parent()[n];
       if (b < nb && target_nodes_[b] == static_cast<int>(n)) {
-        const glm::quat delta = internal::RotationOf(sw[source_nodes_[b]]) * glm::inverse(source_rest_world_[b]);
+        const glm::quat delta =
+            internal::RotationOf(sw[source_nodes_[b]]) * glm::inverse(source_rest_world_[b]);
         const glm::quat world_rot = align_ * delta * align_inv * target_rest_world_[b];
         const glm::quat parent_rot = p >= 0 ? internal::RotationOf(tw[p]) : glm::quat(1, 0, 0, 0);
         tp[n].rotation = glm::normalize(glm::inverse(parent_rot) * world_rot);
@@ -136,7 +142,8 @@ Clip Retargeter::Retarget(const Clip& clip) const {
           glm::vec3 d = align_ * ((glm::vec3(sw[source_hips_][3]) - s_hips_rest) * hips_scale_);
           if (options_.remove_horizontal_root_motion) d.x = d.z = 0.0f;
           const glm::vec3 world_pos = t_hips_rest + d;
-          tp[n].translation = p >= 0 ? glm::vec3(glm::inverse(tw[p]) * glm::vec4(world_pos, 1.0f)) : world_pos;
+          tp[n].translation =
+              p >= 0 ? glm::vec3(glm::inverse(tw[p]) * glm::vec4(world_pos, 1.0f)) : world_pos;
         }
         rot[b].times.push_back(static_cast<float>(t));
         const glm::quat q = tp[n].rotation;

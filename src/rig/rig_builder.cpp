@@ -1,9 +1,8 @@
 // Avatar -> Rig: depth-first node order (parents first), rest transforms, flat spring joints and
 // colliders. VRM 0.x virtual tails become synthetic leaf nodes so every chain ends in a node.
 #include <algorithm>
-#include <set>
-
 #include <glm/gtc/matrix_transform.hpp>
+#include <set>
 
 #include "hairswing/rig.h"
 
@@ -45,7 +44,8 @@ Result<Rig> BuildRig(const Avatar& av) {
     if (!sp.has_virtual_tail || sp.joints.empty()) continue;
     int last = sp.joints.back().node;
     if (last < 0 || last >= n_src)
-      return Status(StatusCode::kInvalidInput, "springs[" + std::to_string(s) + "]: joint node out of range");
+      return Status(StatusCode::kInvalidInput,
+                    "springs[" + std::to_string(s) + "]: joint node out of range");
     int id = static_cast<int>(ext_parent.size());
     ext_parent.push_back(last);
     ext_children.emplace_back();
@@ -60,7 +60,8 @@ Result<Rig> BuildRig(const Avatar& av) {
   std::vector<int> ext_to_rig(n_ext, -1);
   std::vector<int> roots = av.scene_roots;
   for (int i = 0; i < n_src; ++i)
-    if (ext_parent[i] == -1 && std::find(roots.begin(), roots.end(), i) == roots.end()) roots.push_back(i);
+    if (ext_parent[i] == -1 && std::find(roots.begin(), roots.end(), i) == roots.end())
+      roots.push_back(i);
   std::vector<int> stack;
   for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(*r);
   while (!stack.empty()) {
@@ -83,7 +84,8 @@ Result<Rig> BuildRig(const Avatar& av) {
   for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
     const Collider& col = av.vrm.colliders[c];
     if (col.node < 0 || col.node >= n_src)
-      return Status(StatusCode::kInvalidInput, "colliders[" + std::to_string(c) + "].node out of range");
+      return Status(StatusCode::kInvalidInput,
+                    "colliders[" + std::to_string(c) + "].node out of range");
     rig.collider_node_.push_back(rig.node_to_rig_[col.node]);
     rig.collider_shape_.push_back(col.shape);
     rig.collider_offset_.push_back(col.offset);
@@ -99,9 +101,11 @@ Result<Rig> BuildRig(const Avatar& av) {
   for (size_t s : order)
     for (const auto& j : av.vrm.springs[s].joints)
       if (j.node < 0 || j.node >= n_src)
-        return Status(StatusCode::kInvalidInput, "springs[" + std::to_string(s) + "]: joint node out of range");
+        return Status(StatusCode::kInvalidInput,
+                      "springs[" + std::to_string(s) + "]: joint node out of range");
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return rig.node_to_rig_[av.vrm.springs[a].joints[0].node] < rig.node_to_rig_[av.vrm.springs[b].joints[0].node];
+    return rig.node_to_rig_[av.vrm.springs[a].joints[0].node] <
+           rig.node_to_rig_[av.vrm.springs[b].joints[0].node];
   });
   for (size_t s : order) {
     const Spring& sp = av.vrm.springs[s];
@@ -127,10 +131,12 @@ Result<Rig> BuildRig(const Avatar& av) {
     std::set<int> seen;
     for (int g : sp.collider_groups) {
       if (g < 0 || g >= static_cast<int>(av.vrm.collider_groups.size()))
-        return Status(StatusCode::kInvalidInput, "springs[" + std::to_string(s) + "].colliderGroups out of range");
+        return Status(StatusCode::kInvalidInput,
+                      "springs[" + std::to_string(s) + "].colliderGroups out of range");
       for (int c : av.vrm.collider_groups[g].colliders) {
         if (c < 0 || c >= static_cast<int>(av.vrm.colliders.size()))
-          return Status(StatusCode::kInvalidInput, "colliderGroups[" + std::to_string(g) + "] collider out of range");
+          return Status(StatusCode::kInvalidInput,
+                        "colliderGroups[" + std::to_string(g) + "] collider out of range");
         if (seen.insert(c).second) rig.chain_colliders_.push_back(c);
       }
     }
@@ -146,8 +152,10 @@ Result<Rig> BuildRig(const Avatar& av) {
     rig.skins_.push_back(std::move(rs));
   }
   for (int i = 0; i < n_src; ++i)
-    if (av.nodes[i].mesh >= 0) rig.meshes_.push_back({av.nodes[i].mesh, av.nodes[i].skin, rig.node_to_rig_[i]});
-  std::sort(rig.meshes_.begin(), rig.meshes_.end(), [](const MeshInstance& a, const MeshInstance& b) { return a.node < b.node; });
+    if (av.nodes[i].mesh >= 0)
+      rig.meshes_.push_back({av.nodes[i].mesh, av.nodes[i].skin, rig.node_to_rig_[i]});
+  std::sort(rig.meshes_.begin(), rig.meshes_.end(),
+            [](const MeshInstance& a, const MeshInstance& b) { return a.node < b.node; });
   return rig;
 }
 

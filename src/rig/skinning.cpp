@@ -17,12 +17,14 @@ Status SkinningJob::Validate() const {
   if (out.size() != positions.size())
     return Status(StatusCode::kInvalidInput, "skinning: output size differs from positions");
   if (joints.size() != positions.size() || weights.size() != positions.size())
-    return Status(StatusCode::kInvalidInput, "skinning: joints/weights size differs from positions");
+    return Status(StatusCode::kInvalidInput,
+                  "skinning: joints/weights size differs from positions");
   for (const auto& j : joints)
     for (int k = 0; k < 4; ++k)
       if (j[k] >= palette.size())
         return Status(StatusCode::kInvalidInput, "skinning: joint index " + std::to_string(j[k]) +
-                                                     " beyond the palette (" + std::to_string(palette.size()) + ")");
+                                                     " beyond the palette (" +
+                                                     std::to_string(palette.size()) + ")");
   return Status::Ok();
 }
 
@@ -48,7 +50,8 @@ Status PosePrimitive(const Rig& rig, const MeshInstance& inst, const Primitive& 
     return Status(StatusCode::kInvalidInput, "pose: output size differs from positions");
   if (inst.skin >= 0 && !prim.joints.empty()) {
     size_t nj = rig.skins()[inst.skin].joints.size();
-    if (palette_scratch.size() < nj) return Status(StatusCode::kInvalidInput, "pose: palette too small");
+    if (palette_scratch.size() < nj)
+      return Status(StatusCode::kInvalidInput, "pose: palette too small");
     ComputeSkinPalette(rig, inst.skin, world, palette_scratch);
     SkinningJob job{palette_scratch.first(nj), prim.positions, prim.joints, prim.weights, out};
     Status st = job.Validate();
@@ -57,7 +60,8 @@ Status PosePrimitive(const Rig& rig, const MeshInstance& inst, const Primitive& 
     return Status::Ok();
   }
   const glm::mat4& m = world[inst.node];
-  for (size_t v = 0; v < out.size(); ++v) out[v] = glm::vec3(m * glm::vec4(prim.positions[v], 1.0f));
+  for (size_t v = 0; v < out.size(); ++v)
+    out[v] = glm::vec3(m * glm::vec4(prim.positions[v], 1.0f));
   return Status::Ok();
 }
 
@@ -70,10 +74,12 @@ void ForEachInfluence(const Avatar& av, const Rig& rig, Fn fn) {
     const RigSkin& skin = rig.skins()[inst.skin];
     for (const Primitive& p : av.meshes[inst.mesh].primitives) {
       const size_t n = std::min(p.joints.size(), p.weights.size());
-      for (size_t v = 0; v < n; ++v) fn(&p, v, [&](auto visit) {
-        for (int k = 0; k < 4; ++k)
-          if (p.weights[v][k] > 0.0f && p.joints[v][k] < skin.joints.size()) visit(skin.joints[p.joints[v][k]]);
-      });
+      for (size_t v = 0; v < n; ++v)
+        fn(&p, v, [&](auto visit) {
+          for (int k = 0; k < 4; ++k)
+            if (p.weights[v][k] > 0.0f && p.joints[v][k] < skin.joints.size())
+              visit(skin.joints[p.joints[v][k]]);
+        });
     }
   }
 }
@@ -81,7 +87,8 @@ void ForEachInfluence(const Avatar& av, const Rig& rig, Fn fn) {
 
 std::vector<int> SpringJointVertexCounts(const Avatar& av, const Rig& rig) {
   std::vector<int> joint_of_node(rig.node_count(), -1);
-  for (size_t j = 0; j < rig.joint_node().size(); ++j) joint_of_node[rig.joint_node()[j]] = static_cast<int>(j);
+  for (size_t j = 0; j < rig.joint_node().size(); ++j)
+    joint_of_node[rig.joint_node()[j]] = static_cast<int>(j);
   std::vector<int> counts(rig.joint_node().size(), 0);
   ForEachInfluence(av, rig, [&](const Primitive*, size_t, auto influences) {
     influences([&](int node) {

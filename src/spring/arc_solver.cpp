@@ -47,8 +47,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   const glm::vec3 centre = 0.5f * (lo + hi);
   // Ends follow the root: its move this step can carry them as far again.
   const float root_move = glm::length(root - prev_root_[chain]);
-  const float grown = 0.5f * glm::length(hi - lo) + max_hit * scale + std::sqrt(max_speed) * h * 2.0f +
-                      2.0f * root_move + 0.02f * scale;
+  const float grown = 0.5f * glm::length(hi - lo) + max_hit * scale +
+                      std::sqrt(max_speed) * h * 2.0f + 2.0f * root_move + 0.02f * scale;
   const bool use_box = glm::length(centre - root) + grown < full_reach;
   const glm::vec3 bound_c = use_box ? centre : root;
   const float bound_r = use_box ? grown : full_reach;
@@ -58,7 +58,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     glm::vec3 n;
     const ColliderShape sh = colliders_[ci].shape;
     const bool always = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
-    if (always || PointContactFast(colliders_[ci], bound_c, bound_r, &n) < 0.0f) near_colliders_[near_end++] = ci;
+    if (always || PointContactFast(colliders_[ci], bound_c, bound_r, &n) < 0.0f)
+      near_colliders_[near_end++] = ci;
   }
   bool below_contact = false;  // a segment above touched a collider (this step or the last)
   // The rotation of the previous joint's world frame, when it is this joint's parent.
@@ -91,7 +92,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const glm::vec3 rest_vec =
         arc && !drape ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
     const float joint_scale = glm::length(glm::vec3(joint_world[0]));
-    const float len = fast ? joint_scale * axis_len_[j] : glm::length(glm::mat3(joint_world) * axis_local_[j]);
+    const float len =
+        fast ? joint_scale * axis_len_[j] : glm::length(glm::mat3(joint_world) * axis_local_[j]);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
       rep.flags |= kStepZeroLength;
       UpdateWorldPath(j, pose);
@@ -141,8 +143,10 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
         glm::vec3 n;
         float at = 1.0f;
         // Cheap reject for a whole link: a sphere around its middle that holds the link.
-        if (segment && PointContactFast(col, 0.5f * (o + xh), 0.5f * len + hit, &n) > 0.0f) continue;
-        const float sep = segment ? SegmentContact(col, o, xh, hit, &at, &n) : PointContactFast(col, xh, hit, &n);
+        if (segment && PointContactFast(col, 0.5f * (o + xh), 0.5f * len + hit, &n) > 0.0f)
+          continue;
+        const float sep =
+            segment ? SegmentContact(col, o, xh, hit, &at, &n) : PointContactFast(col, xh, hit, &n);
         if (!(sep < 0.0f)) continue;
         // The link pivots about o: moving its point at parameter `at` by -sep along n takes a
         // tail move of about -sep/at.
@@ -170,8 +174,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       np /= l;
       vs -= std::min(0.0f, glm::dot(vs, np)) * np;
     }
-    if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) && std::isfinite(vs.x) &&
-          std::isfinite(vs.y) && std::isfinite(vs.z))) {
+    if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) &&
+          std::isfinite(vs.x) && std::isfinite(vs.y) && std::isfinite(vs.z))) {
       xh = o + rest_dir() * len;  // never let a NaN out
       vs = glm::vec3(0.0f);
       rep.flags |= kStepRepaired;
@@ -183,18 +187,19 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     // local = R_parent^-1 * q_w, with base the rest local rotation under the current parent.
     const int parent = rig.parent()[node];
     const glm::quat parent_rot = parent == cached_node ? cached_rot
-                                 : parent >= 0        ? internal::RotationOf(world_[parent])
-                                                      : glm::quat(1, 0, 0, 0);
+                                 : parent >= 0         ? internal::RotationOf(world_[parent])
+                                                       : glm::quat(1, 0, 0, 0);
     const glm::quat base = parent_rot * rig.rest_local()[node].rotation;
     const glm::vec3 axis_world = base * axis_unit_[j];
-    const glm::quat q_world = glm::normalize(internal::FromUnitVectors(axis_world, (xh - o) / len) * base);
+    const glm::quat q_world =
+        glm::normalize(internal::FromUnitVectors(axis_world, (xh - o) / len) * base);
     pose[node].rotation = glm::normalize(glm::inverse(parent_rot) * q_world);
     if (fast) {
       // world(node) = T(o) R(q_world) s; the next joint hangs off it at its pose translation.
       world_[node] = internal::Compose(o, q_world, joint_scale);
       const Transform& tn = pose[next];
-      world_[next] = internal::Compose(o + q_world * (joint_scale * tn.translation), q_world * tn.rotation,
-                                       joint_scale * tn.scale.x);
+      world_[next] = internal::Compose(o + q_world * (joint_scale * tn.translation),
+                                       q_world * tn.rotation, joint_scale * tn.scale.x);
     } else {
       UpdateWorldPath(j, pose);
     }

@@ -16,7 +16,9 @@ Transform Interpolate(const Transform& a, const Transform& b, float t) {
 }
 
 ClipDriver::ClipDriver(SpringWorld& world, PoseSampler& sampler)
-    : world_(&world), sampler_(&sampler), pose_(world.rig().rest_local().begin(), world.rig().rest_local().end()) {}
+    : world_(&world),
+      sampler_(&sampler),
+      pose_(world.rig().rest_local().begin(), world.rig().rest_local().end()) {}
 
 void ClipDriver::Reset() {
   steps_ = 0;
@@ -51,7 +53,9 @@ StepReport ClipDriver::Advance(double dt) {
 }
 
 FrameDriver::FrameDriver(SpringWorld& world)
-    : world_(&world), prev_(world.rig().rest_local().begin(), world.rig().rest_local().end()), out_(world.rig().rest_local().begin(), world.rig().rest_local().end()) {}
+    : world_(&world),
+      prev_(world.rig().rest_local().begin(), world.rig().rest_local().end()),
+      out_(world.rig().rest_local().begin(), world.rig().rest_local().end()) {}
 
 void FrameDriver::Reset(std::span<const Transform> pose) {
   prev_.assign(pose.begin(), pose.end());

@@ -9,21 +9,27 @@
 
 namespace hairswing {
 
-
 const char* SolverModeName(SolverMode m) {
   switch (m) {
-    case SolverMode::kArc: return "arc";
-    case SolverMode::kParent: return "parent";
-    case SolverMode::kVrm: return "vrm";
+    case SolverMode::kArc:
+      return "arc";
+    case SolverMode::kParent:
+      return "parent";
+    case SolverMode::kVrm:
+      return "vrm";
   }
   return "?";
 }
 
 bool ParseSolverMode(std::string_view s, SolverMode* out) {
-  if (s == "arc") *out = SolverMode::kArc;
-  else if (s == "parent") *out = SolverMode::kParent;
-  else if (s == "vrm") *out = SolverMode::kVrm;
-  else return false;
+  if (s == "arc")
+    *out = SolverMode::kArc;
+  else if (s == "parent")
+    *out = SolverMode::kParent;
+  else if (s == "vrm")
+    *out = SolverMode::kVrm;
+  else
+    return false;
   return true;
 }
 
@@ -65,8 +71,9 @@ float internal::TunedRelativeDamping(float k, float c) {
 
 Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& config) {
   if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains().size())
-    return Status(StatusCode::kInvalidInput, "segment_checks has " + std::to_string(config.segment_checks.size()) +
-                                                 " entries, the rig has " + std::to_string(rig.chains().size()) + " chains");
+    return Status(StatusCode::kInvalidInput,
+                  "segment_checks has " + std::to_string(config.segment_checks.size()) +
+                      " entries, the rig has " + std::to_string(rig.chains().size()) + " chains");
   if (!(config.stiffness_scale > 0.0f) || !std::isfinite(config.stiffness_scale))
     return Status(StatusCode::kInvalidInput, "stiffness_scale must be a positive number");
   if (!(config.arc_liveliness >= 0.0f && config.arc_liveliness <= 1.0f))
@@ -78,7 +85,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.config_ = config;
   w.teleport_cos_ = std::cos(std::min(config.teleport_angle, 3.14159265f));
   if (w.config_.segment_checks.empty())  // default: what each spring asks for (fitted rigs)
-    for (const RigChain& ch : rig.chains()) w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
+    for (const RigChain& ch : rig.chains())
+      w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
   const size_t nj = rig.joint_node().size();
   w.tail_.assign(nj, glm::vec3(0));
   w.vel_.assign(nj, glm::vec3(0));
@@ -107,16 +115,18 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.rest_length_[j] = glm::length(p1 - p0);
       w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world()[node]) * glm::vec4(p1, 1.0f));
       w.arc_attach_[j] = attach_inv * (p1 - p0);
-      coef[j] = MapVrmParameters(rig.joint_stiffness()[j] * config.stiffness_scale, rig.joint_drag()[j],
-                                    rig.joint_gravity_power()[j], rig.joint_gravity_dir()[j], w.rest_length_[j], config.tuned);
+      coef[j] = MapVrmParameters(rig.joint_stiffness()[j] * config.stiffness_scale,
+                                 rig.joint_drag()[j], rig.joint_gravity_power()[j],
+                                 rig.joint_gravity_dir()[j], w.rest_length_[j], config.tuned);
       // Nodes from this joint (exclusive) down to the next joint (inclusive), parents first.
       w.path_begin_[j] = static_cast<int>(w.path_nodes_.size());
       std::vector<int> up;
       for (int n = next; n != -1 && n != node; n = rig.parent()[n]) up.push_back(n);
       if (up.empty() || rig.parent()[up.back()] != node)
-        return Status(StatusCode::kInvalidInput, "spring chain " + std::to_string(&ch - rig.chains().data()) +
-                                                     ": joint " + std::to_string(j - ch.joint_begin + 1) +
-                                                     " is not a descendant of the previous joint");
+        return Status(StatusCode::kInvalidInput,
+                      "spring chain " + std::to_string(&ch - rig.chains().data()) + ": joint " +
+                          std::to_string(j - ch.joint_begin + 1) +
+                          " is not a descendant of the previous joint");
       w.path_nodes_.insert(w.path_nodes_.end(), up.rbegin(), up.rend());
       w.path_end_[j] = static_cast<int>(w.path_nodes_.size());
     }
@@ -134,11 +144,13 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j) {
       const glm::vec3 sc = rig.rest_local()[rig.joint_node()[j]].scale;
       if (sc.x != sc.y || sc.x != sc.z) w.chain_fast_[c] = 0;
-      if (j + 1 < rig.chains()[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1) w.chain_fast_[c] = 0;
+      if (j + 1 < rig.chains()[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1)
+        w.chain_fast_[c] = 0;
     }
   w.chain_reach_.assign(rig.chains().size(), 0.0f);
   for (size_t c = 0; c < rig.chains().size(); ++c)
-    for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j) w.chain_reach_[c] += w.rest_length_[j];
+    for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j)
+      w.chain_reach_[c] += w.rest_length_[j];
   // arc: the author's liveliness (SpringConfig::arc_liveliness). In steady motion a segment lags
   // its target by the angle lambda = c_ss / (k L) per unit of speed (c_ss the drag's steady
   // effect, see MapVrmParameters). A parent-relative chain (VRM, three-vrm, parent mode) adds up
@@ -174,7 +186,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // (vrm_solver.cpp), computed once here exactly as the step would.
   w.vrm_keep_fixed_.resize(nj);
   for (size_t j = 0; j < nj; ++j)
-    w.vrm_keep_fixed_[j] = std::pow(1.0f - rig.joint_drag()[j], static_cast<float>(kStep) / internal::kVrmRefDt);
+    w.vrm_keep_fixed_[j] =
+        std::pow(1.0f - rig.joint_drag()[j], static_cast<float>(kStep) / internal::kVrmRefDt);
   w.parent_coef_.FillStepFactors();
   w.arc_coef_.FillStepFactors();
   // Nodes a step needs before solving: every ancestor (inclusive) of a chain's attachment, a
@@ -273,9 +286,10 @@ void SpringWorld::ResolveColliders(bool scale_radius) {
   // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
   const Rig& rig = *rig_;
   for (size_t c = 0; c < colliders_.size(); ++c)
-    colliders_[c] = ColliderToWorld(rig.collider_shape()[c], rig.collider_offset()[c], rig.collider_tail()[c],
-                                    rig.collider_normal()[c], rig.collider_radius()[c],
-                                    world_[rig.collider_node()[c]], scale_radius);
+    colliders_[c] =
+        ColliderToWorld(rig.collider_shape()[c], rig.collider_offset()[c], rig.collider_tail()[c],
+                        rig.collider_normal()[c], rig.collider_radius()[c],
+                        world_[rig.collider_node()[c]], scale_radius);
 }
 
 void SpringWorld::UpdateWorldPath(int joint, std::span<const Transform> pose) {
@@ -330,7 +344,8 @@ bool SpringWorld::CheckTeleport(int chain) {
     const glm::vec3 x(a[i]), y(b[i]);
     const float dot = glm::dot(x, y), xx = glm::dot(x, x), yy = glm::dot(y, y);
     // dot / sqrt(xx yy) < c, written without the square root (mind the signs).
-    if (c >= 0.0f ? (dot < 0.0f || dot * dot < c * c * xx * yy) : (dot < 0.0f && dot * dot > c * c * xx * yy))
+    if (c >= 0.0f ? (dot < 0.0f || dot * dot < c * c * xx * yy)
+                  : (dot < 0.0f && dot * dot > c * c * xx * yy))
       return true;
   }
   return false;
@@ -351,7 +366,8 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
     // three-vrm measures a bone from the child's world matrix as of the start of the frame:
     // the current body pose with last frame's solved spring rotations.
     std::copy(pose.begin(), pose.end(), pose_scratch_.begin());
-    for (size_t j = 0; j < solved_rot_.size(); ++j) pose_scratch_[rig_->joint_node()[j]].rotation = solved_rot_[j];
+    for (size_t j = 0; j < solved_rot_.size(); ++j)
+      pose_scratch_[rig_->joint_node()[j]].rotation = solved_rot_[j];
     ComputeWorld(*rig_, pose_scratch_, world_);
     for (size_t j = 0; j + 1 < rig_->joint_node().size(); ++j)
       stale_child_[j] = glm::vec3(world_[rig_->joint_node()[j + 1]][3]);
@@ -368,8 +384,10 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
       ++rep.teleports;
       continue;
     }
-    if (config_.mode == SolverMode::kVrm) SolveChainVrm(c, pose, h, variable, rep);
-    else SolveChainArc(c, pose, h, rep);
+    if (config_.mode == SolverMode::kVrm)
+      SolveChainVrm(c, pose, h, variable, rep);
+    else
+      SolveChainArc(c, pose, h, rep);
     prev_attach_[c] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
     has_prev_attach_[c] = 1;
     prev_root_[c] = glm::vec3(world_[rig_->joint_node()[ch.joint_begin]][3]);
@@ -384,7 +402,9 @@ void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform>
   world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
 }
 
-StepReport SpringWorld::Step(std::span<Transform> pose) { return Run(pose, static_cast<float>(kStep), false); }
+StepReport SpringWorld::Step(std::span<Transform> pose) {
+  return Run(pose, static_cast<float>(kStep), false);
+}
 
 StepReport SpringWorld::StepVariable(std::span<Transform> pose, float dt) {
   HS_ASSERT(config_.mode == SolverMode::kVrm);

@@ -13,19 +13,22 @@
 
 namespace hairswing {
 
-void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, bool variable, StepReport& rep) {
+void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, bool variable,
+                                StepReport& rep) {
   const Rig& rig = *rig_;
   // Fixed steps (Step): VRM content is authored for one update per 60 Hz frame, and the Verlet
   // update is not frame-rate independent (drag per call, stiffness * dt per call: at 120 calls
   // per second a chain is twice as stiff and twice as damped as the author saw it). Each fixed
-  // step therefore applies the 60 Hz update's effect over h: drag kept per step (1 - drag)^(h/dt_ref),
-  // pushes scaled by h/dt_ref. StepVariable (three-vrm's own per-frame update) is unchanged.
+  // step therefore applies the 60 Hz update's effect over h: drag kept per step (1 -
+  // drag)^(h/dt_ref), pushes scaled by h/dt_ref. StepVariable (three-vrm's own per-frame update) is
+  // unchanged.
   constexpr float kRefDt = internal::kVrmRefDt;
   const bool emulate = !variable;
   const float push_scale = emulate ? dt / kRefDt : 1.0f;
   const RigChain& ch = rig.chains()[chain];
   const glm::mat4 center_to_world = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
-  const glm::mat4 world_to_center = ch.center >= 0 ? glm::inverse(center_to_world) : glm::mat4(1.0f);
+  const glm::mat4 world_to_center =
+      ch.center >= 0 ? glm::inverse(center_to_world) : glm::mat4(1.0f);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const int node = rig.joint_node()[j];
@@ -58,9 +61,10 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const glm::vec3 axis_in_parent = glm::normalize(glm::mat3(initial_local) * bone_axis);
     const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * axis_in_parent);
 
-    const float keep = !emulate                          ? 1.0f - rig.joint_drag()[j]
-                       : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
-                                                         : std::pow(1.0f - rig.joint_drag()[j], dt / kRefDt);
+    const float keep = !emulate ? 1.0f - rig.joint_drag()[j]
+                       : dt == static_cast<float>(kStep)
+                           ? vrm_keep_fixed_[j]
+                           : std::pow(1.0f - rig.joint_drag()[j], dt / kRefDt);
     const glm::vec3 cur = vrm_cur_[j];
     glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
     next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));
@@ -93,7 +97,8 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
 
     const glm::mat4 initial_world_inv = glm::inverse(parent_world * initial_local);
     const glm::vec3 to = glm::normalize(glm::vec3(initial_world_inv * glm::vec4(next, 1.0f)));
-    pose[node].rotation = rig.rest_local()[node].rotation * internal::FromUnitVectors(bone_axis, to);
+    pose[node].rotation =
+        rig.rest_local()[node].rotation * internal::FromUnitVectors(bone_axis, to);
     solved_rot_[j] = pose[node].rotation;
     UpdateWorldPath(j, pose);
   }

@@ -1,8 +1,8 @@
 // Loads a file and builds its rig through the installed headers and library.
-#include <cstdio>
-
 #include <hairswing/io.h>
 #include <hairswing/rig.h>
+
+#include <cstdio>
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;

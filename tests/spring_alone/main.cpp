@@ -1,12 +1,12 @@
 // Links against hairswing::spring alone (core, rig, collide, spring; no io, Embree or TBB): the
 // WebAssembly and engine builds depend on this staying possible. A hand-built avatar with one
 // three-joint chain hanging from a head that turns; the chain must swing and stay finite.
+#include <hairswing/rig.h>
+#include <hairswing/spring.h>
+
 #include <cmath>
 #include <cstdio>
 #include <vector>
-
-#include <hairswing/rig.h>
-#include <hairswing/spring.h>
 
 int main() {
   using namespace hairswing;
@@ -18,8 +18,10 @@ int main() {
     n.translation = t;
     av.nodes.push_back(n);
     const int i = static_cast<int>(av.nodes.size()) - 1;
-    if (parent >= 0) av.nodes[parent].children.push_back(i);
-    else av.scene_roots.push_back(i);
+    if (parent >= 0)
+      av.nodes[parent].children.push_back(i);
+    else
+      av.scene_roots.push_back(i);
     return i;
   };
   const int head = add("head", -1, {0, 1.5f, 0});
