@@ -1,0 +1,88 @@
+// File access for tinygltf (see gltf_files.h): buffers and images read from the asset's folder,
+// missing buffers served as zeros of their declared size, writing disabled.
+#include "io/gltf_files.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+namespace hairswing::io {
+
+namespace fs = std::filesystem;
+
+bool FsFileExists(const std::string& path, void* user) {
+  auto* ctx = static_cast<FsContext*>(user);
+  if (ctx->buffer_paths.count(path)) return true;
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+std::string FsExpandPath(const std::string& p, void*) { return p; }
+
+bool FsReadWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path,
+                     void* user) {
+  auto* ctx = static_cast<FsContext*>(user);
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (f) {
+    std::streamoff size = f.tellg();
+    if (size < 0 || static_cast<size_t>(size) > ctx->max_bytes) {
+      if (err) *err = "file too large";
+      return false;
+    }
+    out->resize(static_cast<size_t>(size));
+    f.seekg(0);
+    if (size > 0 && !f.read(reinterpret_cast<char*>(out->data()), size)) {
+      if (err) *err = "read failed";
+      return false;
+    }
+    return true;
+  }
+  auto it = ctx->buffer_paths.find(path);
+  if (it == ctx->buffer_paths.end()) {
+    if (err) *err = "cannot open";
+    return false;
+  }
+  ctx->missing.insert(path);
+  out->assign(std::max<size_t>(it->second, 1), 0);
+  return true;
+}
+
+bool FsWriteWholeFile(std::string* err, const std::string&, const std::vector<unsigned char>&,
+                      void*) {
+  if (err) *err = "writing through the loader is disabled";
+  return false;
+}
+
+// Images are kept as encoded bytes; we never decode pixels. tinygltf hands an image stored in a
+// bufferView over as a pointer into the buffer without checking that the view lies inside it, so
+// those bytes are not read here but copied, bounds-checked, in ReadPassThrough.
+bool KeepImageBytes(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
+                    const unsigned char* bytes, int size, void*) {
+  image->as_is = true;
+  if (image->bufferView >= 0) return true;
+  image->image.assign(bytes, bytes + std::max(size, 0));
+  return true;
+}
+
+std::string JoinPath(const std::string& dir, const std::string& file) {
+  if (dir.empty()) return file;
+  if (dir.back() == '/') return dir + file;
+  return dir + "/" + file;
+}
+
+std::string PercentDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace hairswing::io

@@ -1,0 +1,308 @@
+// glTF scene -> Avatar: nodes, skins, meshes and animations, every index, count and number
+// checked (a ReadError names the field).
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "io/gltf_reader.h"
+
+namespace hairswing::io {
+
+void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
+  const size_t n = m.nodes.size();
+  av.nodes.resize(n);
+  const Json& jnodes = GetArray(root, "nodes", "");
+  for (size_t i = 0; i < n; ++i) {
+    const auto& src = m.nodes[i];
+    Node& dst = av.nodes[i];
+    const std::string f = Idx("nodes", i);
+    dst.name = src.name;
+    if (src.mesh >= static_cast<int>(m.meshes.size()) || src.mesh < -1)
+      throw ReadError(f + ".mesh", "index " + std::to_string(src.mesh) + " out of range");
+    if (src.skin >= static_cast<int>(m.skins.size()) || src.skin < -1)
+      throw ReadError(f + ".skin", "index " + std::to_string(src.skin) + " out of range");
+    dst.mesh = src.mesh;
+    dst.skin = src.skin;
+    for (double w : src.weights) dst.morph_weights.push_back(static_cast<float>(w));
+    auto finite = [&](const std::vector<double>& v, const char* what) {
+      for (double d : v)
+        if (!std::isfinite(d) || std::fabs(d) > 1e30)
+          throw ReadError(f + "." + what, "not a finite number within float range");
+    };
+    finite(src.translation, "translation");
+    finite(src.rotation, "rotation");
+    finite(src.scale, "scale");
+    finite(src.matrix, "matrix");
+    if (src.matrix.size() == 16) {
+      glm::mat4 mat;
+      for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) mat[c][r] = static_cast<float>(src.matrix[c * 4 + r]);
+      glm::vec3 t(mat[3]);
+      glm::vec3 s(glm::length(glm::vec3(mat[0])), glm::length(glm::vec3(mat[1])),
+                  glm::length(glm::vec3(mat[2])));
+      if (glm::determinant(glm::mat3(mat)) < 0) s.x = -s.x;
+      if (s.x == 0 || s.y == 0 || s.z == 0) {
+        dst.translation = t;
+        dst.scale = glm::vec3(0.0f);
+      } else {
+        glm::mat3 rot(glm::vec3(mat[0]) / s.x, glm::vec3(mat[1]) / s.y, glm::vec3(mat[2]) / s.z);
+        dst.translation = t;
+        dst.rotation = glm::normalize(glm::quat_cast(rot));
+        dst.scale = s;
+      }
+    } else {
+      if (src.translation.size() == 3)
+        dst.translation = glm::vec3(src.translation[0], src.translation[1], src.translation[2]);
+      if (src.rotation.size() == 4) {
+        glm::quat q(static_cast<float>(src.rotation[3]), static_cast<float>(src.rotation[0]),
+                    static_cast<float>(src.rotation[1]), static_cast<float>(src.rotation[2]));
+        float len = glm::length(q);
+        if (!(len > 1e-6f)) throw ReadError(f + ".rotation", "zero-length quaternion");
+        dst.rotation = q / len;
+      }
+      if (src.scale.size() == 3) dst.scale = glm::vec3(src.scale[0], src.scale[1], src.scale[2]);
+    }
+    for (int c : src.children) {
+      if (c < 0 || c >= static_cast<int>(n))
+        throw ReadError(f + ".children", "index " + std::to_string(c) + " out of range");
+      if (c == static_cast<int>(i)) throw ReadError(f + ".children", "node is its own child");
+      if (av.nodes[c].parent != -1)
+        throw ReadError(f + ".children", "node " + std::to_string(c) + " already has parent " +
+                                             std::to_string(av.nodes[c].parent));
+      av.nodes[c].parent = static_cast<int>(i);
+      dst.children.push_back(c);
+    }
+    // Unknown node extensions and extras pass through verbatim.
+    if (i < jnodes.size()) {
+      const Json& jn = jnodes[i];
+      if (const Json* ext = Find(jn, "extensions"); ext && ext->is_object()) {
+        Json keep = Json::object();
+        for (auto it = ext->begin(); it != ext->end(); ++it)
+          if (!IsModelledExtension(it.key())) keep[it.key()] = it.value();
+        if (!keep.empty()) dst.extensions_json = Dump(keep);
+      }
+      if (const Json* ex = Find(jn, "extras")) dst.extras_json = Dump(*ex);
+    }
+  }
+  // Cycle check: every parent chain must end at a root within n steps.
+  for (size_t i = 0; i < n; ++i) {
+    int p = av.nodes[i].parent;
+    size_t steps = 0;
+    while (p != -1) {
+      if (++steps > n) throw ReadError(Idx("nodes", i), "cyclic node hierarchy");
+      p = av.nodes[p].parent;
+    }
+  }
+  // Scene roots: the default scene, else every parentless node.
+  int scene = m.defaultScene >= 0 ? m.defaultScene : (m.scenes.empty() ? -1 : 0);
+  if (scene >= static_cast<int>(m.scenes.size())) throw ReadError("scene", "index out of range");
+  if (scene >= 0) {
+    for (int r : m.scenes[scene].nodes) {
+      if (r < 0 || r >= static_cast<int>(n))
+        throw ReadError(Idx("scenes", scene) + ".nodes",
+                        "index " + std::to_string(r) + " out of range");
+      if (av.nodes[r].parent != -1)
+        throw ReadError(Idx("scenes", scene) + ".nodes",
+                        "node " + std::to_string(r) + " is not a root");
+      av.scene_roots.push_back(r);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      if (av.nodes[i].parent == -1) av.scene_roots.push_back(static_cast<int>(i));
+  }
+}
+
+void ReadSkins(const Reader& r, Avatar& av) {
+  const auto& m = r.m;
+  for (size_t i = 0; i < m.skins.size(); ++i) {
+    const auto& src = m.skins[i];
+    const std::string f = Idx("skins", i);
+    Skin dst;
+    dst.name = src.name;
+    for (size_t j = 0; j < src.joints.size(); ++j) {
+      int jn = src.joints[j];
+      if (jn < 0 || jn >= static_cast<int>(m.nodes.size()))
+        throw ReadError(Idx(f + ".joints", j),
+                        "node index " + std::to_string(jn) + " out of range");
+      dst.joints.push_back(jn);
+    }
+    if (src.skeleton < -1 || src.skeleton >= static_cast<int>(m.nodes.size()))
+      throw ReadError(f + ".skeleton", "index out of range");
+    dst.skeleton = src.skeleton;
+    dst.inverse_bind.assign(dst.joints.size(), glm::mat4(1.0f));
+    if (src.inverseBindMatrices >= 0) {
+      if (r.UsesMissingBuffer(src.inverseBindMatrices))
+        throw ReadError(f + ".inverseBindMatrices", "its buffer file is missing");
+      int nc = 0;
+      auto flat = r.Read<float>(src.inverseBindMatrices, &nc, f + ".inverseBindMatrices");
+      if (nc != 16) throw ReadError(f + ".inverseBindMatrices", "must be MAT4");
+      if (flat.size() < dst.joints.size() * 16)
+        throw ReadError(f + ".inverseBindMatrices", "fewer matrices than joints");
+      for (size_t j = 0; j < dst.joints.size(); ++j)
+        std::memcpy(&dst.inverse_bind[j][0][0], flat.data() + j * 16, sizeof(glm::mat4));
+    }
+    av.skins.push_back(std::move(dst));
+  }
+}
+
+void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& warnings) {
+  const auto& m = r.m;
+  std::vector<int> remap(m.meshes.size(), -1);
+  for (size_t i = 0; i < m.meshes.size(); ++i) {
+    const auto& src = m.meshes[i];
+    const std::string f = Idx("meshes", i);
+    bool missing = false;
+    for (const auto& p : src.primitives) {
+      for (const auto& [name, acc] : p.attributes) missing |= r.UsesMissingBuffer(acc);
+      missing |= r.UsesMissingBuffer(p.indices);
+      for (const auto& t : p.targets)
+        for (const auto& [name, acc] : t) missing |= r.UsesMissingBuffer(acc);
+    }
+    if (missing) {
+      warnings.push_back(file + ": " + f + " (\"" + src.name +
+                         "\") dropped: its buffer file is missing");
+      continue;
+    }
+    Mesh dst;
+    dst.name = src.name;
+    for (double w : src.weights) dst.morph_weights.push_back(static_cast<float>(w));
+    for (size_t pi = 0; pi < src.primitives.size(); ++pi) {
+      const auto& sp = src.primitives[pi];
+      const std::string pf = Idx(f + ".primitives", pi);
+      Primitive p;
+      p.mode = sp.mode < 0 ? 4 : sp.mode;
+      if (p.mode > 6) throw ReadError(pf + ".mode", "invalid primitive mode");
+      if (sp.material < -1 || sp.material >= static_cast<int>(m.materials.size()))
+        throw ReadError(pf + ".material", "index out of range");
+      p.material = sp.material;
+      auto pos_it = sp.attributes.find("POSITION");
+      if (pos_it == sp.attributes.end()) throw ReadError(pf + ".attributes", "no POSITION");
+      p.positions = r.ReadVecs<3>(pos_it->second, pf + ".attributes.POSITION");
+      const size_t nv = p.positions.size();
+      for (const auto& [name, acc] : sp.attributes) {
+        const std::string af = pf + ".attributes." + name;
+        if (name == "POSITION") continue;
+        if (name == "NORMAL") {
+          p.normals = r.ReadVecs<3>(acc, af);
+          if (p.normals.size() != nv) throw ReadError(af, "count differs from POSITION");
+        } else if (name == "JOINTS_0") {
+          int nc = 0;
+          auto flat = r.Read<uint32_t>(acc, &nc, af);
+          if (nc != 4 || flat.size() != nv * 4) throw ReadError(af, "expected VEC4 per vertex");
+          p.joints.resize(nv);
+          for (size_t v = 0; v < nv; ++v)
+            for (int c = 0; c < 4; ++c) {
+              if (flat[v * 4 + c] > 65535) throw ReadError(af, "joint index too large");
+              p.joints[v][c] = static_cast<uint16_t>(flat[v * 4 + c]);
+            }
+        } else if (name == "WEIGHTS_0") {
+          p.weights = r.ReadVecs<4>(acc, af);
+          if (p.weights.size() != nv) throw ReadError(af, "count differs from POSITION");
+        } else {
+          ExtraAttribute ea;
+          ea.data = r.Read<float>(acc, &ea.components, af);
+          if (ea.components > 4 || ea.data.size() != nv * ea.components)
+            throw ReadError(af, "count differs from POSITION");
+          p.extra_attributes[name] = std::move(ea);
+        }
+      }
+      if ((p.joints.empty()) != (p.weights.empty()))
+        throw ReadError(pf + ".attributes", "JOINTS_0 and WEIGHTS_0 must come together");
+      if (sp.indices >= 0) {
+        int nc = 0;
+        p.indices = r.Read<uint32_t>(sp.indices, &nc, pf + ".indices");
+        if (nc != 1) throw ReadError(pf + ".indices", "must be SCALAR");
+        for (uint32_t ix : p.indices)
+          if (ix >= nv)
+            throw ReadError(pf + ".indices",
+                            "vertex index " + std::to_string(ix) + " out of range");
+      } else {
+        p.indices.resize(nv);
+        for (size_t v = 0; v < nv; ++v) p.indices[v] = static_cast<uint32_t>(v);
+      }
+      for (size_t ti = 0; ti < sp.targets.size(); ++ti) {
+        MorphTarget t;
+        for (const auto& [name, acc] : sp.targets[ti]) {
+          const std::string tf = Idx(pf + ".targets", ti) + "." + name;
+          std::vector<glm::vec3>* dstv = name == "POSITION"  ? &t.positions
+                                         : name == "NORMAL"  ? &t.normals
+                                         : name == "TANGENT" ? &t.tangents
+                                                             : nullptr;
+          if (!dstv) continue;
+          *dstv = r.ReadVecs<3>(acc, tf);
+          if (dstv->size() != nv) throw ReadError(tf, "count differs from POSITION");
+        }
+        p.targets.push_back(std::move(t));
+      }
+      dst.primitives.push_back(std::move(p));
+    }
+    remap[i] = static_cast<int>(av.meshes.size());
+    av.meshes.push_back(std::move(dst));
+  }
+  for (auto& n : av.nodes)
+    if (n.mesh >= 0) n.mesh = remap[n.mesh];
+}
+
+void ReadAnimations(const Reader& r, Avatar& av) {
+  const auto& m = r.m;
+  for (size_t i = 0; i < m.animations.size(); ++i) {
+    const auto& src = m.animations[i];
+    const std::string f = Idx("animations", i);
+    Animation dst;
+    dst.name = src.name;
+    for (size_t c = 0; c < src.channels.size(); ++c) {
+      const auto& ch = src.channels[c];
+      const std::string cf = Idx(f + ".channels", c);
+      if (ch.target_node < 0) continue;  // channels without a node target are legal but inert
+      if (ch.target_node >= static_cast<int>(m.nodes.size()))
+        throw ReadError(cf + ".target.node", "index out of range");
+      if (ch.sampler < 0 || ch.sampler >= static_cast<int>(src.samplers.size()))
+        throw ReadError(cf + ".sampler", "index out of range");
+      const auto& s = src.samplers[ch.sampler];
+      const std::string sf = Idx(f + ".samplers", ch.sampler);
+      AnimationChannel out;
+      out.node = ch.target_node;
+      if (ch.target_path == "translation")
+        out.path = AnimationChannel::Path::kTranslation;
+      else if (ch.target_path == "rotation")
+        out.path = AnimationChannel::Path::kRotation;
+      else if (ch.target_path == "scale")
+        out.path = AnimationChannel::Path::kScale;
+      else if (ch.target_path == "weights")
+        out.path = AnimationChannel::Path::kWeights;
+      else
+        throw ReadError(cf + ".target.path", "unknown path \"" + ch.target_path + "\"");
+      if (s.interpolation == "STEP")
+        out.interpolation = AnimationChannel::Interp::kStep;
+      else if (s.interpolation == "CUBICSPLINE")
+        out.interpolation = AnimationChannel::Interp::kCubicSpline;
+      else if (s.interpolation.empty() || s.interpolation == "LINEAR")
+        out.interpolation = AnimationChannel::Interp::kLinear;
+      else
+        throw ReadError(sf + ".interpolation", "unknown \"" + s.interpolation + "\"");
+      if (r.UsesMissingBuffer(s.input) || r.UsesMissingBuffer(s.output))
+        throw ReadError(sf, "its buffer file is missing");
+      int nc = 0;
+      out.times = r.Read<float>(s.input, &nc, sf + ".input");
+      if (nc != 1) throw ReadError(sf + ".input", "must be SCALAR");
+      for (size_t k = 1; k < out.times.size(); ++k)
+        if (out.times[k] < out.times[k - 1]) throw ReadError(sf + ".input", "times decrease");
+      out.values = r.Read<float>(s.output, &nc, sf + ".output");
+      size_t keys =
+          out.times.size() * (out.interpolation == AnimationChannel::Interp::kCubicSpline ? 3 : 1);
+      if (out.path == AnimationChannel::Path::kWeights) {
+        if (nc != 1 || keys == 0 || out.values.size() % keys != 0)
+          throw ReadError(sf + ".output", "count does not match input");
+        out.components = static_cast<int>(out.values.size() / keys);
+      } else {
+        out.components = out.path == AnimationChannel::Path::kRotation ? 4 : 3;
+        if (nc != out.components || out.values.size() != keys * nc)
+          throw ReadError(sf + ".output", "count or type does not match input");
+      }
+      dst.channels.push_back(std::move(out));
+    }
+    av.animations.push_back(std::move(dst));
+  }
+}
+
+}  // namespace hairswing::io
