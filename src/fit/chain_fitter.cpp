@@ -235,6 +235,500 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
   return Status(StatusCode::kInvalidInput, "hair selection: no mesh named \"" + mesh + "\"");
 }
 
+namespace {
+
+// One fitted chain: joint positions along the clump's centre line (world, rest), their new nodes
+// and rest world matrices. length: arc length of the joints; pinned: arc length of the centre line
+// before the first joint (the band pinned to the attachment); full = pinned + the rest of the
+// line; gmax: the clump's geodesic extent from its root.
+struct FitChain {
+  std::vector<int> nodes;
+  std::vector<glm::vec3> pts;
+  std::vector<glm::mat4> world;
+  float length = 0, pinned = 0, full = 0, gmax = 0;
+};
+
+// A selected primitive at rest, welded by position (1/100 mm grid at avatar scale): one vertex
+// per position, the mesh graph over welded vertices, and its connected pieces.
+struct WeldedHair {
+  std::vector<glm::vec3> world;                         // per original vertex, rest world position
+  std::vector<int> weld;                                // original vertex -> welded vertex
+  std::vector<glm::vec3> wpos;                          // welded vertex positions
+  std::vector<std::vector<std::pair<int, float>>> adj;  // neighbours and edge lengths
+  UnionFind uf{0};
+};
+
+// What one FitHairChains call works with, and what it records for UndoFit.
+struct FitContext {
+  FitContext(Avatar& a, const Rig& r, const FitOptions& o, const HumanoidMap& h, FitResult& res)
+      : av(a), rig(r), opt(o), hm(h), result(res) {}
+  Avatar& av;
+  const Rig& rig;
+  const FitOptions& opt;
+  const HumanoidMap& hm;
+  FitResult& result;
+  int attach = -1, attach_rig = -1;
+  float unit = 1.0f;               // avatar scale, a 1.7 m person = 1
+  std::vector<glm::vec3> surface;  // the attachment's surface (subsampled)
+  bool have_surface = false;
+  std::vector<glm::mat4> palette = std::vector<glm::mat4>(4096);
+  int chain_index = 0;
+  Json children = Json::object(), skin_joints = Json::object(), node_skin = Json::object();
+  Json prims = Json::array();
+
+  std::string Cm(float metres) const {  // a length at human scale, for messages
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f cm", 100.0f * metres / unit);
+    return b;
+  }
+};
+
+bool Selected(const HairSelection& sel, int m, int p) {
+  return std::find(sel.primitives.begin(), sel.primitives.end(), std::make_pair(m, p)) !=
+         sel.primitives.end();
+}
+
+// The attachment's surface: rest positions of other primitives' vertices skinned mostly to it.
+Status FindAttachmentSurface(FitContext& cx, const HairSelection& sel) {
+  const Rig& rig = cx.rig;
+  for (const MeshInstance& inst : rig.meshes()) {
+    if (inst.skin < 0) continue;
+    const RigSkin& sk = rig.skins()[inst.skin];
+    for (size_t p = 0; p < cx.av.meshes[inst.mesh].primitives.size(); ++p) {
+      if (Selected(sel, inst.mesh, static_cast<int>(p))) continue;
+      const Primitive& prim = cx.av.meshes[inst.mesh].primitives[p];
+      if (prim.joints.empty()) continue;
+      std::vector<glm::vec3> posed(prim.positions.size());
+      if (sk.joints.size() > cx.palette.size()) cx.palette.resize(sk.joints.size());
+      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), cx.palette, posed); !st.ok())
+        return Status(st.code(), "mesh \"" + cx.av.meshes[inst.mesh].name + "\" primitive " +
+                                     std::to_string(p) + ": " + st.message());
+      for (size_t v = 0; v < posed.size(); ++v)
+        for (int k = 0; k < 4; ++k)
+          if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() &&
+              sk.joints[prim.joints[v][k]] == cx.attach_rig)
+            cx.surface.push_back(posed[v]);
+    }
+  }
+  cx.have_surface = !cx.surface.empty();
+  if (cx.surface.size() > 3000) {  // a regular subsample is plenty for distances at cm tolerance
+    std::vector<glm::vec3> sub;
+    const size_t stride = cx.surface.size() / 3000 + 1;
+    for (size_t i = 0; i < cx.surface.size(); i += stride) sub.push_back(cx.surface[i]);
+    cx.surface.swap(sub);
+  }
+  if (!cx.have_surface) cx.surface.emplace_back(cx.rig.rest_world()[cx.attach_rig][3]);
+  return Status::Ok();
+}
+
+WeldedHair WeldHair(std::vector<glm::vec3> world, const Primitive& prim, float unit) {
+  WeldedHair wh;
+  wh.world = std::move(world);
+  std::map<std::tuple<long long, long long, long long>, int> grid;
+  wh.weld.resize(wh.world.size());
+  const double q = 1e-5 * unit;
+  for (size_t v = 0; v < wh.world.size(); ++v) {
+    const glm::vec3& p = wh.world[v];
+    auto key = std::make_tuple(std::llround(p.x / q), std::llround(p.y / q), std::llround(p.z / q));
+    auto [it, fresh] = grid.emplace(key, static_cast<int>(wh.wpos.size()));
+    if (fresh) wh.wpos.push_back(p);
+    wh.weld[v] = it->second;
+  }
+  const size_t nw = wh.wpos.size();
+  wh.adj.resize(nw);
+  wh.uf = UnionFind(nw);
+  for (size_t t = 0; t + 2 < prim.indices.size(); t += 3)
+    for (int k = 0; k < 3; ++k) {
+      const int a = wh.weld[prim.indices[t + k]], b = wh.weld[prim.indices[t + (k + 1) % 3]];
+      if (a == b) continue;
+      const float len = glm::length(wh.wpos[a] - wh.wpos[b]);
+      wh.adj[a].emplace_back(b, len);
+      wh.adj[b].emplace_back(a, len);
+      wh.uf.Join(a, b);
+    }
+  return wh;
+}
+
+// Geodesic distance from the root band (the clump's vertices within `tol` of the closest approach
+// to the attachment surface), multi-source Dijkstra on edge lengths. Writes geo[] of the clump;
+// returns the largest distance.
+float GeodesicFromRoot(const WeldedHair& wh, const std::vector<int>& verts,
+                       const std::vector<float>& dist, float dmin, float tol,
+                       std::vector<float>& geo) {
+  using Item = std::pair<float, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+  for (size_t i = 0; i < verts.size(); ++i)
+    if (dist[i] <= dmin + tol) {
+      geo[verts[i]] = 0.0f;
+      pq.emplace(0.0f, verts[i]);
+    }
+  while (!pq.empty()) {
+    auto [g, w] = pq.top();
+    pq.pop();
+    if (g > geo[w]) continue;
+    for (auto [n, len] : wh.adj[w])
+      if (geo[n] < 0 || g + len < geo[n]) {
+        geo[n] = g + len;
+        pq.emplace(geo[n], n);
+      }
+  }
+  float gmax = 0;
+  for (int w : verts) gmax = std::max(gmax, geo[w]);
+  return gmax;
+}
+
+float LineLength(const std::vector<glm::vec3>& l) {
+  float len = 0;
+  for (size_t i = 1; i < l.size(); ++i) len += glm::length(l[i] - l[i - 1]);
+  return len;
+}
+
+// Centre line through the level sets of the geodesic distance (centroids of distance bins). The
+// centroids zig-zag on coarse cards and cut through the head on pieces that wrap around it (their
+// bands are rings), so the line is smoothed (ends kept) while it is much longer than the clump.
+std::vector<glm::vec3> CentreLine(const WeldedHair& wh, const std::vector<int>& verts,
+                                  const std::vector<float>& geo, float gmax, int joints) {
+  const int bins = std::max(12, 4 * joints);
+  std::vector<glm::vec3> sum(bins, glm::vec3(0));
+  std::vector<int> count(bins, 0);
+  for (int w : verts) {
+    const int b = std::min(bins - 1, static_cast<int>(geo[w] / gmax * bins));
+    sum[b] += wh.wpos[w];
+    ++count[b];
+  }
+  std::vector<glm::vec3> line;
+  for (int b = 0; b < bins; ++b)
+    if (count[b]) line.push_back(sum[b] / static_cast<float>(count[b]));
+  for (int pass = 0; pass < 8 && line.size() > 2 && LineLength(line) > 1.1f * gmax; ++pass) {
+    std::vector<glm::vec3> sm = line;
+    for (size_t i = 1; i + 1 < line.size(); ++i)
+      sm[i] = 0.25f * line[i - 1] + 0.5f * line[i] + 0.25f * line[i + 1];
+    line.swap(sm);
+  }
+  return line;
+}
+
+// New joint nodes under the attachment at the chain's points (translations in each parent's
+// frame); fills ch.nodes and ch.world (rest world, keeping the armature's scale).
+void AddJointNodes(FitContext& cx, FitChain& ch) {
+  Avatar& av = cx.av;
+  glm::mat4 parent_world = cx.rig.rest_world()[cx.attach_rig];
+  int parent = cx.attach;
+  if (!cx.children.contains(std::to_string(cx.attach)))
+    cx.children[std::to_string(cx.attach)] = av.nodes[cx.attach].children;
+  for (size_t j = 0; j < ch.pts.size(); ++j) {
+    Node n;
+    n.name = "HairFit_" + std::to_string(cx.chain_index) + "_" + std::to_string(j);
+    n.parent = parent;
+    n.translation = glm::vec3(glm::inverse(parent_world) * glm::vec4(ch.pts[j], 1.0f));
+    const int id = static_cast<int>(av.nodes.size());
+    av.nodes[parent].children.push_back(id);
+    av.nodes.push_back(n);
+    parent_world = parent_world * glm::translate(glm::mat4(1.0f), n.translation);
+    ch.world.push_back(parent_world);
+    ch.nodes.push_back(id);
+    parent = id;
+  }
+}
+
+// Steps 2-6a for one primitive: every clump either gets a chain (joint nodes added to the avatar,
+// its welded vertices marked in chain_of, geodesic distances in geo) or stays rigid (geo -1).
+Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
+                   std::vector<float>& geo, std::vector<int>& chain_of,
+                   std::vector<FitChain>* chains) {
+  const FitOptions& opt = cx.opt;
+  FitResult& result = cx.result;
+  std::map<int, std::vector<int>> clumps;
+  std::map<int, int> clump_triangles;
+  UnionFind uf = wh.uf;
+  for (size_t t = 0; t + 2 < prim.indices.size(); t += 3)
+    clump_triangles[uf.Find(wh.weld[prim.indices[t]])]++;
+  for (size_t w = 0; w < wh.wpos.size(); ++w)
+    if (!wh.adj[w].empty()) clumps[uf.Find(static_cast<int>(w))].push_back(static_cast<int>(w));
+  std::string first_error;  // a clump that cannot hang: an error when it is the only one
+  for (auto& [root_id, verts] : clumps) {
+    if (clump_triangles[root_id] < opt.min_triangles) {
+      if (clumps.size() == 1)
+        return Status(StatusCode::kInvalidInput, "the selected hair has only " +
+                                                     std::to_string(clump_triangles[root_id]) +
+                                                     " triangle(s): too small to fit a chain");
+      result.warnings.push_back("skipped a piece of " + std::to_string(clump_triangles[root_id]) +
+                                " triangle(s): too small for a chain");
+      continue;
+    }
+    // 3. Root: closest to the attachment surface.
+    std::vector<float> dist(verts.size());
+    float dmin = 1e30f;
+    for (size_t i = 0; i < verts.size(); ++i) {
+      float d = 1e30f;
+      for (const glm::vec3& s : cx.surface) d = std::min(d, glm::length(wh.wpos[verts[i]] - s));
+      dist[i] = d;
+      dmin = std::min(dmin, d);
+    }
+    const float tol = opt.root_tolerance * cx.unit;
+    const float touch = cx.have_surface ? 2.0f * tol : 0.25f * cx.unit;
+    if (dmin > touch) {
+      const std::string e = "the selected hair does not touch the " + opt.attach + " (closest " +
+                            std::to_string(static_cast<int>(std::lround(1000 * dmin / cx.unit))) +
+                            " mm at avatar scale)";
+      if (first_error.empty()) first_error = e;
+      result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) +
+                                " vertices: " + e);
+      continue;
+    }
+    // 4. Geodesic distance from the root band.
+    const float gmax = GeodesicFromRoot(wh, verts, dist, dmin, tol, geo);
+    // A piece that reaches only a few cm from where it meets the head (a bun, a scalp cap, a
+    // hair tie) cannot hang: a chain would only bend it through the skull. It stays rigid on
+    // the attachment, as the artist made it.
+    const std::vector<int>& clump = verts;  // clang 14 cannot capture a structured binding
+    auto keep_rigid = [&](const std::string& why) {
+      result.rigid.push_back("kept a clump of " + std::to_string(clump.size()) +
+                             " vertices rigid on the " + opt.attach + ": " + why);
+      for (int w : clump) geo[w] = -1.0f;
+    };
+    if (gmax < opt.min_hang_length * cx.unit) {
+      keep_rigid("it reaches only " + cx.Cm(gmax) + " from its root (less than " +
+                 cx.Cm(opt.min_hang_length * cx.unit) + " cannot hang)");
+      continue;
+    }
+    // 5. Centre line; if it is still much longer than the clump's own geodesic extent it does not
+    // run along the clump.
+    const std::vector<glm::vec3> line = CentreLine(wh, verts, geo, gmax, opt.joints);
+    if (line.size() < 2)
+      return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
+    if (LineLength(line) > kMaxLineRatio * gmax) {
+      keep_rigid("its centre line (" + cx.Cm(LineLength(line)) +
+                 ") would leave the clump (geodesic extent " + cx.Cm(gmax) + ")");
+      continue;
+    }
+    // Joint count from the clump's length (its geodesic extent: the centroid line itself
+    // zig-zags): about one segment per 8 cm at human scale, at least 3 joints, at most
+    // FitOptions::joints. Many very short segments get very stiff (k grows as 1/L) and bend in
+    // alternating kinks.
+    const int n_joints =
+        std::clamp(static_cast<int>(std::lround(gmax / (opt.segment_length * cx.unit))) + 1, 3,
+                   std::max(3, opt.joints));
+    // The first joint sits where the pinned band ends: the hair pivots where it starts to move,
+    // not inside the band that stays on the head.
+    FitChain ch;
+    ch.full = LineLength(line);
+    ch.pinned = opt.pin_fraction * ch.full;
+    ch.pts = Resample(CutLine(line, ch.pinned), n_joints);
+    for (int w : verts) chain_of[w] = static_cast<int>(chains->size());
+    ch.gmax = gmax;
+    ch.length = LineLength(ch.pts);
+    // 6a. Joint nodes.
+    AddJointNodes(cx, ch);
+    result.changes.push_back(
+        "added chain " + std::to_string(cx.chain_index) + ": " + std::to_string(n_joints) +
+        " joints under \"" + cx.av.nodes[cx.attach].name + "\", " + std::to_string(verts.size()) +
+        " hair vertices, length " + cx.Cm(ch.length) + " (geodesic extent " + cx.Cm(gmax) + ")");
+    result.chain_vertices.push_back(static_cast<int>(verts.size()));
+    chains->push_back(std::move(ch));
+    ++cx.chain_index;
+  }
+  // A primitive whose clumps all stay rigid is skinned to the attachment; it is an error only
+  // when nothing in the whole selection can hang (checked by the caller).
+  if (chains->empty() && result.rigid.empty())
+    return Status(StatusCode::kInvalidInput,
+                  first_error.empty() ? "no hair clump large enough to fit" : first_error);
+  return Status::Ok();
+}
+
+// Skin weights on the welded surface: the attachment fading out after the pinned band, hat
+// functions of the arc length between the joints, then diffusion over the mesh (the pinned band
+// fixed), so the weight changes gradually across every edge even where the geodesic distance
+// kinks. Per welded vertex: [attach, joint 0, joint 1, ...].
+std::vector<std::vector<float>> ChainWeights(const FitOptions& opt, const WeldedHair& wh,
+                                             const std::vector<float>& geo,
+                                             const std::vector<int>& chain_of,
+                                             const std::vector<FitChain>& chains) {
+  std::vector<std::vector<float>> wts(wh.wpos.size());
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const FitChain& ch = chains[c];
+    const size_t n_inf = ch.nodes.size() + 1;
+    // Root ramp: the attachment's weight fades over root_ramp_segments after the pinned band
+    // (the arc solver turns a chain about its root, and the stretch at the root is about the
+    // turn times the strand's width over the width of this fade); the joints share the rest
+    // with hat functions. Measured alternatives are in docs/fit.md.
+    const float ramp = ch.length / static_cast<float>(ch.nodes.size() - 1) * opt.root_ramp_segments;
+    for (size_t w = 0; w < wh.wpos.size(); ++w) {
+      if (chain_of[w] != static_cast<int>(c) || geo[w] < 0) continue;
+      wts[w].assign(n_inf, 0.0f);
+      // Arc length along the centre line, from the first joint (negative inside the pinned band).
+      const float s = geo[w] / ch.gmax * ch.full - ch.pinned;
+      internal::FadedChainWeights(ch.pts, s, 0.0f, ramp, &wts[w]);
+    }
+    internal::SmoothChainWeights(wh.adj, geo, chain_of, static_cast<int>(c),
+                                 ch.pinned / ch.full * ch.gmax,
+                                 ch.length / static_cast<float>(ch.nodes.size() - 1), &wts);
+  }
+  return wts;
+}
+
+// 6b. The mesh node's skin gains the attachment and the new joints; the primitive's old weights
+// (and positions, when it was rigid) go to the undo record; every vertex gets its four largest
+// influences, renormalised (vertices of rigid clumps: the attachment alone).
+void SkinPrimitive(FitContext& cx, int mesh_index, int prim_index, const MeshInstance& inst,
+                   const WeldedHair& wh, const std::vector<float>& geo,
+                   const std::vector<int>& chain_of, const std::vector<FitChain>& chains) {
+  Avatar& av = cx.av;
+  const Rig& rig = cx.rig;
+  Primitive& prim = av.meshes[mesh_index].primitives[prim_index];
+  const int node_index = rig.source_node()[inst.node];
+  Node& mesh_node = av.nodes[node_index];
+  if (!cx.node_skin.contains(std::to_string(node_index)))
+    cx.node_skin[std::to_string(node_index)] = mesh_node.skin;
+  if (mesh_node.skin < 0) {
+    Skin s;
+    s.name = "HairFit";
+    av.skins.push_back(s);
+    mesh_node.skin = static_cast<int>(av.skins.size()) - 1;
+    cx.result.changes.push_back("mesh \"" + av.meshes[mesh_index].name +
+                                "\" was rigid: it is now skinned");
+  }
+  Skin& skin = av.skins[mesh_node.skin];
+  if (!cx.skin_joints.contains(std::to_string(mesh_node.skin)))
+    cx.skin_joints[std::to_string(mesh_node.skin)] = skin.joints.size();
+  // Vertex positions are in the mesh's bind space, which need not be world space (e.g. a
+  // centimetre armature under a scaled, rotated root): B maps bind space to the rest world, as
+  // any existing joint's world * inverse bind does at rest. New joints get inverse(world) * B.
+  glm::mat4 bind_to_world(1.0f);
+  if (!skin.joints.empty() && skin.joints[0] < static_cast<int>(rig.node_to_rig().size()))
+    bind_to_world = rig.rest_world()[rig.node_to_rig()[skin.joints[0]]] * skin.inverse_bind[0];
+  auto joint_slot = [&](int node, const glm::mat4& world) {
+    for (size_t i = 0; i < skin.joints.size(); ++i)
+      if (skin.joints[i] == node) return static_cast<int>(i);
+    skin.joints.push_back(node);
+    skin.inverse_bind.push_back(glm::inverse(world) * bind_to_world);
+    return static_cast<int>(skin.joints.size()) - 1;
+  };
+  const int attach_slot = joint_slot(cx.attach, rig.rest_world()[cx.attach_rig]);
+  std::vector<std::vector<int>> slots(chains.size());
+  for (size_t c = 0; c < chains.size(); ++c)
+    for (size_t j = 0; j < chains[c].nodes.size(); ++j)
+      slots[c].push_back(joint_slot(chains[c].nodes[j], chains[c].world[j]));
+  // Record the primitive's old weights and positions, then erase and re-skin.
+  Json rec = {
+      {"mesh", mesh_index}, {"primitive", prim_index}, {"had_weights", !prim.joints.empty()}};
+  Json jj = Json::array(), ww = Json::array(), pp = Json::array();
+  for (const auto& j : prim.joints) jj.insert(jj.end(), {j.x, j.y, j.z, j.w});
+  for (const auto& w : prim.weights) ww.insert(ww.end(), {w.x, w.y, w.z, w.w});
+  rec["joints"] = jj;
+  rec["weights"] = ww;
+  const bool was_rigid = cx.node_skin[std::to_string(node_index)].get<int>() < 0;
+  if (was_rigid) {
+    for (const auto& p : prim.positions) pp.insert(pp.end(), {p.x, p.y, p.z});
+    rec["positions"] = pp;
+    prim.positions = wh.world;  // bind pose = rest world for the new skin
+  }
+  cx.prims.push_back(rec);
+  const std::vector<std::vector<float>> wts = ChainWeights(cx.opt, wh, geo, chain_of, chains);
+  prim.joints.assign(prim.positions.size(), glm::u16vec4(0));
+  prim.weights.assign(prim.positions.size(), glm::vec4(0));
+  for (size_t v = 0; v < prim.positions.size(); ++v) {
+    const int w = wh.weld[v];
+    const int c = chain_of[w];
+    if (c < 0 || geo[w] < 0) {  // not part of a fitted clump: stays on the attachment
+      prim.joints[v] = glm::u16vec4(attach_slot, 0, 0, 0);
+      prim.weights[v] = glm::vec4(1, 0, 0, 0);
+      continue;
+    }
+    std::vector<int> order(wts[w].size());
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + std::min<size_t>(4, order.size()), order.end(),
+                      [&](int a, int b) { return wts[w][a] > wts[w][b]; });
+    float total = 0;
+    for (size_t k = 0; k < 4 && k < order.size(); ++k) total += wts[w][order[k]];
+    for (size_t k = 0; k < 4 && k < order.size(); ++k) {
+      const int inf = order[k];
+      const float wt = total > 0 ? wts[w][inf] / total : (k == 0 ? 1.0f : 0.0f);
+      if (wt <= 0.0f) continue;
+      prim.joints[v][k] = static_cast<uint16_t>(inf == 0 ? attach_slot : slots[c][inf - 1]);
+      prim.weights[v][k] = wt;
+    }
+  }
+  cx.result.changes.push_back("erased and refitted the skin weights of " +
+                              av.meshes[mesh_index].name + "/" + std::to_string(prim_index) + " (" +
+                              std::to_string(prim.positions.size()) + " vertices)");
+}
+
+// 7. A VRM 1.0 spring per chain, colliding with every existing collider group.
+void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
+  for (size_t c = 0; c < chains.size(); ++c) {
+    Spring s;
+    s.name = "hairfit_" + std::to_string(cx.result.chains + static_cast<int>(c));
+    for (size_t k = 0; k < chains[c].nodes.size(); ++k) {
+      SpringJoint j;
+      j.node = chains[c].nodes[k];
+      j.stiffness = 1.0f;
+      j.drag_force = 0.4f;
+      j.gravity_power = 0.0f;
+      // 1.5 cm at human scale, stored in the joint's local units (armatures may be scaled).
+      j.hit_radius =
+          0.015f * cx.unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
+      s.joints.push_back(j);
+    }
+    for (size_t g = 0; g < cx.av.vrm.collider_groups.size(); ++g)
+      s.collider_groups.push_back(static_cast<int>(g));
+    cx.av.vrm.springs.push_back(std::move(s));
+  }
+  cx.result.chains += static_cast<int>(chains.size());
+}
+
+// Steps 1-7 for one selected primitive.
+Status FitPrimitive(FitContext& cx, int mesh_index, int prim_index) {
+  const Rig& rig = cx.rig;
+  const Primitive& prim = cx.av.meshes[mesh_index].primitives[prim_index];
+  const MeshInstance* inst = nullptr;
+  for (const MeshInstance& mi : rig.meshes())
+    if (mi.mesh == mesh_index) inst = &mi;
+  const std::string name = cx.av.meshes[mesh_index].name;
+  if (!inst)
+    return Status(StatusCode::kInvalidInput, "mesh \"" + name + "\" is not used by any node");
+  if (prim.mode != 4 || prim.indices.size() < 3)
+    return Status(StatusCode::kInvalidInput, "mesh \"" + name + "\" primitive " +
+                                                 std::to_string(prim_index) + " has no triangles");
+  std::vector<glm::vec3> world(prim.positions.size());
+  if (inst->skin >= 0 && rig.skins()[inst->skin].joints.size() > cx.palette.size())
+    cx.palette.resize(rig.skins()[inst->skin].joints.size());
+  if (Status st = PosePrimitive(rig, *inst, prim, rig.rest_world(), cx.palette, world); !st.ok())
+    return Status(st.code(), "mesh \"" + name + "\" primitive " + std::to_string(prim_index) +
+                                 ": " + st.message());
+  const WeldedHair wh = WeldHair(std::move(world), prim, cx.unit);
+  std::vector<float> geo(wh.wpos.size(), -1.0f);
+  std::vector<int> chain_of(wh.wpos.size(), -1);
+  std::vector<FitChain> chains;
+  if (Status st = PlaceChains(cx, wh, prim, geo, chain_of, &chains); !st.ok()) return st;
+  SkinPrimitive(cx, mesh_index, prim_index, *inst, wh, geo, chain_of, chains);
+  AddSprings(cx, chains);
+  return Status::Ok();
+}
+
+// Artist springs that moved this mesh before and move nothing now (their hair was refitted):
+// removed, so they neither cost time nor count in the measurement (kept in the undo record).
+Json RemoveOrphanSprings(FitContext& cx, size_t old_springs,
+                         const std::vector<uint8_t>& owned_before) {
+  Json removed = Json::array();
+  const std::vector<uint8_t> owned_after = NodesOwningVertices(cx.av);
+  std::vector<Spring> kept;
+  for (size_t i = 0; i < cx.av.vrm.springs.size(); ++i) {
+    const Spring& sp = cx.av.vrm.springs[i];
+    if (i < old_springs && SpringMovesMesh(sp, owned_before) && !SpringMovesMesh(sp, owned_after)) {
+      removed.push_back({{"index", i}, {"spring", SpringToJson(sp)}});
+      cx.result.changes.push_back("removed spring \"" + sp.name +
+                                  "\": the refitted hair no longer follows its joints");
+      continue;
+    }
+    kept.push_back(sp);
+  }
+  cx.av.vrm.springs.swap(kept);
+  return removed;
+}
+
+}  // namespace
+
 Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitOptions& opt) {
   if (av.unknown_extensions.count(kUndoKey))
     return Status(StatusCode::kUnsupported,
@@ -251,396 +745,21 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   if (attach_it == hm.bones.end())
     return Status(StatusCode::kUnsupported, "missing humanoid role \"" + opt.attach +
                                                 "\" (no VRM humanoid or known skeleton names)");
-  const int attach = attach_it->second;
-  const int attach_rig = rig.node_to_rig()[attach];
-
-  const float unit = internal::HumanoidUnit(hm, rig);  // avatar scale, a 1.7 m person = 1
-
-  // The attachment's surface: rest positions of other primitives' vertices skinned mostly to it.
-  std::vector<glm::vec3> surface;
-  std::vector<glm::mat4> palette(4096);
-  auto selected = [&](int m, int p) {
-    return std::find(sel.primitives.begin(), sel.primitives.end(), std::make_pair(m, p)) !=
-           sel.primitives.end();
-  };
-  for (const MeshInstance& inst : rig.meshes()) {
-    if (inst.skin < 0) continue;
-    const RigSkin& sk = rig.skins()[inst.skin];
-    for (size_t p = 0; p < av.meshes[inst.mesh].primitives.size(); ++p) {
-      if (selected(inst.mesh, static_cast<int>(p))) continue;
-      const Primitive& prim = av.meshes[inst.mesh].primitives[p];
-      if (prim.joints.empty()) continue;
-      std::vector<glm::vec3> posed(prim.positions.size());
-      if (sk.joints.size() > palette.size()) palette.resize(sk.joints.size());
-      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), palette, posed); !st.ok())
-        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\" primitive " +
-                                     std::to_string(p) + ": " + st.message());
-      for (size_t v = 0; v < posed.size(); ++v)
-        for (int k = 0; k < 4; ++k)
-          if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() &&
-              sk.joints[prim.joints[v][k]] == attach_rig)
-            surface.push_back(posed[v]);
-    }
-  }
-  const bool have_surface = !surface.empty();
-  if (surface.size() > 3000) {  // a regular subsample is plenty for distances at cm tolerance
-    std::vector<glm::vec3> sub;
-    const size_t stride = surface.size() / 3000 + 1;
-    for (size_t i = 0; i < surface.size(); i += stride) sub.push_back(surface[i]);
-    surface.swap(sub);
-  }
-  const glm::vec3 attach_pos(rig.rest_world()[attach_rig][3]);
-  if (!have_surface) surface.push_back(attach_pos);
+  FitResult result;
+  FitContext cx(av, rig, opt, hm, result);
+  cx.attach = attach_it->second;
+  cx.attach_rig = rig.node_to_rig()[cx.attach];
+  cx.unit = internal::HumanoidUnit(hm, rig);
+  if (Status st = FindAttachmentSurface(cx, sel); !st.ok()) return st;
 
   const std::vector<uint8_t> owned_before = NodesOwningVertices(av);
-  // Undo record.
   Json undo = {{"nodes_before", av.nodes.size()},
                {"skins_before", av.skins.size()},
                {"springs_before", av.vrm.springs.size()},
                {"vrm_version_before", static_cast<int>(av.vrm.version)},
                {"humanoid_was_empty", av.vrm.humanoid.empty()}};
-  Json children = Json::object(), skin_joints = Json::object(), node_skin = Json::object(),
-       prims = Json::array();
-
-  FitResult result;
-  int chain_index = 0;
-  for (const auto& [mesh_index, prim_index] : sel.primitives) {
-    Primitive& prim = av.meshes[mesh_index].primitives[prim_index];
-    const MeshInstance* inst = nullptr;
-    for (const MeshInstance& mi : rig.meshes())
-      if (mi.mesh == mesh_index) inst = &mi;
-    if (!inst)
-      return Status(StatusCode::kInvalidInput,
-                    "mesh \"" + av.meshes[mesh_index].name + "\" is not used by any node");
-    if (prim.mode != 4 || prim.indices.size() < 3)
-      return Status(StatusCode::kInvalidInput, "mesh \"" + av.meshes[mesh_index].name +
-                                                   "\" primitive " + std::to_string(prim_index) +
-                                                   " has no triangles");
-    std::vector<glm::vec3> world(prim.positions.size());
-    if (inst->skin >= 0 && rig.skins()[inst->skin].joints.size() > palette.size())
-      palette.resize(rig.skins()[inst->skin].joints.size());
-    if (!PosePrimitive(rig, *inst, prim, rig.rest_world(), palette, world).ok())
-      return Status(StatusCode::kInvalidInput, "cannot pose the selected hair");
-
-    // 1. Weld by position (1/100 mm grid in avatar units).
-    std::map<std::tuple<long long, long long, long long>, int> grid;
-    std::vector<int> weld(world.size());
-    std::vector<glm::vec3> wpos;
-    const double q = 1e-5 * unit;
-    for (size_t v = 0; v < world.size(); ++v) {
-      auto key = std::make_tuple(std::llround(world[v].x / q), std::llround(world[v].y / q),
-                                 std::llround(world[v].z / q));
-      auto [it, fresh] = grid.emplace(key, static_cast<int>(wpos.size()));
-      if (fresh) wpos.push_back(world[v]);
-      weld[v] = it->second;
-    }
-    const size_t nw = wpos.size();
-    std::vector<std::vector<std::pair<int, float>>> adj(nw);
-    UnionFind uf(nw);
-    for (size_t t = 0; t + 2 < prim.indices.size(); t += 3)
-      for (int k = 0; k < 3; ++k) {
-        const int a = weld[prim.indices[t + k]], b = weld[prim.indices[t + (k + 1) % 3]];
-        if (a == b) continue;
-        const float len = glm::length(wpos[a] - wpos[b]);
-        adj[a].emplace_back(b, len);
-        adj[b].emplace_back(a, len);
-        uf.Join(a, b);
-      }
-    // 2. Clumps.
-    std::map<int, std::vector<int>> clumps;
-    std::map<int, int> clump_triangles;
-    for (size_t t = 0; t + 2 < prim.indices.size(); t += 3)
-      clump_triangles[uf.Find(weld[prim.indices[t]])]++;
-    for (size_t w = 0; w < nw; ++w)
-      if (!adj[w].empty()) clumps[uf.Find(static_cast<int>(w))].push_back(static_cast<int>(w));
-    std::vector<float> geo(nw, -1.0f);
-    std::vector<int> chain_of(nw, -1);
-    // pts: joint positions; length: their arc length; pinned: arc length of the centre line
-    // before the first joint (the band pinned to the attachment); full = pinned + length.
-    struct Chain {
-      std::vector<int> nodes;
-      std::vector<glm::vec3> pts;
-      std::vector<glm::mat4> world;
-      float length, pinned, full, gmax;
-    };
-    std::vector<Chain> chains;
-    std::string first_error;  // a clump that cannot hang: an error when it is the only one
-    for (auto& [root_id, verts] : clumps) {
-      if (clump_triangles[root_id] < opt.min_triangles) {
-        if (clumps.size() == 1)
-          return Status(StatusCode::kInvalidInput, "the selected hair has only " +
-                                                       std::to_string(clump_triangles[root_id]) +
-                                                       " triangle(s): too small to fit a chain");
-        result.warnings.push_back("skipped a piece of " + std::to_string(clump_triangles[root_id]) +
-                                  " triangle(s): too small for a chain");
-        continue;
-      }
-      // 3. Root: closest to the attachment surface.
-      std::vector<float> dist(verts.size());
-      float dmin = 1e30f;
-      for (size_t i = 0; i < verts.size(); ++i) {
-        float d = 1e30f;
-        for (const glm::vec3& s : surface) d = std::min(d, glm::length(wpos[verts[i]] - s));
-        dist[i] = d;
-        dmin = std::min(dmin, d);
-      }
-      const float tol = opt.root_tolerance * unit;
-      const float touch = have_surface ? 2.0f * tol : 0.25f * unit;
-      if (dmin > touch) {
-        const std::string e = "the selected hair does not touch the " + opt.attach + " (closest " +
-                              std::to_string(static_cast<int>(std::lround(1000 * dmin / unit))) +
-                              " mm at avatar scale)";
-        if (first_error.empty()) first_error = e;
-        result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) +
-                                  " vertices: " + e);
-        continue;
-      }
-      // 4. Geodesic distance from the root band (multi-source Dijkstra).
-      using Item = std::pair<float, int>;
-      std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
-      for (size_t i = 0; i < verts.size(); ++i)
-        if (dist[i] <= dmin + tol) {
-          geo[verts[i]] = 0.0f;
-          pq.emplace(0.0f, verts[i]);
-        }
-      while (!pq.empty()) {
-        auto [g, w] = pq.top();
-        pq.pop();
-        if (g > geo[w]) continue;
-        for (auto [n, len] : adj[w])
-          if (geo[n] < 0 || g + len < geo[n]) {
-            geo[n] = g + len;
-            pq.emplace(geo[n], n);
-          }
-      }
-      float gmax = 0;
-      for (int w : verts) gmax = std::max(gmax, geo[w]);
-      // A piece that reaches only a few cm from where it meets the head (a bun, a scalp cap, a
-      // hair tie) cannot hang: a chain would only bend it through the skull. It stays rigid on
-      // the attachment, as the artist made it.
-      const std::vector<int>& clump = verts;  // clang 14 cannot capture a structured binding
-      auto keep_rigid = [&](const std::string& why) {
-        result.rigid.push_back("kept a clump of " + std::to_string(clump.size()) +
-                               " vertices rigid on the " + opt.attach + ": " + why);
-        for (int w : clump) geo[w] = -1.0f;
-      };
-      auto cm = [&](float metres) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.1f cm", 100.0f * metres / unit);
-        return std::string(b);
-      };
-      if (gmax < opt.min_hang_length * unit) {
-        keep_rigid("it reaches only " + cm(gmax) + " from its root (less than " +
-                   cm(opt.min_hang_length * unit) + " cannot hang)");
-        continue;
-      }
-      // 5. Centre line through the level sets.
-      const int bins = std::max(12, 4 * opt.joints);
-      std::vector<glm::vec3> sum(bins, glm::vec3(0));
-      std::vector<int> count(bins, 0);
-      for (int w : verts) {
-        const int b = std::min(bins - 1, static_cast<int>(geo[w] / gmax * bins));
-        sum[b] += wpos[w];
-        ++count[b];
-      }
-      std::vector<glm::vec3> line;
-      for (int b = 0; b < bins; ++b)
-        if (count[b]) line.push_back(sum[b] / static_cast<float>(count[b]));
-      if (line.size() < 2)
-        return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
-      // The centroids of the distance bands zig-zag on coarse cards and cut through the head on
-      // pieces that wrap around it (their bands are rings). Smooth the line (ends kept); if it is
-      // still much longer than the clump's own geodesic extent it does not run along the clump.
-      auto line_length = [](const std::vector<glm::vec3>& l) {
-        float len = 0;
-        for (size_t i = 1; i < l.size(); ++i) len += glm::length(l[i] - l[i - 1]);
-        return len;
-      };
-      for (int pass = 0; pass < 8 && line.size() > 2 && line_length(line) > 1.1f * gmax; ++pass) {
-        std::vector<glm::vec3> sm = line;
-        for (size_t i = 1; i + 1 < line.size(); ++i)
-          sm[i] = 0.25f * line[i - 1] + 0.5f * line[i] + 0.25f * line[i + 1];
-        line.swap(sm);
-      }
-      if (line_length(line) > kMaxLineRatio * gmax) {
-        keep_rigid("its centre line (" + cm(line_length(line)) +
-                   ") would leave the clump (geodesic extent " + cm(gmax) + ")");
-        continue;
-      }
-      // Joint count from the clump's length: about one segment per 8 cm at human scale, at least
-      // 3 joints, at most --joints. Many very short segments get very stiff (k grows as 1/L) and
-      // bend in alternating kinks.
-      // (Length = the geodesic extent of the clump: the centroid line itself zig-zags.)
-      const int n_joints =
-          std::clamp(static_cast<int>(std::lround(gmax / (opt.segment_length * unit))) + 1, 3,
-                     std::max(3, opt.joints));
-      Chain ch;
-      // The first joint sits where the pinned band ends: the hair pivots where it starts to move,
-      // not inside the band that stays on the head.
-      ch.full = line_length(line);
-      ch.pinned = opt.pin_fraction * ch.full;
-      ch.pts = Resample(CutLine(line, ch.pinned), n_joints);
-      for (int w : verts) chain_of[w] = static_cast<int>(chains.size());
-      ch.gmax = gmax;
-      ch.length = 0;
-      for (size_t i = 1; i < ch.pts.size(); ++i)
-        ch.length += glm::length(ch.pts[i] - ch.pts[i - 1]);
-      // 6a. Joint nodes under the attachment, translations in each parent's frame.
-      glm::mat4 parent_world = rig.rest_world()[attach_rig];
-      int parent = attach;
-      if (!children.contains(std::to_string(attach)))
-        children[std::to_string(attach)] = av.nodes[attach].children;
-      for (int j = 0; j < n_joints; ++j) {
-        Node n;
-        n.name = "HairFit_" + std::to_string(chain_index) + "_" + std::to_string(j);
-        n.parent = parent;
-        n.translation = glm::vec3(glm::inverse(parent_world) * glm::vec4(ch.pts[j], 1.0f));
-        const int id = static_cast<int>(av.nodes.size());
-        av.nodes[parent].children.push_back(id);
-        av.nodes.push_back(n);
-        parent_world = parent_world * glm::translate(glm::mat4(1.0f), n.translation);
-        ch.world.push_back(
-            parent_world);  // rest world of the new joint (keeps the armature's scale)
-        ch.nodes.push_back(id);
-        parent = id;
-      }
-      result.changes.push_back(
-          "added chain " + std::to_string(chain_index) + ": " + std::to_string(n_joints) +
-          " joints under \"" + av.nodes[attach].name + "\", " + std::to_string(verts.size()) +
-          " hair vertices, length " + cm(ch.length) + " (geodesic extent " + cm(gmax) + ")");
-      result.chain_vertices.push_back(static_cast<int>(verts.size()));
-      chains.push_back(std::move(ch));
-      ++chain_index;
-    }
-    // A primitive whose clumps all stay rigid is skinned to the attachment below; it is an error
-    // only when nothing in the whole selection can hang (checked after the loop).
-    if (chains.empty() && result.rigid.empty())
-      return Status(StatusCode::kInvalidInput,
-                    first_error.empty() ? "no hair clump large enough to fit" : first_error);
-
-    // 6b. Skin: the mesh node's skin gains the attachment and the new joints.
-    int node_index = rig.source_node()[inst->node];
-    Node& mesh_node = av.nodes[node_index];
-    if (!node_skin.contains(std::to_string(node_index)))
-      node_skin[std::to_string(node_index)] = mesh_node.skin;
-    if (mesh_node.skin < 0) {
-      Skin s;
-      s.name = "HairFit";
-      av.skins.push_back(s);
-      mesh_node.skin = static_cast<int>(av.skins.size()) - 1;
-      result.changes.push_back("mesh \"" + av.meshes[mesh_index].name +
-                               "\" was rigid: it is now skinned");
-    }
-    Skin& skin = av.skins[mesh_node.skin];
-    if (!skin_joints.contains(std::to_string(mesh_node.skin)))
-      skin_joints[std::to_string(mesh_node.skin)] = skin.joints.size();
-    // Vertex positions are in the mesh's bind space, which need not be world space (e.g. a
-    // centimetre armature under a scaled, rotated root): B maps bind space to the rest world, as
-    // any existing joint's world * inverse bind does at rest. New joints get inverse(world) * B.
-    glm::mat4 bind_to_world(1.0f);
-    if (!skin.joints.empty() && skin.joints[0] < static_cast<int>(rig.node_to_rig().size()))
-      bind_to_world = rig.rest_world()[rig.node_to_rig()[skin.joints[0]]] * skin.inverse_bind[0];
-    auto joint_slot = [&](int node, const glm::mat4& world) {
-      for (size_t i = 0; i < skin.joints.size(); ++i)
-        if (skin.joints[i] == node) return static_cast<int>(i);
-      skin.joints.push_back(node);
-      skin.inverse_bind.push_back(glm::inverse(world) * bind_to_world);
-      return static_cast<int>(skin.joints.size()) - 1;
-    };
-    const int attach_slot = joint_slot(attach, rig.rest_world()[attach_rig]);
-    std::vector<std::vector<int>> slots(chains.size());
-    for (size_t c = 0; c < chains.size(); ++c)
-      for (size_t j = 0; j < chains[c].nodes.size(); ++j)
-        slots[c].push_back(joint_slot(chains[c].nodes[j], chains[c].world[j]));
-    // Record the primitive's old weights and positions, then erase and re-skin.
-    Json rec = {
-        {"mesh", mesh_index}, {"primitive", prim_index}, {"had_weights", !prim.joints.empty()}};
-    Json jj = Json::array(), ww = Json::array(), pp = Json::array();
-    for (const auto& j : prim.joints) jj.insert(jj.end(), {j.x, j.y, j.z, j.w});
-    for (const auto& w : prim.weights) ww.insert(ww.end(), {w.x, w.y, w.z, w.w});
-    rec["joints"] = jj;
-    rec["weights"] = ww;
-    const bool was_rigid = node_skin[std::to_string(node_index)].get<int>() < 0;
-    if (was_rigid) {
-      for (const auto& p : prim.positions) pp.insert(pp.end(), {p.x, p.y, p.z});
-      rec["positions"] = pp;
-      prim.positions = world;  // bind pose = rest world for the new skin
-    }
-    prims.push_back(rec);
-    // Weights on the welded surface: the attachment fading out after the pinned band, hat
-    // functions of the arc length between the joints, then diffusion over the mesh (the pinned
-    // band fixed), so the weight changes gradually across every edge even where the geodesic
-    // distance kinks.
-    std::vector<std::vector<float>> wts(nw);  // per welded vertex: [attach, joint 0, joint 1, ...]
-    for (size_t c = 0; c < chains.size(); ++c) {
-      const Chain& ch = chains[c];
-      const size_t n_inf = ch.nodes.size() + 1;
-      // Root ramp: the attachment's weight fades over root_ramp_segments after the pinned band
-      // (the arc solver turns a chain about its root, and the stretch at the root is about the
-      // turn times the strand's width over the width of this fade); the joints share the rest
-      // with hat functions. Measured alternatives are in docs/fit.md.
-      const float ramp =
-          ch.length / static_cast<float>(ch.nodes.size() - 1) * opt.root_ramp_segments;
-      for (size_t w = 0; w < nw; ++w) {
-        if (chain_of[w] != static_cast<int>(c) || geo[w] < 0) continue;
-        wts[w].assign(n_inf, 0.0f);
-        // Arc length along the centre line, from the first joint (negative inside the pinned band).
-        const float s = geo[w] / ch.gmax * ch.full - ch.pinned;
-        internal::FadedChainWeights(ch.pts, s, 0.0f, ramp, &wts[w]);
-      }
-      internal::SmoothChainWeights(adj, geo, chain_of, static_cast<int>(c),
-                                   ch.pinned / ch.full * ch.gmax,
-                                   ch.length / static_cast<float>(ch.nodes.size() - 1), &wts);
-    }
-    prim.joints.assign(prim.positions.size(), glm::u16vec4(0));
-    prim.weights.assign(prim.positions.size(), glm::vec4(0));
-    for (size_t v = 0; v < prim.positions.size(); ++v) {
-      const int w = weld[v];
-      const int c = chain_of[w];
-      if (c < 0 || geo[w] < 0) {  // not part of a fitted clump: stays on the attachment
-        prim.joints[v] = glm::u16vec4(attach_slot, 0, 0, 0);
-        prim.weights[v] = glm::vec4(1, 0, 0, 0);
-        continue;
-      }
-      // The four largest influences, renormalised.
-      std::vector<int> order(wts[w].size());
-      std::iota(order.begin(), order.end(), 0);
-      std::partial_sort(order.begin(), order.begin() + std::min<size_t>(4, order.size()),
-                        order.end(), [&](int a, int b) { return wts[w][a] > wts[w][b]; });
-      float total = 0;
-      for (size_t k = 0; k < 4 && k < order.size(); ++k) total += wts[w][order[k]];
-      for (size_t k = 0; k < 4 && k < order.size(); ++k) {
-        const int inf = order[k];
-        const float wt = total > 0 ? wts[w][inf] / total : (k == 0 ? 1.0f : 0.0f);
-        if (wt <= 0.0f) continue;
-        prim.joints[v][k] = static_cast<uint16_t>(inf == 0 ? attach_slot : slots[c][inf - 1]);
-        prim.weights[v][k] = wt;
-      }
-    }
-    result.changes.push_back("erased and refitted the skin weights of " +
-                             av.meshes[mesh_index].name + "/" + std::to_string(prim_index) + " (" +
-                             std::to_string(prim.positions.size()) + " vertices)");
-    // 7. Springs.
-    for (size_t c = 0; c < chains.size(); ++c) {
-      Spring s;
-      s.name = "hairfit_" + std::to_string(result.chains + static_cast<int>(c));
-      for (size_t k = 0; k < chains[c].nodes.size(); ++k) {
-        SpringJoint j;
-        j.node = chains[c].nodes[k];
-        j.stiffness = 1.0f;
-        j.drag_force = 0.4f;
-        j.gravity_power = 0.0f;
-        // 1.5 cm at human scale, stored in the joint's local units (armatures may be scaled).
-        j.hit_radius =
-            0.015f * unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
-        s.joints.push_back(j);
-      }
-      for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g)
-        s.collider_groups.push_back(static_cast<int>(g));
-      av.vrm.springs.push_back(std::move(s));
-    }
-    result.chains += static_cast<int>(chains.size());
-  }
+  for (const auto& [mesh_index, prim_index] : sel.primitives)
+    if (Status st = FitPrimitive(cx, mesh_index, prim_index); !st.ok()) return st;
   if (result.chains == 0)
     return Status(StatusCode::kInvalidInput,
                   "no clump of the selected hair can hang (" + result.rigid.back() + ")");
@@ -650,34 +769,17 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
     result.changes.push_back("VRM humanoid taken from the \"" + hm.family +
                              "\" name map (needed to write .vrm)");
   }
-  if (!have_surface)
-    result.warnings.push_back("no geometry is skinned to \"" + av.nodes[attach].name +
+  if (!cx.have_surface)
+    result.warnings.push_back("no geometry is skinned to \"" + av.nodes[cx.attach].name +
                               "\": the root was taken as the hair nearest to the bone itself");
-  // Artist springs that moved this mesh before and move nothing now (their hair was refitted):
-  // removed, so they neither cost time nor count in the measurement (kept in the undo record).
-  Json removed = Json::array();
-  if (opt.remove_orphan_springs) {
-    const std::vector<uint8_t> owned_after = NodesOwningVertices(av);
-    const size_t old_springs = undo["springs_before"].get<size_t>();
-    std::vector<Spring> kept;
-    for (size_t i = 0; i < av.vrm.springs.size(); ++i) {
-      const Spring& sp = av.vrm.springs[i];
-      if (i < old_springs && SpringMovesMesh(sp, owned_before) &&
-          !SpringMovesMesh(sp, owned_after)) {
-        removed.push_back({{"index", i}, {"spring", SpringToJson(sp)}});
-        result.changes.push_back("removed spring \"" + sp.name +
-                                 "\": the refitted hair no longer follows its joints");
-        continue;
-      }
-      kept.push_back(sp);
-    }
-    av.vrm.springs.swap(kept);
-  }
-  undo["removed_springs"] = removed;
-  undo["children"] = children;
-  undo["skin_joints"] = skin_joints;
-  undo["node_skin"] = node_skin;
-  undo["primitives"] = prims;
+  undo["removed_springs"] =
+      opt.remove_orphan_springs
+          ? RemoveOrphanSprings(cx, undo["springs_before"].get<size_t>(), owned_before)
+          : Json::array();
+  undo["children"] = cx.children;
+  undo["skin_joints"] = cx.skin_joints;
+  undo["node_skin"] = cx.node_skin;
+  undo["primitives"] = cx.prims;
   av.unknown_extensions[kUndoKey] = undo.dump();
   return result;
 }
