@@ -6,9 +6,9 @@
 
 #include "fit/body_scale.h"
 #include "hairswing/fit.h"
-#include "hairswing/measure.h"
 #include "hairswing/retarget.h"
 #include "hairswing/rig.h"
+#include "hairswing/stats.h"
 
 namespace hairswing {
 namespace {
@@ -45,71 +45,69 @@ float SegmentDistance(const glm::vec3& a, const glm::vec3& b, const glm::vec3& p
   return glm::length(p - (a + t * d));
 }
 
-}  // namespace
+// What one FitColliders call works with.
+struct ColliderFitContext {
+  ColliderFitContext(Avatar& a, const Rig& r, const HumanoidMap& h, const ColliderFitOptions& o,
+                     ColliderFitResult& out)
+      : av(a), rig(r), hm(h), opt(o), res(out) {}
+  Avatar& av;
+  const Rig& rig;
+  const HumanoidMap& hm;
+  const ColliderFitOptions& opt;
+  ColliderFitResult& res;
+  float unit = 1.0f;            // avatar scale, a 1.7 m person = 1
+  std::vector<uint8_t> spring;  // per rig node: a spring joint
+  std::vector<glm::mat4> pal = std::vector<glm::mat4>(1024);
 
-Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt) {
-  if (av.unknown_extensions.count(kUndoKey))
-    return Status(StatusCode::kUnsupported,
-                  "colliders were already fitted (the avatar carries the fitter's undo record); "
-                  "undo that fit first");
-  auto rig_r = BuildRig(av);
-  if (!rig_r.ok()) return rig_r.status();
-  const Rig& rig = rig_r.value();
-  const HumanoidMap hm = MatchHumanoid(av);
-  ColliderFitResult res;
-  if (!hm.missing_required.empty()) {
-    // Without body roles there is nothing to fit against: keep the creator's settings.
-    std::string list;
-    for (const auto& b : hm.missing_required) list += (list.empty() ? "" : ", ") + b;
-    res.warnings.push_back("humanoid roles missing (" + list +
-                           "): creator's collider settings kept");
-    return res;
+  glm::vec3 RestPosition(int avatar_node) const {
+    return glm::vec3(rig.rest_world()[rig.node_to_rig()[avatar_node]][3]);
   }
-  const float unit = internal::HumanoidUnit(hm, rig);  // avatar scale, a 1.7 m person = 1
-  for (size_t n = 0; n < av.nodes.size(); ++n) {
-    const glm::vec3 s = av.nodes[n].scale;
+};
+
+void WarnUnsupportedScales(ColliderFitContext& cx) {
+  for (const Node& node : cx.av.nodes) {
+    const glm::vec3 s = node.scale;
     if (s.x < 0 || s.y < 0 || s.z < 0)
-      res.warnings.push_back("unsupported transform: negative scale on \"" + av.nodes[n].name +
-                             "\"");
+      cx.res.warnings.push_back("unsupported transform: negative scale on \"" + node.name + "\"");
     else if (std::fabs(s.x - s.y) > 1e-4f * std::max(s.x, 1e-6f) ||
              std::fabs(s.x - s.z) > 1e-4f * std::max(s.x, 1e-6f))
-      res.warnings.push_back("unsupported transform: non-uniform scale on \"" + av.nodes[n].name +
-                             "\" (radii use the x scale)");
+      cx.res.warnings.push_back("unsupported transform: non-uniform scale on \"" + node.name +
+                                "\" (radii use the x scale)");
   }
+}
 
-  // Visible body and clothing geometry: not hair (no weight on a spring joint), in the scene, not
-  // scaled to nothing, not fully transparent.
-  std::vector<uint8_t> spring(rig.node_count(), 0);
-  for (int n : rig.joint_node()) spring[n] = 1;
-  std::vector<Sample> samples;
-  std::vector<glm::mat4> pal(1024);
+// Visible body and clothing geometry at rest: not hair (no weight on a spring joint), in the
+// scene, not scaled to nothing, not fully transparent; each vertex with the rig node holding its
+// largest weight (or the mesh's node when rigid).
+Status BodySamples(ColliderFitContext& cx, std::vector<Sample>* samples) {
+  const Rig& rig = cx.rig;
   for (const MeshInstance& inst : rig.meshes()) {
     if (std::fabs(glm::determinant(glm::mat3(rig.rest_world()[inst.node]))) < 1e-12f &&
         inst.skin < 0)
       continue;
-    for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
-      if (prim.mode != 4 || MaterialHidden(av, prim.material)) continue;
+    for (const Primitive& prim : cx.av.meshes[inst.mesh].primitives) {
+      if (prim.mode != 4 || MaterialHidden(cx.av, prim.material)) continue;
       bool hair = false;
       if (inst.skin >= 0)
         for (size_t v = 0; v < prim.joints.size() && !hair; ++v)
           for (int k = 0; k < 4; ++k)
             if (prim.weights[v][k] > 0 &&
                 prim.joints[v][k] < rig.skins()[inst.skin].joints.size() &&
-                spring[rig.skins()[inst.skin].joints[prim.joints[v][k]]])
+                cx.spring[rig.skins()[inst.skin].joints[prim.joints[v][k]]])
               hair = true;
       if (hair) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
-      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > pal.size())
-        pal.resize(rig.skins()[inst.skin].joints.size());
-      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed); !st.ok())
-        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\": " + st.message());
+      if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > cx.pal.size())
+        cx.pal.resize(rig.skins()[inst.skin].joints.size());
+      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), cx.pal, posed); !st.ok())
+        return Status(st.code(), "mesh \"" + cx.av.meshes[inst.mesh].name + "\": " + st.message());
       // A hidden accessory scaled to nothing collapses to a point: skip degenerate geometry.
       glm::vec3 bmin(1e30f), bmax(-1e30f);
       for (const auto& p : posed) {
         bmin = glm::min(bmin, p);
         bmax = glm::max(bmax, p);
       }
-      if (glm::length(bmax - bmin) < 1e-3f * unit) continue;
+      if (glm::length(bmax - bmin) < 1e-3f * cx.unit) continue;
       for (size_t v = 0; v < posed.size(); ++v) {
         int joint = inst.node;
         if (inst.skin >= 0 && !prim.joints.empty()) {
@@ -118,12 +116,15 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
             if (prim.weights[v][k] > prim.weights[v][best]) best = k;
           joint = rig.skins()[inst.skin].joints[prim.joints[v][best]];
         }
-        samples.push_back({posed[v], joint});
+        samples->push_back({posed[v], joint});
       }
     }
   }
+  return Status::Ok();
+}
 
-  // Undo record: everything this pass may change.
+// Everything FitColliders may change, for UndoColliderFit.
+Json UndoRecord(const Avatar& av) {
   Json undo = Json::object();
   Json cols = Json::array();
   for (const Collider& c : av.vrm.colliders)
@@ -135,18 +136,25 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   for (const auto& g : av.vrm.collider_groups) groups.push_back(g.colliders);
   for (const auto& s : av.vrm.springs) {
     std::vector<float> hits;
+    hits.reserve(s.joints.size());
     for (const auto& j : s.joints) hits.push_back(j.hit_radius);
     segs.push_back({s.segment_checks, s.collider_groups, hits});
   }
   undo["groups"] = groups;
   undo["springs"] = segs;
+  return undo;
+}
 
-  // Attachments of chains (usually the head) keep their colliders as the creator set them.
+// Each sphere and capsule grows to cover the geometry of its bone around it (never shrinks);
+// colliders on a chain's attachment (usually the head) keep the creator's size.
+void GrowColliders(ColliderFitContext& cx, const std::vector<Sample>& samples) {
+  const Rig& rig = cx.rig;
+  Avatar& av = cx.av;
   std::set<int> attach_nodes;
   for (const RigChain& ch : rig.chains())
     if (ch.attach >= 0 && rig.source_node()[ch.attach] >= 0)
       attach_nodes.insert(rig.source_node()[ch.attach]);
-  const float max_radius = opt.max_radius * unit;
+  const float max_radius = cx.opt.max_radius * cx.unit;
   for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
     Collider& col = av.vrm.colliders[c];
     if (col.shape != ColliderShape::kSphere && col.shape != ColliderShape::kCapsule) continue;
@@ -154,7 +162,7 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
                               ColliderShapeName(col.shape) + " on \"" + av.nodes[col.node].name +
                               "\")";
     if (attach_nodes.count(col.node)) {
-      res.changes.push_back(where + ": kept (a chain hangs from this node)");
+      cx.res.changes.push_back(where + ": kept (a chain hangs from this node)");
       continue;
     }
     const int rn = rig.node_to_rig()[col.node];
@@ -185,114 +193,126 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       d.push_back(glm::length(radial));
     }
     if (d.empty()) {
-      res.warnings.push_back(where + ": no visible geometry around it; kept");
+      cx.res.warnings.push_back(where + ": no visible geometry around it; kept");
       continue;
     }
     // Cover the surface around the proxy (kCoverQuantile of the distances, robust to a few stray
     // vertices), never shrinking, within the growth limits.
     const float want = static_cast<float>(Quantile(d, kCoverQuantile)) / scale;
-    const float limit = std::min(col.radius * opt.max_growth, max_radius / scale);
+    const float limit = std::min(col.radius * cx.opt.max_growth, max_radius / scale);
     const float r = std::min(std::max(col.radius, want), limit);
     if (r > col.radius * 1.0001f) {
-      res.changes.push_back(
+      cx.res.changes.push_back(
           where + ": radius " + std::to_string(col.radius) + " -> " + std::to_string(r) +
           (want > limit ? " (limited; the geometry reaches " + std::to_string(want) + ")" : ""));
       col.radius = r;
-      ++res.grown;
+      ++cx.res.grown;
     }
   }
+}
 
-  // Trunk coverage: a capsule from the hips to the chest when no collider sits on the lower trunk.
+// Trunk coverage: a capsule from the hips to the chest when no collider sits on the lower trunk.
+void AddTrunkCapsule(ColliderFitContext& cx, const std::vector<Sample>& samples) {
+  const Rig& rig = cx.rig;
+  const HumanoidMap& hm = cx.hm;
+  Avatar& av = cx.av;
   std::set<int> trunk;
   for (const char* bone : {"hips", "spine"})
     if (hm.bones.count(bone)) trunk.insert(hm.bones.at(bone));
   bool covered = false;
   for (const Collider& col : av.vrm.colliders) covered |= trunk.count(col.node) > 0;
-  if (!covered && hm.bones.count("spine") && !av.vrm.springs.empty()) {
-    const int spine = hm.bones.at("spine");
-    const int top = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("head");
-    const glm::mat4& sw = rig.rest_world()[rig.node_to_rig()[spine]];
-    const glm::vec3 a(rig.rest_world()[rig.node_to_rig()[hm.bones.at("hips")]][3]),
-        b(rig.rest_world()[rig.node_to_rig()[top]][3]);
-    std::vector<double> d;
-    for (const Sample& s : samples)
-      if (trunk.count(rig.source_node()[s.joint])) d.push_back(SegmentDistance(a, b, s.p));
-    if (!d.empty()) {
-      Collider cap;
-      cap.node = spine;
-      cap.shape = ColliderShape::kCapsule;
-      const glm::mat4 inv = glm::inverse(sw);
-      cap.offset = glm::vec3(inv * glm::vec4(a, 1));
-      cap.tail = glm::vec3(inv * glm::vec4(b, 1));
-      const float scale = glm::length(glm::vec3(sw[0]));
-      cap.radius = std::min(static_cast<float>(Quantile(d, kTrunkQuantile)), max_radius) / scale;
-      av.vrm.colliders.push_back(cap);
-      av.vrm.collider_groups.push_back(
-          {"hairswing_torso", {static_cast<int>(av.vrm.colliders.size()) - 1}});
-      const int g = static_cast<int>(av.vrm.collider_groups.size()) - 1;
-      for (Spring& s : av.vrm.springs) s.collider_groups.push_back(g);
-      res.changes.push_back("added a torso capsule on \"" + av.nodes[spine].name + "\" (radius " +
-                            std::to_string(cap.radius) + "): no collider covered the trunk");
-      ++res.added;
-    }
-  }
+  if (covered || !hm.bones.count("spine") || av.vrm.springs.empty()) return;
+  const int spine = hm.bones.at("spine");
+  const int top = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("head");
+  const glm::mat4& sw = rig.rest_world()[rig.node_to_rig()[spine]];
+  const glm::vec3 a = cx.RestPosition(hm.bones.at("hips")), b = cx.RestPosition(top);
+  std::vector<double> d;
+  for (const Sample& s : samples)
+    if (trunk.count(rig.source_node()[s.joint])) d.push_back(SegmentDistance(a, b, s.p));
+  if (d.empty()) return;
+  Collider cap;
+  cap.node = spine;
+  cap.shape = ColliderShape::kCapsule;
+  const glm::mat4 inv = glm::inverse(sw);
+  cap.offset = glm::vec3(inv * glm::vec4(a, 1));
+  cap.tail = glm::vec3(inv * glm::vec4(b, 1));
+  const float scale = glm::length(glm::vec3(sw[0]));
+  cap.radius =
+      std::min(static_cast<float>(Quantile(d, kTrunkQuantile)), cx.opt.max_radius * cx.unit) /
+      scale;
+  av.vrm.colliders.push_back(cap);
+  av.vrm.collider_groups.push_back(
+      {"hairswing_torso", {static_cast<int>(av.vrm.colliders.size()) - 1}});
+  const int g = static_cast<int>(av.vrm.collider_groups.size()) - 1;
+  for (Spring& s : av.vrm.springs) s.collider_groups.push_back(g);
+  cx.res.changes.push_back("added a torso capsule on \"" + av.nodes[spine].name + "\" (radius " +
+                           std::to_string(cap.radius) + "): no collider covered the trunk");
+  ++cx.res.added;
+}
 
-  // Whole-link checks for chains that can sweep across the body's front: long enough (reach),
-  // reaching below the neck and hanging in front of the chest (position, along the facing
-  // direction from the legs). Their hit radius grows to cover the hair the joints own (skin-weight
-  // ownership), so a wide strand's edges stay out too. Short chains (bangs) and chains behind the
-  // body keep their settings: whole-link checks everywhere raised stretch.
-  const glm::vec3 up(0, 1, 0);
-  glm::vec3 right =
-      glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("rightUpperLeg")]][3]) -
-      glm::vec3(rig.rest_world()[rig.node_to_rig()[hm.bones.at("leftUpperLeg")]][3]);
-  right.y = 0;
-  const glm::vec3 forward =
-      glm::length(right) > 0 ? glm::normalize(glm::cross(up, right)) : glm::vec3(0, 0, 1);
-  const int chest_bone = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("spine");
-  const glm::vec3 chest(rig.rest_world()[rig.node_to_rig()[chest_bone]][3]);
-  const float neck_y = hm.bones.count("neck")
-                           ? rig.rest_world()[rig.node_to_rig()[hm.bones.at("neck")]][3].y
-                           : rig.rest_world()[rig.node_to_rig()[hm.bones.at("head")]][3].y;
-  // Hair vertices owned (largest weight) by each spring joint, at rest.
-  std::vector<std::vector<glm::vec3>> owned(rig.node_count());
+// Hair vertices owned (largest weight) by each spring joint, at rest, per rig node.
+Status OwnedHair(ColliderFitContext& cx, std::vector<std::vector<glm::vec3>>* owned) {
+  const Rig& rig = cx.rig;
+  owned->assign(rig.node_count(), {});
   for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
     const RigSkin& sk = rig.skins()[inst.skin];
-    for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
+    for (const Primitive& prim : cx.av.meshes[inst.mesh].primitives) {
       if (prim.joints.empty()) continue;
       std::vector<glm::vec3> posed(prim.positions.size());
-      if (sk.joints.size() > pal.size()) pal.resize(sk.joints.size());
-      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), pal, posed); !st.ok())
-        return Status(st.code(), "mesh \"" + av.meshes[inst.mesh].name + "\": " + st.message());
+      if (sk.joints.size() > cx.pal.size()) cx.pal.resize(sk.joints.size());
+      if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), cx.pal, posed); !st.ok())
+        return Status(st.code(), "mesh \"" + cx.av.meshes[inst.mesh].name + "\": " + st.message());
       for (size_t v = 0; v < posed.size(); ++v) {
         int best = 0;
         for (int k = 1; k < 4; ++k)
           if (prim.weights[v][k] > prim.weights[v][best]) best = k;
         const int j = sk.joints[prim.joints[v][best]];
-        if (spring[j]) owned[j].push_back(posed[v]);
+        if (cx.spring[j]) (*owned)[j].push_back(posed[v]);
       }
     }
   }
+  return Status::Ok();
+}
+
+// Whole-link checks for chains that can sweep across the body's front: long enough (reach),
+// reaching below the neck and hanging in front of the chest (position, along the facing
+// direction from the legs). Their hit radius grows to cover the hair the joints own (skin-weight
+// ownership), so a wide strand's edges stay out too. Short chains (bangs) and chains behind the
+// body keep their settings: whole-link checks everywhere raised stretch.
+Status EnableSegmentChecks(ColliderFitContext& cx) {
+  const Rig& rig = cx.rig;
+  const HumanoidMap& hm = cx.hm;
+  const float unit = cx.unit;
+  const glm::vec3 up(0, 1, 0);
+  glm::vec3 right =
+      cx.RestPosition(hm.bones.at("rightUpperLeg")) - cx.RestPosition(hm.bones.at("leftUpperLeg"));
+  right.y = 0;
+  const glm::vec3 forward =
+      glm::length(right) > 0 ? glm::normalize(glm::cross(up, right)) : glm::vec3(0, 0, 1);
+  const int chest_bone = hm.bones.count("chest") ? hm.bones.at("chest") : hm.bones.at("spine");
+  const glm::vec3 chest = cx.RestPosition(chest_bone);
+  const float neck_y =
+      cx.RestPosition(hm.bones.count("neck") ? hm.bones.at("neck") : hm.bones.at("head")).y;
+  std::vector<std::vector<glm::vec3>> owned;
+  if (Status st = OwnedHair(cx, &owned); !st.ok()) return st;
+  auto joint_pos = [&](int j) { return glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]); };
   for (const RigChain& ch : rig.chains()) {
     float len = 0, lowest = 1e30f;
-    glm::vec3 tip(rig.rest_world()[rig.joint_node()[ch.joint_end - 1]][3]);
+    const glm::vec3 tip = joint_pos(ch.joint_end - 1);
     for (int j = ch.joint_begin; j < ch.joint_end; ++j) {
-      lowest = std::min(lowest, rig.rest_world()[rig.joint_node()[j]][3].y);
-      if (j + 1 < ch.joint_end)
-        len += glm::length(glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
-                           glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
+      lowest = std::min(lowest, joint_pos(j).y);
+      if (j + 1 < ch.joint_end) len += glm::length(joint_pos(j + 1) - joint_pos(j));
     }
-    Spring& s = av.vrm.springs[ch.source_spring];
-    const bool want = len >= opt.segment_min_length * unit && lowest < neck_y &&
+    Spring& s = cx.av.vrm.springs[ch.source_spring];
+    const bool want = len >= cx.opt.segment_min_length * unit && lowest < neck_y &&
                       glm::dot(tip - chest, forward) > 0.0f;
     if (!want || s.segment_checks) continue;
     s.segment_checks = true;
-    ++res.segment_chains;
+    ++cx.res.segment_chains;
     float widest = 0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const glm::vec3 a(rig.rest_world()[rig.joint_node()[j]][3]),
-          b(rig.rest_world()[rig.joint_node()[j + 1]][3]);
+      const glm::vec3 a = joint_pos(j), b = joint_pos(j + 1);
       std::vector<double> d;
       for (const glm::vec3& p : owned[rig.joint_node()[j]]) d.push_back(SegmentDistance(a, b, p));
       if (d.empty()) continue;
@@ -303,10 +323,45 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
       if (hit > jt.hit_radius) jt.hit_radius = hit;
       widest = std::max(widest, jt.hit_radius);
     }
-    res.changes.push_back("spring \"" + s.name + "\": whole-link collider checks (reach " +
-                          std::to_string(len / unit) +
-                          ", in front of the chest), hit radius up to " + std::to_string(widest));
+    cx.res.changes.push_back("spring \"" + s.name + "\": whole-link collider checks (reach " +
+                             std::to_string(len / unit) +
+                             ", in front of the chest), hit radius up to " +
+                             std::to_string(widest));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt) {
+  if (av.unknown_extensions.count(kUndoKey))
+    return Status(StatusCode::kUnsupported,
+                  "colliders were already fitted (the avatar carries the fitter's undo record); "
+                  "undo that fit first");
+  auto rig_r = BuildRig(av);
+  if (!rig_r.ok()) return rig_r.status();
+  const Rig& rig = rig_r.value();
+  const HumanoidMap hm = MatchHumanoid(av);
+  ColliderFitResult res;
+  if (!hm.missing_required.empty()) {
+    // Without body roles there is nothing to fit against: keep the creator's settings.
+    std::string list;
+    for (const auto& b : hm.missing_required) list += (list.empty() ? "" : ", ") + b;
+    res.warnings.push_back("humanoid roles missing (" + list +
+                           "): creator's collider settings kept");
+    return res;
+  }
+  ColliderFitContext cx(av, rig, hm, opt, res);
+  cx.unit = internal::HumanoidUnit(hm, rig);
+  cx.spring.assign(rig.node_count(), 0);
+  for (int n : rig.joint_node()) cx.spring[n] = 1;
+  WarnUnsupportedScales(cx);
+  std::vector<Sample> samples;
+  if (Status st = BodySamples(cx, &samples); !st.ok()) return st;
+  const Json undo = UndoRecord(av);
+  GrowColliders(cx, samples);
+  AddTrunkCapsule(cx, samples);
+  if (Status st = EnableSegmentChecks(cx); !st.ok()) return st;
   av.unknown_extensions[kUndoKey] = undo.dump();
   return res;
 }
