@@ -150,6 +150,248 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
 }  // namespace
 }  // namespace io
 
+namespace io {
+namespace {
+
+Json WriteAsset(const Avatar& av) {
+  Json asset = ParseKept(av.asset_json);
+  if (!asset.is_object()) asset = Json::object();
+  asset["version"] = "2.0";
+  asset["generator"] = "hairswing 0.1.0";
+  asset.erase("minVersion");
+  return asset;
+}
+
+// Root extensions: the ones we do not model, verbatim, then VRMC_springBone and VRMC_vrm. `nodes`
+// may grow (VRM 0.x virtual tails become nodes).
+Json WriteRootExtensions(const Avatar& av, std::vector<Node>& nodes, bool* uses_extended) {
+  Json ext = Json::object();
+  for (const auto& [name, json] : av.unknown_extensions) ext[name] = Json::parse(json);
+  if (av.vrm.version == VrmVersion::kNone) return ext;
+  if (!av.vrm.springs.empty() || !av.vrm.colliders.empty())
+    ext["VRMC_springBone"] = WriteSpringBone(av, nodes, uses_extended);
+  if (!av.vrm.humanoid.empty()) {
+    Json vrm = ParseKept(av.vrm.vrmc_vrm_json);
+    if (!vrm.is_object()) vrm = Json::object();
+    vrm["specVersion"] = "1.0";
+    Json bones = Json::object();
+    for (const auto& [bone, node] : av.vrm.humanoid) bones[bone] = {{"node", node}};
+    vrm["humanoid"] = {{"humanBones", bones}};
+    Json meta = ParseKept(av.vrm.meta_json);
+    if (!meta.is_object())
+      meta = {{"name", "Untitled"},
+              {"authors", {"Unknown"}},
+              {"licenseUrl", "https://vrm.dev/licenses/1.0/"}};
+    vrm["meta"] = meta;
+    ext["VRMC_vrm"] = vrm;
+  }
+  return ext;
+}
+
+// Nodes with their kept extensions and the VRMC_node_constraint of each constrained node.
+Json WriteNodes(const Avatar& av, const std::vector<Node>& nodes) {
+  std::vector<Json> node_ext(nodes.size());
+  for (size_t i = 0; i < av.nodes.size(); ++i) node_ext[i] = ParseKept(av.nodes[i].extensions_json);
+  for (const auto& c : av.vrm.constraints) {
+    Json body = {{"source", c.source}, {"weight", c.weight}};
+    const char* kind = "rotation";
+    if (c.kind == NodeConstraint::Kind::kAim) {
+      kind = "aim";
+      body["aimAxis"] = c.axis;
+    }
+    if (c.kind == NodeConstraint::Kind::kRoll) {
+      kind = "roll";
+      body["rollAxis"] = c.axis;
+    }
+    Json nc = ParseKept(c.extensions_json);
+    if (!nc.is_object()) nc = Json::object();
+    nc["specVersion"] = "1.0";
+    nc["constraint"] = {{kind, body}};
+    if (!node_ext[c.node].is_object()) node_ext[c.node] = Json::object();
+    node_ext[c.node]["VRMC_node_constraint"] = nc;
+  }
+  Json jnodes = Json::array();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    Json jn = Json::object();
+    if (!n.name.empty()) jn["name"] = n.name;
+    if (n.translation != glm::vec3(0)) jn["translation"] = Vec(n.translation);
+    if (n.rotation != glm::quat(1, 0, 0, 0))
+      jn["rotation"] = Json::array({n.rotation.x, n.rotation.y, n.rotation.z, n.rotation.w});
+    if (n.scale != glm::vec3(1)) jn["scale"] = Vec(n.scale);
+    if (!n.children.empty()) jn["children"] = n.children;
+    if (n.mesh >= 0) jn["mesh"] = n.mesh;
+    if (n.skin >= 0) jn["skin"] = n.skin;
+    if (!n.morph_weights.empty()) jn["weights"] = n.morph_weights;
+    if (i < node_ext.size() && node_ext[i].is_object() && !node_ext[i].empty())
+      jn["extensions"] = node_ext[i];
+    if (!n.extras_json.empty()) jn["extras"] = Json::parse(n.extras_json);
+    jnodes.push_back(jn);
+  }
+  return jnodes;
+}
+
+Json WritePrimitive(const Primitive& p, BinWriter& bw) {
+  const size_t nv = p.positions.size();
+  Json attrs = Json::object();
+  attrs["POSITION"] = bw.Accessor(p.positions.data(), nv, 3, kFloat, 34962, true);
+  if (!p.normals.empty()) attrs["NORMAL"] = bw.Accessor(p.normals.data(), nv, 3, kFloat, 34962);
+  if (!p.joints.empty()) attrs["JOINTS_0"] = bw.Accessor(p.joints.data(), nv, 4, kUShort, 34962);
+  if (!p.weights.empty()) attrs["WEIGHTS_0"] = bw.Accessor(p.weights.data(), nv, 4, kFloat, 34962);
+  for (const auto& [name, ea] : p.extra_attributes) {
+    if (name.rfind("JOINTS_", 0) == 0) {  // joint indices must stay unsigned integers
+      std::vector<uint16_t> u(ea.data.size());
+      for (size_t k = 0; k < u.size(); ++k) u[k] = static_cast<uint16_t>(ea.data[k]);
+      attrs[name] = bw.Accessor(u.data(), nv, ea.components, kUShort, 34962);
+    } else {
+      attrs[name] = bw.Accessor(ea.data.data(), nv, ea.components, kFloat, 34962);
+    }
+  }
+  Json jp = {{"attributes", attrs}, {"mode", p.mode}};
+  jp["indices"] = bw.Accessor(p.indices.data(), p.indices.size(), 1, kUInt, 34963);
+  if (p.material >= 0) jp["material"] = p.material;
+  if (!p.targets.empty()) {
+    Json targets = Json::array();
+    for (const auto& t : p.targets) {
+      Json jt = Json::object();
+      if (!t.positions.empty())
+        jt["POSITION"] = bw.Accessor(t.positions.data(), nv, 3, kFloat, 34962, true);
+      if (!t.normals.empty()) jt["NORMAL"] = bw.Accessor(t.normals.data(), nv, 3, kFloat, 34962);
+      if (!t.tangents.empty()) jt["TANGENT"] = bw.Accessor(t.tangents.data(), nv, 3, kFloat, 34962);
+      targets.push_back(jt);
+    }
+    jp["targets"] = targets;
+  }
+  return jp;
+}
+
+Json WriteMeshes(const Avatar& av, BinWriter& bw) {
+  Json meshes = Json::array();
+  for (const auto& mesh : av.meshes) {
+    Json jm = Json::object();
+    if (!mesh.name.empty()) jm["name"] = mesh.name;
+    Json prims = Json::array();
+    for (const auto& p : mesh.primitives) prims.push_back(WritePrimitive(p, bw));
+    jm["primitives"] = prims;
+    if (!mesh.morph_weights.empty()) jm["weights"] = mesh.morph_weights;
+    if (!mesh.extras_json.empty()) jm["extras"] = Json::parse(mesh.extras_json);
+    meshes.push_back(jm);
+  }
+  return meshes;
+}
+
+Json WriteSkins(const Avatar& av, BinWriter& bw) {
+  Json skins = Json::array();
+  for (const auto& s : av.skins) {
+    Json js = {{"joints", s.joints}};
+    if (!s.name.empty()) js["name"] = s.name;
+    if (s.skeleton >= 0) js["skeleton"] = s.skeleton;
+    if (!s.joints.empty())
+      js["inverseBindMatrices"] =
+          bw.Accessor(s.inverse_bind.data(), s.inverse_bind.size(), 16, kFloat, 0);
+    skins.push_back(js);
+  }
+  return skins;
+}
+
+Json WriteAnimations(const Avatar& av, BinWriter& bw) {
+  Json anims = Json::array();
+  for (const auto& a : av.animations) {
+    Json samplers = Json::array(), channels = Json::array();
+    for (const auto& ch : a.channels) {
+      static const char* kPath[] = {"translation", "rotation", "scale", "weights"};
+      static const char* kInterp[] = {"STEP", "LINEAR", "CUBICSPLINE"};
+      int in = bw.Accessor(ch.times.data(), ch.times.size(), 1, kFloat, 0, true);
+      bool weights = ch.path == AnimationChannel::Path::kWeights;
+      int out = bw.Accessor(ch.values.data(),
+                            weights ? ch.values.size() : ch.values.size() / ch.components,
+                            weights ? 1 : ch.components, kFloat, 0);
+      samplers.push_back({{"input", in},
+                          {"output", out},
+                          {"interpolation", kInterp[static_cast<int>(ch.interpolation)]}});
+      channels.push_back(
+          {{"sampler", samplers.size() - 1},
+           {"target", {{"node", ch.node}, {"path", kPath[static_cast<int>(ch.path)]}}}});
+    }
+    Json ja = {{"samplers", samplers}, {"channels", channels}};
+    if (!a.name.empty()) ja["name"] = a.name;
+    anims.push_back(ja);
+  }
+  return anims;
+}
+
+// Materials, textures and samplers verbatim; images as bufferViews of their bytes (or their
+// original URI when we could not load them).
+void WritePassThrough(const Avatar& av, BinWriter& bw, Json& root) {
+  Json mats = Json::array();
+  for (const auto& m : av.materials) mats.push_back(Json::parse(m.json));
+  if (!mats.empty()) root["materials"] = mats;
+  Json texs = Json::array();
+  for (const auto& t : av.textures_json) texs.push_back(Json::parse(t));
+  if (!texs.empty()) root["textures"] = texs;
+  Json samps = Json::array();
+  for (const auto& s : av.samplers_json) samps.push_back(Json::parse(s));
+  if (!samps.empty()) root["samplers"] = samps;
+  Json images = Json::array();
+  for (const auto& img : av.images) {
+    Json ji = Json::object();
+    if (!img.name.empty()) ji["name"] = img.name;
+    if (!img.bytes.empty()) {
+      ji["bufferView"] = bw.View(img.bytes.data(), img.bytes.size(), 0);
+      ji["mimeType"] = img.mime_type.empty() ? "image/png" : img.mime_type;
+    } else {
+      ji["uri"] =
+          img.uri.empty() ? "missing.png" : img.uri;  // keep the reference we could not load
+    }
+    images.push_back(ji);
+  }
+  if (!images.empty()) root["images"] = images;
+}
+
+// extensionsUsed from what the document contains; extensionsRequired as the source had them,
+// minus the ones no longer used.
+void WriteExtensionLists(const Avatar& av, bool uses_extended, Json& root) {
+  std::vector<std::string> used;
+  CollectExtensionNames(root, used);
+  if (uses_extended) used.push_back("VRMC_springBone_extended_collider");
+  std::set<std::string> used_set(used.begin(), used.end());
+  if (!used_set.empty())
+    root["extensionsUsed"] = std::vector<std::string>(used_set.begin(), used_set.end());
+  std::vector<std::string> required;
+  for (const auto& r : av.extensions_required)
+    if (used_set.count(r)) required.push_back(r);
+  if (!required.empty()) root["extensionsRequired"] = required;
+}
+
+// The GLB container: 12-byte header, the JSON chunk (space-padded), the BIN chunk if any.
+std::vector<uint8_t> PackGlb(const Json& root, const std::vector<uint8_t>& bin) {
+  std::string json = root.dump(-1, ' ', false, Json::error_handler_t::replace);
+  while (json.size() % 4) json.push_back(' ');
+  const bool has_bin = !bin.empty();
+  uint32_t total = 12 + 8 + static_cast<uint32_t>(json.size()) +
+                   (has_bin ? 8 + static_cast<uint32_t>(bin.size()) : 0);
+  std::vector<uint8_t> out;
+  out.reserve(total);
+  auto put32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  put32(0x46546C67u);  // "glTF"
+  put32(2);
+  put32(total);
+  put32(static_cast<uint32_t>(json.size()));
+  put32(0x4E4F534Au);  // "JSON"
+  out.insert(out.end(), json.begin(), json.end());
+  if (has_bin) {
+    put32(static_cast<uint32_t>(bin.size()));
+    put32(0x004E4942u);  // "BIN\0"
+    out.insert(out.end(), bin.begin(), bin.end());
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace io
+
 Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
   using namespace io;
   try {
@@ -158,193 +400,17 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
                     "cannot write .vrm: the avatar has no humanoid bones");
     BinWriter bw;
     Json root = Json::object();
-    Json asset = ParseKept(av.asset_json);
-    if (!asset.is_object()) asset = Json::object();
-    asset["version"] = "2.0";
-    asset["generator"] = "hairswing 0.1.0";
-    asset.erase("minVersion");
-    root["asset"] = asset;
-
+    root["asset"] = WriteAsset(av);
     std::vector<Node> nodes = av.nodes;  // may grow (virtual tails become nodes)
     bool uses_extended = false;
-    Json ext = Json::object();
-    for (const auto& [name, json] : av.unknown_extensions) ext[name] = Json::parse(json);
-    if (av.vrm.version != VrmVersion::kNone) {
-      if (!av.vrm.springs.empty() || !av.vrm.colliders.empty())
-        ext["VRMC_springBone"] = WriteSpringBone(av, nodes, &uses_extended);
-      if (!av.vrm.humanoid.empty()) {
-        Json vrm = ParseKept(av.vrm.vrmc_vrm_json);
-        if (!vrm.is_object()) vrm = Json::object();
-        vrm["specVersion"] = "1.0";
-        Json bones = Json::object();
-        for (const auto& [bone, node] : av.vrm.humanoid) bones[bone] = {{"node", node}};
-        vrm["humanoid"] = {{"humanBones", bones}};
-        Json meta = ParseKept(av.vrm.meta_json);
-        if (!meta.is_object())
-          meta = {{"name", "Untitled"},
-                  {"authors", {"Unknown"}},
-                  {"licenseUrl", "https://vrm.dev/licenses/1.0/"}};
-        vrm["meta"] = meta;
-        ext["VRMC_vrm"] = vrm;
-      }
-    }
-
-    // Nodes.
-    std::vector<Json> node_ext(nodes.size());
-    for (size_t i = 0; i < av.nodes.size(); ++i)
-      node_ext[i] = ParseKept(av.nodes[i].extensions_json);
-    for (const auto& c : av.vrm.constraints) {
-      Json body = {{"source", c.source}, {"weight", c.weight}};
-      const char* kind = "rotation";
-      if (c.kind == NodeConstraint::Kind::kAim) {
-        kind = "aim";
-        body["aimAxis"] = c.axis;
-      }
-      if (c.kind == NodeConstraint::Kind::kRoll) {
-        kind = "roll";
-        body["rollAxis"] = c.axis;
-      }
-      Json nc = ParseKept(c.extensions_json);
-      if (!nc.is_object()) nc = Json::object();
-      nc["specVersion"] = "1.0";
-      nc["constraint"] = {{kind, body}};
-      if (!node_ext[c.node].is_object()) node_ext[c.node] = Json::object();
-      node_ext[c.node]["VRMC_node_constraint"] = nc;
-    }
-    Json jnodes = Json::array();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const Node& n = nodes[i];
-      Json jn = Json::object();
-      if (!n.name.empty()) jn["name"] = n.name;
-      if (n.translation != glm::vec3(0)) jn["translation"] = Vec(n.translation);
-      if (n.rotation != glm::quat(1, 0, 0, 0))
-        jn["rotation"] = Json::array({n.rotation.x, n.rotation.y, n.rotation.z, n.rotation.w});
-      if (n.scale != glm::vec3(1)) jn["scale"] = Vec(n.scale);
-      if (!n.children.empty()) jn["children"] = n.children;
-      if (n.mesh >= 0) jn["mesh"] = n.mesh;
-      if (n.skin >= 0) jn["skin"] = n.skin;
-      if (!n.morph_weights.empty()) jn["weights"] = n.morph_weights;
-      if (i < node_ext.size() && node_ext[i].is_object() && !node_ext[i].empty())
-        jn["extensions"] = node_ext[i];
-      if (!n.extras_json.empty()) jn["extras"] = Json::parse(n.extras_json);
-      jnodes.push_back(jn);
-    }
-    root["nodes"] = jnodes;
-    std::vector<int> roots = av.scene_roots;
-    root["scenes"] = Json::array({{{"nodes", roots}}});
+    const Json ext = WriteRootExtensions(av, nodes, &uses_extended);
+    root["nodes"] = WriteNodes(av, nodes);
+    root["scenes"] = Json::array({{{"nodes", av.scene_roots}}});
     root["scene"] = 0;
-
-    // Meshes.
-    Json meshes = Json::array();
-    for (const auto& mesh : av.meshes) {
-      Json jm = Json::object();
-      if (!mesh.name.empty()) jm["name"] = mesh.name;
-      Json prims = Json::array();
-      for (const auto& p : mesh.primitives) {
-        const size_t nv = p.positions.size();
-        Json attrs = Json::object();
-        attrs["POSITION"] = bw.Accessor(p.positions.data(), nv, 3, kFloat, 34962, true);
-        if (!p.normals.empty())
-          attrs["NORMAL"] = bw.Accessor(p.normals.data(), nv, 3, kFloat, 34962);
-        if (!p.joints.empty())
-          attrs["JOINTS_0"] = bw.Accessor(p.joints.data(), nv, 4, kUShort, 34962);
-        if (!p.weights.empty())
-          attrs["WEIGHTS_0"] = bw.Accessor(p.weights.data(), nv, 4, kFloat, 34962);
-        for (const auto& [name, ea] : p.extra_attributes) {
-          if (name.rfind("JOINTS_", 0) == 0) {  // joint indices must stay unsigned integers
-            std::vector<uint16_t> u(ea.data.size());
-            for (size_t k = 0; k < u.size(); ++k) u[k] = static_cast<uint16_t>(ea.data[k]);
-            attrs[name] = bw.Accessor(u.data(), nv, ea.components, kUShort, 34962);
-          } else {
-            attrs[name] = bw.Accessor(ea.data.data(), nv, ea.components, kFloat, 34962);
-          }
-        }
-        Json jp = {{"attributes", attrs}, {"mode", p.mode}};
-        jp["indices"] = bw.Accessor(p.indices.data(), p.indices.size(), 1, kUInt, 34963);
-        if (p.material >= 0) jp["material"] = p.material;
-        if (!p.targets.empty()) {
-          Json targets = Json::array();
-          for (const auto& t : p.targets) {
-            Json jt = Json::object();
-            if (!t.positions.empty())
-              jt["POSITION"] = bw.Accessor(t.positions.data(), nv, 3, kFloat, 34962, true);
-            if (!t.normals.empty())
-              jt["NORMAL"] = bw.Accessor(t.normals.data(), nv, 3, kFloat, 34962);
-            if (!t.tangents.empty())
-              jt["TANGENT"] = bw.Accessor(t.tangents.data(), nv, 3, kFloat, 34962);
-            targets.push_back(jt);
-          }
-          jp["targets"] = targets;
-        }
-        prims.push_back(jp);
-      }
-      jm["primitives"] = prims;
-      if (!mesh.morph_weights.empty()) jm["weights"] = mesh.morph_weights;
-      if (!mesh.extras_json.empty()) jm["extras"] = Json::parse(mesh.extras_json);
-      meshes.push_back(jm);
-    }
-    if (!meshes.empty()) root["meshes"] = meshes;
-
-    Json skins = Json::array();
-    for (const auto& s : av.skins) {
-      Json js = {{"joints", s.joints}};
-      if (!s.name.empty()) js["name"] = s.name;
-      if (s.skeleton >= 0) js["skeleton"] = s.skeleton;
-      if (!s.joints.empty())
-        js["inverseBindMatrices"] =
-            bw.Accessor(s.inverse_bind.data(), s.inverse_bind.size(), 16, kFloat, 0);
-      skins.push_back(js);
-    }
-    if (!skins.empty()) root["skins"] = skins;
-
-    Json anims = Json::array();
-    for (const auto& a : av.animations) {
-      Json samplers = Json::array(), channels = Json::array();
-      for (const auto& ch : a.channels) {
-        static const char* kPath[] = {"translation", "rotation", "scale", "weights"};
-        static const char* kInterp[] = {"STEP", "LINEAR", "CUBICSPLINE"};
-        int in = bw.Accessor(ch.times.data(), ch.times.size(), 1, kFloat, 0, true);
-        bool weights = ch.path == AnimationChannel::Path::kWeights;
-        int out = bw.Accessor(ch.values.data(),
-                              weights ? ch.values.size() : ch.values.size() / ch.components,
-                              weights ? 1 : ch.components, kFloat, 0);
-        samplers.push_back({{"input", in},
-                            {"output", out},
-                            {"interpolation", kInterp[static_cast<int>(ch.interpolation)]}});
-        channels.push_back(
-            {{"sampler", samplers.size() - 1},
-             {"target", {{"node", ch.node}, {"path", kPath[static_cast<int>(ch.path)]}}}});
-      }
-      Json ja = {{"samplers", samplers}, {"channels", channels}};
-      if (!a.name.empty()) ja["name"] = a.name;
-      anims.push_back(ja);
-    }
-    if (!anims.empty()) root["animations"] = anims;
-
-    Json mats = Json::array();
-    for (const auto& m : av.materials) mats.push_back(Json::parse(m.json));
-    if (!mats.empty()) root["materials"] = mats;
-    Json texs = Json::array();
-    for (const auto& t : av.textures_json) texs.push_back(Json::parse(t));
-    if (!texs.empty()) root["textures"] = texs;
-    Json samps = Json::array();
-    for (const auto& s : av.samplers_json) samps.push_back(Json::parse(s));
-    if (!samps.empty()) root["samplers"] = samps;
-    Json images = Json::array();
-    for (const auto& img : av.images) {
-      Json ji = Json::object();
-      if (!img.name.empty()) ji["name"] = img.name;
-      if (!img.bytes.empty()) {
-        ji["bufferView"] = bw.View(img.bytes.data(), img.bytes.size(), 0);
-        ji["mimeType"] = img.mime_type.empty() ? "image/png" : img.mime_type;
-      } else {
-        ji["uri"] =
-            img.uri.empty() ? "missing.png" : img.uri;  // keep the reference we could not load
-      }
-      images.push_back(ji);
-    }
-    if (!images.empty()) root["images"] = images;
-
+    if (Json meshes = WriteMeshes(av, bw); !meshes.empty()) root["meshes"] = meshes;
+    if (Json skins = WriteSkins(av, bw); !skins.empty()) root["skins"] = skins;
+    if (Json anims = WriteAnimations(av, bw); !anims.empty()) root["animations"] = anims;
+    WritePassThrough(av, bw, root);
     if (!ext.empty()) root["extensions"] = ext;
     if (!bw.views.empty()) {
       root["bufferViews"] = bw.views;
@@ -352,39 +418,8 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
       while (bw.bin.size() % 4) bw.bin.push_back(0);
       root["buffers"] = Json::array({{{"byteLength", bw.bin.size()}}});
     }
-    std::vector<std::string> used;
-    CollectExtensionNames(root, used);
-    if (uses_extended) used.push_back("VRMC_springBone_extended_collider");
-    std::set<std::string> used_set(used.begin(), used.end());
-    if (!used_set.empty())
-      root["extensionsUsed"] = std::vector<std::string>(used_set.begin(), used_set.end());
-    std::vector<std::string> required;
-    for (const auto& r : av.extensions_required)
-      if (used_set.count(r)) required.push_back(r);
-    if (!required.empty()) root["extensionsRequired"] = required;
-
-    std::string json = root.dump(-1, ' ', false, Json::error_handler_t::replace);
-    while (json.size() % 4) json.push_back(' ');
-    const bool has_bin = !bw.bin.empty();
-    uint32_t total = 12 + 8 + static_cast<uint32_t>(json.size()) +
-                     (has_bin ? 8 + static_cast<uint32_t>(bw.bin.size()) : 0);
-    std::vector<uint8_t> out;
-    out.reserve(total);
-    auto put32 = [&](uint32_t v) {
-      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-    };
-    put32(0x46546C67u);  // "glTF"
-    put32(2);
-    put32(total);
-    put32(static_cast<uint32_t>(json.size()));
-    put32(0x4E4F534Au);  // "JSON"
-    out.insert(out.end(), json.begin(), json.end());
-    if (has_bin) {
-      put32(static_cast<uint32_t>(bw.bin.size()));
-      put32(0x004E4942u);  // "BIN\0"
-      out.insert(out.end(), bw.bin.begin(), bw.bin.end());
-    }
-    return out;
+    WriteExtensionLists(av, uses_extended, root);
+    return PackGlb(root, bw.bin);
   } catch (const std::exception& e) {
     return Status(StatusCode::kInvalidInput, std::string("encode: ") + e.what());
   }
