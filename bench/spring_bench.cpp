@@ -11,66 +11,11 @@
 #include "hairswing/measure.h"
 #include "hairswing/motion.h"
 #include "hairswing/spring.h"
+#include "synthetic.h"  // tests/: the same hand-built rigs as the solver tests
 
 namespace {
 
 using namespace hairswing;
-
-// 12 chains x 8 swinging joints (+ tip) around a head, 16 capsules on the body.
-Avatar SyntheticRig() {
-  Avatar av;
-  auto add = [&](const std::string& name, int parent, glm::vec3 t) {
-    Node n;
-    n.name = name;
-    n.parent = parent;
-    n.translation = t;
-    av.nodes.push_back(n);
-    int id = static_cast<int>(av.nodes.size()) - 1;
-    if (parent >= 0) av.nodes[parent].children.push_back(id);
-    return id;
-  };
-  int hips = add("hips", -1, {0, 1.0f, 0});
-  int spine = add("spine", hips, {0, 0.25f, 0});
-  int chest = add("chest", spine, {0, 0.2f, 0});
-  int head = add("head", chest, {0, 0.25f, 0});
-  av.scene_roots = {hips};
-  av.vrm.version = VrmVersion::kV1;
-  av.vrm.humanoid = {{"hips", hips}, {"spine", spine}, {"chest", chest}, {"head", head}};
-  for (int c = 0; c < 16; ++c) {
-    Collider col;
-    col.node = c < 4 ? head : (c < 10 ? chest : spine);
-    col.shape = ColliderShape::kCapsule;
-    float a = c * 0.4f;
-    col.offset = {0.12f * std::cos(a), -0.05f * (c % 3), 0.12f * std::sin(a)};
-    col.tail = col.offset + glm::vec3(0.05f, -0.1f, 0.0f);
-    col.radius = 0.06f;
-    av.vrm.colliders.push_back(col);
-  }
-  ColliderGroup g{"body", {}};
-  for (int c = 0; c < 16; ++c) g.colliders.push_back(c);
-  av.vrm.collider_groups.push_back(g);
-  for (int s = 0; s < 12; ++s) {
-    Spring sp;
-    float a = s * 6.2831853f / 12.0f;
-    int parent = head;
-    for (int j = 0; j < 9; ++j) {
-      glm::vec3 t = j == 0 ? glm::vec3(0.1f * std::cos(a), 0.08f, 0.1f * std::sin(a))
-                           : glm::vec3(0.01f * std::cos(a), -0.05f, 0.01f * std::sin(a));
-      int n = add("hair" + std::to_string(s) + "_" + std::to_string(j), parent, t);
-      SpringJoint jt;
-      jt.node = n;
-      jt.hit_radius = 0.015f;
-      jt.stiffness = 1.0f;
-      jt.drag_force = 0.4f;
-      jt.gravity_power = 0.2f;
-      sp.joints.push_back(jt);
-      parent = n;
-    }
-    sp.collider_groups = {0};
-    av.vrm.springs.push_back(sp);
-  }
-  return av;
-}
 
 struct Fixture {
   Avatar avatar;
@@ -114,7 +59,8 @@ void Run(benchmark::State& state, Fixture& f) {
 }
 
 void BM_Synthetic12x8(benchmark::State& state) {
-  auto f = Make(SyntheticRig(), static_cast<SolverMode>(state.range(0)), state.range(0) != 2);
+  auto f = Make(test::MakeStressAvatar(12), static_cast<SolverMode>(state.range(0)),
+                state.range(0) != 2);
   Run(state, *f);
   state.SetLabel(
       std::string(SolverModeName(static_cast<SolverMode>(state.range(0)))) +
