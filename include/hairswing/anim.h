@@ -41,6 +41,10 @@ class Clip {
   std::vector<uint8_t> AnimatedNodes(size_t node_count) const;
 };
 
+/// The inverse of Clip::FromAvatar: the clip's tracks as an Avatar animation on the rig's source
+/// nodes (tracks on synthetic nodes are dropped), for writing files.
+Animation ClipToAnimation(const Clip& clip, const Rig& rig);
+
 /// Samples one track at time t into `out` (3 or 4 floats). Linear rotations use shortest-path
 /// slerp; cubic splines use glTF's Hermite form and are normalised for rotations.
 void SampleTrack(const Track& track, double t, float* out);

@@ -73,7 +73,4 @@ class Retargeter {
   std::shared_ptr<Cache> cache_;
 };
 
-/// Converts a clip on a rig back into an Avatar animation (linear keys), for writing files.
-Animation ClipToAnimation(const Clip& clip, const Rig& rig);
-
 }  // namespace hairswing

@@ -6,6 +6,18 @@
 
 namespace hairswing {
 
+namespace {
+// Track (rig nodes) and AnimationChannel (Avatar nodes) carry the same keys; the conversions in
+// both directions copy them here.
+template <typename From, typename To>
+void CopyKeys(const From& from, To& to) {
+  to.path = from.path;
+  to.interpolation = from.interpolation;
+  to.times = from.times;
+  to.values = from.values;
+}
+}  // namespace
+
 Result<Clip> Clip::FromAvatar(const Avatar& av, const Rig& rig, int index) {
   if (index < 0 || index >= static_cast<int>(av.animations.size()))
     return Status(StatusCode::kInvalidInput,
@@ -20,14 +32,25 @@ Result<Clip> Clip::FromAvatar(const Avatar& av, const Rig& rig, int index) {
                     "animation \"" + a.name + "\": channel node out of range");
     Track t;
     t.node = rig.node_to_rig()[ch.node];
-    t.path = ch.path;
-    t.interpolation = ch.interpolation;
-    t.times = ch.times;
-    t.values = ch.values;
+    CopyKeys(ch, t);
     c.duration = std::max(c.duration, static_cast<double>(ch.times.back()));
     c.tracks.push_back(std::move(t));
   }
   return c;
+}
+
+Animation ClipToAnimation(const Clip& clip, const Rig& rig) {
+  Animation a;
+  a.name = clip.name;
+  for (const Track& t : clip.tracks) {
+    if (t.node < 0 || rig.source_node()[t.node] < 0) continue;
+    AnimationChannel ch;
+    ch.node = rig.source_node()[t.node];
+    CopyKeys(t, ch);
+    ch.components = t.path == AnimationChannel::Path::kRotation ? 4 : 3;
+    a.channels.push_back(std::move(ch));
+  }
+  return a;
 }
 
 void SampleTrack(const Track& tr, double t, float* out) {

@@ -161,21 +161,4 @@ Clip Retargeter::Retarget(const Clip& clip) const {
   return out;
 }
 
-Animation ClipToAnimation(const Clip& clip, const Rig& rig) {
-  Animation a;
-  a.name = clip.name;
-  for (const Track& t : clip.tracks) {
-    if (t.node < 0 || rig.source_node()[t.node] < 0) continue;
-    AnimationChannel ch;
-    ch.node = rig.source_node()[t.node];
-    ch.path = t.path;
-    ch.interpolation = t.interpolation;
-    ch.times = t.times;
-    ch.values = t.values;
-    ch.components = t.path == AnimationChannel::Path::kRotation ? 4 : 3;
-    a.channels.push_back(std::move(ch));
-  }
-  return a;
-}
-
 }  // namespace hairswing
