@@ -3,6 +3,7 @@
 #include "hairswing/io.h"
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 
 #include "test_util.h"
@@ -316,6 +317,77 @@ TEST(Check, WarnsAboutNonAncestorJointsAndZeroRadius) {
   Warnings w = CheckAvatar(av);
   EXPECT_TRUE(AnyWarningContains(w, "not an ancestor"));
   EXPECT_TRUE(AnyWarningContains(w, "radius 0"));
+}
+
+}  // namespace
+}  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// A file from a stranger may not make us read files beside its folder (issue 16: an image URI
+// "../../etc/passwd" was read and embedded in convert's output).
+class UriConfinement : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("hairswing_uri_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_ / "asset" / "sub");
+    Write(root_ / "secret.bin", std::string(64, 'S'));
+    Write(root_ / "secret.png", std::string("\x89PNG\r\n\x1a\nSECRET-IMAGE"));
+    Write(root_ / "asset" / "inside.bin", std::string(64, 'I'));
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  static void Write(const std::filesystem::path& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary) << bytes;
+  }
+  // A minimal glTF in asset/ with one node, one buffer and optionally one image.
+  Result<LoadedAvatar> Load(const std::string& buffer_uri, const std::string& image_uri = "") {
+    std::string json =
+        R"({"asset":{"version":"2.0"},"nodes":[{"name":"n"}],"scenes":[{"nodes":[0]}],)"
+        R"("buffers":[{"uri":")" +
+        buffer_uri + R"(","byteLength":64}])";
+    if (!image_uri.empty()) json += R"(,"images":[{"uri":")" + image_uri + R"("}])";
+    json += "}";
+    const auto path = root_ / "asset" / "a.gltf";
+    Write(path, json);
+    return LoadAvatar(path.string());
+  }
+  std::filesystem::path root_;
+};
+
+TEST_F(UriConfinement, ABufferOutsideTheFolderIsAnErrorNamingTheField) {
+  for (const char* uri : {"../secret.bin", "%2e%2e/secret.bin", "sub/../../secret.bin"}) {
+    auto r = Load(uri);
+    ASSERT_FALSE(r.ok()) << uri << " was read";
+    EXPECT_NE(r.status().message().find("buffers[0].uri"), std::string::npos)
+        << r.status().message();
+    EXPECT_NE(r.status().message().find("outside the asset's folder"), std::string::npos)
+        << r.status().message();
+  }
+  // Inside the folder, also through a detour, loads.
+  for (const char* uri : {"inside.bin", "sub/../inside.bin"}) {
+    auto r = Load(uri);
+    EXPECT_TRUE(r.ok()) << uri << ": " << r.status().message();
+  }
+}
+
+TEST_F(UriConfinement, AnImageOutsideTheFolderIsNotReadNorWritten) {
+  for (const char* uri : {"../secret.png", "%2E%2E/secret.png"}) {
+    auto r = Load("inside.bin", uri);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(r->avatar.images.size(), 1u);
+    EXPECT_TRUE(r->avatar.images[0].bytes.empty()) << uri << ": the outside file was read";
+    bool warned = false;
+    for (const auto& w : r->warnings) warned = warned || w.find("secret.png") != std::string::npos;
+    EXPECT_TRUE(warned) << "no warning names the image";
+    auto bytes = EncodeGlb(r->avatar, false);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+    const std::string out(bytes->begin(), bytes->end());
+    EXPECT_EQ(out.find("SECRET-IMAGE"), std::string::npos) << "the outside file was embedded";
+  }
 }
 
 }  // namespace

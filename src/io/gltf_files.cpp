@@ -11,8 +11,17 @@ namespace hairswing::io {
 
 namespace fs = std::filesystem;
 
+bool InsideFolder(const std::string& base_dir, const std::string& path) {
+  // Lexical, so "a/../../x" and "%2e%2e/x" (decoded before we get here) are caught without
+  // touching the file system; a path that normalises to the folder itself is not a file in it.
+  const fs::path base = fs::path(base_dir.empty() ? "." : base_dir).lexically_normal();
+  const fs::path rel = fs::path(path).lexically_normal().lexically_relative(base);
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
+
 bool FsFileExists(const std::string& path, void* user) {
   auto* ctx = static_cast<FsContext*>(user);
+  if (!InsideFolder(ctx->base_dir, path)) return false;
   if (ctx->buffer_paths.count(path)) return true;
   std::error_code ec;
   return fs::is_regular_file(path, ec);
@@ -23,6 +32,10 @@ std::string FsExpandPath(const std::string& p, void*) { return p; }
 bool FsReadWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path,
                      void* user) {
   auto* ctx = static_cast<FsContext*>(user);
+  if (!InsideFolder(ctx->base_dir, path)) {
+    if (err) *err = "outside the asset's folder";
+    return false;
+  }
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (f) {
     std::streamoff size = f.tellg();

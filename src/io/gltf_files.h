@@ -37,6 +37,10 @@ bool KeepImageBytes(tinygltf::Image* image, const int index, std::string* err, s
                     void* user);
 
 std::string JoinPath(const std::string& dir, const std::string& file);
+/// True when `path` (base_dir joined with a decoded URI) names a file inside base_dir: URIs may
+/// not climb out of the asset's folder ("../../etc/passwd"), so a file from a stranger cannot make
+/// us read, and embed in our output, anything beside it.
+bool InsideFolder(const std::string& base_dir, const std::string& path);
 /// "%20" -> " " (URIs in glTF are percent-encoded).
 std::string PercentDecode(const std::string& s);
 

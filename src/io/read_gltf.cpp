@@ -110,6 +110,17 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   Avatar& av = out.avatar;
   av.source_path = name;
   try {
+    // External files must lie inside the asset's folder (gltf_files.h, InsideFolder): a buffer
+    // outside is an error; an image outside is not read (tinygltf's load through FsReadWholeFile
+    // fails) and reported like a missing image.
+    const Json& buffers = GetArray(root, "buffers", "");
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      const std::string uri = GetString(buffers[i], "uri", "", Idx("buffers", i));
+      if (uri.empty() || uri.rfind("data:", 0) == 0) continue;
+      if (!InsideFolder(base_dir, JoinPath(base_dir, PercentDecode(uri))))
+        throw ReadError(Idx("buffers", i) + ".uri",
+                        "\"" + uri + "\" points outside the asset's folder");
+    }
     // Buffer lengths that disagree with the bytes present (docs/compat.md): tinygltf is given the
     // real lengths; CheckBufferLengthFixes below keeps every view within the real bytes.
     std::vector<uint8_t> rewrapped;
