@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -15,6 +16,27 @@ namespace hairswing::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;   ///< the work ran but a check failed
 constexpr int kExitBadInput = 2;  ///< unreadable or invalid input, bad arguments
+
+// A number in [lo, hi], refusing NaN and inf (CLI::Range lets NaN through: every comparison with
+// NaN is false). "--seconds nan" used to run 0 steps and report success.
+inline CLI::Validator FiniteRange(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        double v = 0;
+        try {
+          size_t used = 0;
+          v = std::stod(s, &used);
+          if (used != s.size()) return "not a number: " + s;
+        } catch (...) {
+          return "not a number: " + s;
+        }
+        if (!std::isfinite(v) || v < lo || v > hi)
+          return "Value " + s + " not in range [" + CLI::detail::to_string(lo) + " - " +
+                 CLI::detail::to_string(hi) + "]";
+        return {};
+      },
+      "FLOAT in [" + CLI::detail::to_string(lo) + " - " + CLI::detail::to_string(hi) + "]");
+}
 
 // Loads an avatar for a subcommand; on failure prints "error: <why>" to stderr and returns nothing.
 inline std::optional<LoadedAvatar> LoadOrReport(const std::string& path) {

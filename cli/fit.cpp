@@ -38,16 +38,16 @@ void AddFit(CLI::App& app, int& exit_code) {
   cmd->add_option("--segment-length", o->fit.segment_length,
                   "metres per segment at human scale (1.7 m): a clump gets length / this + 1 "
                   "joints, 3 to --joints")
-      ->check(CLI::Range(0.01, 1.0))
+      ->check(FiniteRange(0.01, 1.0))
       ->capture_default_str();
   cmd->add_option("--root-ramp", o->fit.root_ramp_segments,
                   "segments over which the head's weight fades after the pinned band")
-      ->check(CLI::Range(0.25, 4.0))
+      ->check(FiniteRange(0.25, 4.0))
       ->capture_default_str();
   cmd->add_option("--min-hang", o->fit.min_hang_length,
                   "metres at human scale: a clump that reaches less far from where it meets the "
                   "head stays rigid")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(FiniteRange(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--attach", o->attach, "humanoid bone the hair hangs from")
       ->capture_default_str();

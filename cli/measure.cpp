@@ -280,7 +280,7 @@ void AddMeasure(CLI::App& app, int& exit_code) {
   cmd->add_option("--clip", o->clip, "clip name in the --motion file (default: the first)");
   cmd->add_option("--seconds", o->seconds,
                   "length of the run; settle is measured over its last 2 s")
-      ->check(CLI::Range(2.0, 600.0))
+      ->check(FiniteRange(2.0, 600.0))
       ->capture_default_str();
   cmd->add_option("--solver", o->solvers, "comma-separated: arc, parent, vrm")
       ->capture_default_str();
@@ -305,7 +305,7 @@ void AddMeasure(CLI::App& app, int& exit_code) {
                   "about as far as "
                   "the VRM reference's (drag raised per chain), 0 = the author's drag per segment "
                   "(docs/solver.md)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(FiniteRange(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--report", o->report, "write a self-contained HTML report with plots");

@@ -29,11 +29,14 @@ void AddRender(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"front", "side", "back"}))
       ->capture_default_str();
   cmd->add_option("--head-turn", o->time,
-                  "pose at this time (s) of the head-turn test motion; default: rest");
+                  "pose at this time (s) of the head-turn test motion (0..60; it is still after "
+                  "12 s); default: rest")
+      ->check(FiniteRange(0.0, 60.0));
   cmd->add_option("--solver", o->solver, "arc, parent or vrm (with --head-turn)")
       ->check(CLI::IsMember({"arc", "parent", "vrm"}))
       ->capture_default_str();
-  cmd->add_option("--size", o->size, "image width in pixels (height is 1.5x)")
+  cmd->add_option("--size", o->size, "image width in pixels (height is 1.5x), 16..4096")
+      ->check(CLI::Range(16, 4096))
       ->capture_default_str();
   cmd->add_flag("--joints", o->joints, "mark spring joints (red) and colliders' centres (blue)");
   cmd->callback([o, &exit_code] {
