@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "hairswing/anim.h"
+#include "hairswing/files.h"
 #include "hairswing/humanoid.h"
 #include "hairswing/io.h"
 #include "hairswing/motion.h"
@@ -150,12 +151,13 @@ void AddCheck(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> paths;
     std::string json;
-    bool verbose = false;
+    bool verbose = false, force = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("PATH", o->paths, "avatar files or folders")->required();
   cmd->add_option("--json", o->json, "write {\"files\": [...]} as JSON (one record per file)");
   cmd->add_flag("-v,--verbose", o->verbose, "print every warning under its file");
+  cmd->add_flag("--force", o->force, "replace an existing --json file");
   cmd->callback([o, &exit_code] {
     std::vector<std::string> files;
     for (const auto& p : o->paths) {
@@ -225,10 +227,8 @@ void AddCheck(CLI::App& app, int& exit_code) {
                               {"ok", r.ok},
                               {"result", r.result},
                               {"seconds", r.seconds}});
-      std::ofstream f(o->json);
-      f << j.dump(2) << "\n";
-      if (!f) {
-        std::fprintf(stderr, "error: %s: cannot write\n", o->json.c_str());
+      if (Status st = WriteFileAtomic(o->json, j.dump(2) + "\n", o->force); !st.ok()) {
+        std::fprintf(stderr, "error: %s\n", st.message().c_str());
         exit_code = kExitBadInput;
         return;
       }

@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "hairswing/anim.h"
+#include "hairswing/files.h"
 #include "hairswing/io.h"
 #include "hairswing/render.h"
 #include "hairswing/retarget.h"
@@ -72,7 +73,7 @@ struct RunResult {
 // Retargets one clip onto one avatar (or, when the clip's tracks already name the avatar's own
 // nodes, uses it as is) and checks it.
 RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const Clip& clip,
-                   const Retargeter* rt, const std::string& snapshot_dir) {
+                   const Retargeter* rt, const std::string& snapshot_dir, bool force) {
   RunResult r;
   r.avatar = std::filesystem::path(t.path).filename().string();
   r.clip = clip.name;
@@ -139,7 +140,7 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
       const auto rgb = RenderAvatar(t.avatar, trig, world, ro);
       const std::string png = snapshot_dir + "/" + stem + "-" + clip.name +
                               (view == RenderOptions::View::kFront ? "-front" : "-side") + ".png";
-      if (Status st = WritePng(png, ro.width, ro.height, rgb); !st.ok() && r.error.empty())
+      if (Status st = WritePng(png, ro.width, ro.height, rgb, force); !st.ok() && r.error.empty())
         r.error = st.message();
     }
   }
@@ -159,6 +160,7 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> avatars, clips;
     std::string json, snapshots;
+    bool force = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatars, "avatars (.vrm/.glb/.gltf)")->required();
@@ -168,6 +170,7 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", o->json, "write {\"runs\": [...]} as JSON");
   cmd->add_option("--snapshots", o->snapshots,
                   "write PNG pose snapshots (Idle, Walk, Jump, Roll, Dance, Crouch, Sitting) here");
+  cmd->add_flag("--force", o->force, "replace an existing --json file and snapshots");
   cmd->callback([o, &exit_code] {
     std::vector<ClipFile> files(o->clips.size());
     for (size_t i = 0; i < o->clips.size(); ++i)
@@ -209,7 +212,8 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
     tbb::parallel_for(size_t(0), jobs.size(), [&](size_t i) {
       const Job& j = jobs[i];
       results[i] = CheckOne(targets[j.target], target_rigs[j.target], files[j.file],
-                            files[j.file].clips[j.clip], rts[j.target][j.file].get(), o->snapshots);
+                            files[j.file].clips[j.clip], rts[j.target][j.file].get(), o->snapshots,
+                            o->force);
       const size_t d = ++done;
       if (tty) {
         std::lock_guard<std::mutex> lock(mu);
@@ -246,7 +250,11 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
                              {"ok", r.ok}});
         if (!r.error.empty()) j["runs"].back()["error"] = r.error;
       }
-      std::ofstream(o->json) << j.dump(2) << "\n";
+      if (Status st = WriteFileAtomic(o->json, j.dump(2) + "\n", o->force); !st.ok()) {
+        std::fprintf(stderr, "error: %s\n", st.message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
     }
     exit_code = failed ? kExitFailure : kExitOk;
   });

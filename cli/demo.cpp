@@ -56,7 +56,7 @@ void AddDemo(CLI::App& app, int& exit_code) {
       const bool demo_avatar = stem.rfind("demo-", 0) == 0;
       int rc = RunMeasure(f, "arc,parent,vrm", "30,60,120", "",
                           o->out + "/measure-" + stem + ".json", "", false, &rep, "head-turn", "",
-                          12.0, demo_avatar, MeasureFlags{.match_swing = true});
+                          12.0, demo_avatar, MeasureFlags{.match_swing = true, .force = true});
       if (rc != kExitOk) {
         exit_code = rc;
         return;
@@ -64,7 +64,7 @@ void AddDemo(CLI::App& app, int& exit_code) {
       reports.push_back(std::move(rep));
     }
     const std::string report = o->out + "/report.html";
-    Status st = WriteHtmlReport(reports, report);
+    Status st = WriteHtmlReport(reports, report, /*force=*/true);  // out/demo is ours
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       exit_code = kExitFailure;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "hairswing/files.h"
 #include "hairswing/io.h"
 
 namespace hairswing::cli {
@@ -124,7 +125,12 @@ void AddFit(CLI::App& app, int& exit_code) {
     for (const auto& c : rep["changes"]) std::printf("  %s\n", c.get<std::string>().c_str());
     for (const auto& w : rep["warnings"])
       std::printf("  warning: %s\n", w.get<std::string>().c_str());
-    if (!o->report.empty()) std::ofstream(o->report) << rep.dump(2) << "\n";
+    if (!o->report.empty())
+      if (Status rs = WriteFileAtomic(o->report, rep.dump(2) + "\n", o->force); !rs.ok()) {
+        std::fprintf(stderr, "error: %s\n", rs.message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
     std::printf("wrote %s\n", o->out.c_str());
   });
 }

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "hairswing/anim.h"
+#include "hairswing/files.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "hairswing/retarget.h"
@@ -239,14 +240,19 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
   }
   if (!quiet) PrintMeasureTable(rep.value());
   if (!json_path.empty()) {
-    std::ofstream(json_path) << MeasureReportJson(rep.value(), false) << "\n";
+    Status st =
+        WriteFileAtomic(json_path, MeasureReportJson(rep.value(), false) + "\n", flags.force);
+    if (!st.ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      return kExitBadInput;
+    }
     if (!quiet) std::printf("JSON written to %s\n", json_path.c_str());
   }
   if (!report_path.empty()) {
-    Status st = WriteHtmlReport({rep.value()}, report_path);
+    Status st = WriteHtmlReport({rep.value()}, report_path, flags.force);
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
-      return kExitFailure;
+      return kExitBadInput;
     }
     if (!quiet) std::printf("report written to %s\n", report_path.c_str());
   }
@@ -309,6 +315,7 @@ void AddMeasure(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--report", o->report, "write a self-contained HTML report with plots");
+  cmd->add_flag("--force", o->flags.force, "replace existing --json/--report files");
   cmd->callback([o, &exit_code] {
     exit_code = RunMeasure(o->file, o->solvers, o->fps, o->shirt, o->json, o->report, false,
                            nullptr, o->motion, o->clip, o->seconds, o->fit_colliders, o->flags);

@@ -20,11 +20,12 @@ void AddRender(CLI::App& app, int& exit_code) {
     std::string file, out, view = "front", solver = "arc";
     double time = -1;
     int size = 512;
-    bool joints = false;
+    bool joints = false, force = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->file, "a .vrm, .glb or .gltf file")->required();
   cmd->add_option("-o,--output", o->out, "output PNG")->required();
+  cmd->add_flag("--force", o->force, "replace an existing output");
   cmd->add_option("--view", o->view, "front, side or back")
       ->check(CLI::IsMember({"front", "side", "back"}))
       ->capture_default_str();
@@ -99,7 +100,7 @@ void AddRender(CLI::App& app, int& exit_code) {
       }
     }
     auto rgb = RenderAvatar(av, *rig, world, ro);
-    Status st = WritePng(o->out, ro.width, ro.height, rgb);
+    Status st = WritePng(o->out, ro.width, ro.height, rgb, o->force);
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       exit_code = kExitBadInput;

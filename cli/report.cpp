@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "hairswing/files.h"
 #include "report_assets.h"
 
 namespace hairswing::cli {
@@ -152,7 +153,8 @@ std::string Num(const nlohmann::json& v, int prec) {
 
 }  // namespace
 
-Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path) {
+Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path,
+                       bool force) {
   nlohmann::json data = nlohmann::json::array();
   for (const auto& r : reports) data.push_back(nlohmann::json::parse(MeasureReportJson(r, true)));
   std::string html;
@@ -255,11 +257,7 @@ th{background:#f3f3f3} td:first-child{text-align:left}
   html += ";\n";
   html += kPageScript;
   html += "</script>\n</body></html>\n";
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return Status(StatusCode::kIoError, path + ": cannot write");
-  f << html;
-  if (!f) return Status(StatusCode::kIoError, path + ": write failed");
-  return Status::Ok();
+  return WriteFileAtomic(path, html, force);
 }
 
 }  // namespace hairswing::cli

@@ -9,7 +9,9 @@
 namespace hairswing::cli {
 
 /// Writes one page covering every report given (e.g. several avatars for `hairswing demo`).
-Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path);
+/// An existing file is replaced only with `force` (WriteFileAtomic).
+Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path,
+                       bool force);
 
 void PrintMeasureTable(const MeasureReport& rep);
 
@@ -18,6 +20,7 @@ struct MeasureFlags {
   bool match_swing = false;     ///< also the swing-matched comparison
   bool plain = false;           ///< plain VRM mapping for arc and parent
   float arc_liveliness = 1.0f;  ///< SpringConfig::arc_liveliness
+  bool force = false;           ///< --force: replace existing --json/--report files
 };
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps,
                const std::string& shirt, const std::string& json_path,

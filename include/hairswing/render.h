@@ -33,7 +33,8 @@ struct RenderOptions {
 std::vector<uint8_t> RenderAvatar(const Avatar& avatar, const Rig& rig,
                                   std::span<const glm::mat4> world, const RenderOptions& options);
 
-/// Writes RGB pixels as a PNG file.
-Status WritePng(const std::string& path, int width, int height, std::span<const uint8_t> rgb);
+/// Writes an RGB image as PNG through WriteFileAtomic (an existing file only with `force`).
+Status WritePng(const std::string& path, int width, int height, std::span<const uint8_t> rgb,
+                bool force = false);
 
 }  // namespace hairswing

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "hairswing/files.h"
 #include "hairswing/io.h"
 #include "io/read_internal.h"
 
@@ -439,28 +440,8 @@ Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptio
   }
   auto bytes = EncodeGlb(avatar, ext == ".vrm");
   if (!bytes.ok()) return Status(bytes.status().code(), path + ": " + bytes.status().message());
-  // Atomic: write a temporary file beside the target, flush, then rename over it.
-  fs::path target(path);
-  fs::path tmp = target.parent_path() /
-                 ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Status(StatusCode::kIoError, path + ": cannot create " + tmp.string());
-    f.write(reinterpret_cast<const char*>(bytes.value().data()),
-            static_cast<std::streamsize>(bytes.value().size()));
-    f.flush();
-    if (!f) {
-      f.close();
-      fs::remove(tmp, ec);
-      return Status(StatusCode::kIoError, path + ": write failed (disk full?)");
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Status(StatusCode::kIoError, path + ": rename failed: " + ec.message());
-  }
-  return Status::Ok();
+  // Atomic, exclusive temporary file, every write checked (include/hairswing/files.h).
+  return WriteFileAtomic(path, bytes.value(), options.force);
 }
 
 }  // namespace hairswing

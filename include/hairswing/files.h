@@ -1,0 +1,30 @@
+// Writing output files safely: every file hairswing writes (avatars, PNGs, JSON, HTML reports)
+// goes through WriteFileAtomic, so no command overwrites a file unasked, follows a planted
+// symlink, or leaves a truncated file behind.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hairswing/status.h"
+
+namespace hairswing {
+
+/// Writes `bytes` to `path` atomically:
+/// - an existing `path` is refused unless `force` (kIoError: "... already exists; pass --force
+///   to overwrite" — the CLI's flag; library callers pass force);
+/// - the bytes go to a new temporary file beside it, created exclusively (O_EXCL, never
+///   truncating or following an existing file or symlink), every write and the close checked
+///   (a full disk is an error, not a short file), flushed to disk, then renamed over `path`;
+/// - on any failure the temporary file is removed and `path` is left as it was.
+/// Messages name the path and the system's reason ("No space left on device").
+Status WriteFileAtomic(const std::string& path, std::span<const uint8_t> bytes, bool force);
+inline Status WriteFileAtomic(const std::string& path, std::string_view text, bool force) {
+  return WriteFileAtomic(
+      path, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()),
+      force);
+}
+
+}  // namespace hairswing
