@@ -203,3 +203,20 @@ TEST(Api, ColliderRadiusScalesWithTheNodeInArcAndParentNotInVrm) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+TEST(Api, StatusMessagesAreOnePrintableLine) {
+  // A node name from a file with a line break, a terminal escape and a C1 control (CSI).
+  const Status st(StatusCode::kInvalidInput,
+                  "a.vrm: node \"x\ny\x1b[31mred\xc2\x9b"
+                  "2J\" (caf\xc3\xa9)");
+  EXPECT_EQ(st.message().find('\n'), std::string::npos);
+  EXPECT_EQ(st.message().find('\x1b'), std::string::npos);
+  EXPECT_EQ(st.message().find("\xc2\x9b"), std::string::npos);
+  EXPECT_EQ(st.message(), "a.vrm: node \"x y\\x1b[31mred\\x9b2J\" (caf\xc3\xa9)");  // UTF-8 kept
+}
+
+}  // namespace
+}  // namespace hairswing

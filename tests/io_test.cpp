@@ -2,6 +2,8 @@
 // come from ../shared/data/README.md and from reading the files' JSON by hand, not from our code.
 #include "hairswing/io.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -387,6 +389,33 @@ TEST_F(UriConfinement, AnImageOutsideTheFolderIsNotReadNorWritten) {
     ASSERT_TRUE(bytes.ok()) << bytes.status().message();
     const std::string out(bytes->begin(), bytes->end());
     EXPECT_EQ(out.find("SECRET-IMAGE"), std::string::npos) << "the outside file was embedded";
+  }
+}
+
+}  // namespace
+}  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+TEST_F(UriConfinement, FoldersFifosAndDevicesAreNamedNotOpened) {
+  auto dir = LoadAvatar((root_ / "asset").string());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find("is a directory"), std::string::npos)
+      << dir.status().message();
+  const auto fifo = root_ / "asset" / "pipe.bin";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Opening a FIFO blocks until a writer comes: it must be refused, as a file and as a buffer.
+  auto direct = LoadAvatar(fifo.string());
+  ASSERT_FALSE(direct.ok());
+  EXPECT_NE(direct.status().message().find("not a regular file"), std::string::npos)
+      << direct.status().message();
+  auto buffer = Load("pipe.bin");
+  EXPECT_FALSE(buffer.ok()) << "a FIFO was read as a buffer";
+  if (std::filesystem::exists("/dev/zero")) {
+    auto dev = LoadAvatar("/dev/zero");
+    ASSERT_FALSE(dev.ok());
+    EXPECT_NE(dev.status().message().find("not a regular file"), std::string::npos);
   }
 }
 

@@ -16,12 +16,17 @@ enum class StatusCode {
   kIoError,       ///< the file system refused (missing file, permission, disk full)
 };
 
+/// `text` as one printable line: line breaks and tabs become spaces, other control characters
+/// (terminal escapes from a file's names) become \xNN. UTF-8 text is kept.
+std::string OneLine(std::string text);
+
 /// Result of an operation on untrusted input. `message` is one line, e.g.
-/// "godette.vrm: nodes[12].translation: NaN".
+/// "godette.vrm: nodes[12].translation: NaN"; names quoted from a file cannot break it (OneLine).
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(OneLine(std::move(message))) {}
   static Status Ok() { return {}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }

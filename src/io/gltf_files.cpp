@@ -36,6 +36,12 @@ bool FsReadWholeFile(std::vector<unsigned char>* out, std::string* err, const st
     if (err) *err = "outside the asset's folder";
     return false;
   }
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {  // a FIFO would block the open forever
+    if (err) *err = "not a regular file";
+    return false;
+  }
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (f) {
     std::streamoff size = f.tellg();

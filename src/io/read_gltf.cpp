@@ -6,6 +6,7 @@
 #include <tiny_gltf.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -214,11 +215,17 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
 }
 
 Result<LoadedAvatar> LoadAvatar(const std::string& path, const LoadOptions& options) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return Status(StatusCode::kIoError, path + ": no such file");
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return Status(StatusCode::kIoError, path + ": no such file");
+  // A folder, FIFO or device is named as what it is (opening a FIFO would block forever).
+  if (fs::is_directory(st)) return Status(StatusCode::kIoError, path + ": is a directory");
+  if (!fs::is_regular_file(st))
+    return Status(StatusCode::kIoError, path + ": not a regular file (a FIFO, socket or device)");
   std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) return Status(StatusCode::kIoError, path + ": cannot open");
+  if (!f)
+    return Status(StatusCode::kIoError, path + ": cannot open (" + std::strerror(errno) + ")");
   std::streamoff size = f.tellg();
   if (size < 0 || size > 0xFFFFFFF0ll)
     return Status(StatusCode::kInvalidInput, path + ": file too large");
