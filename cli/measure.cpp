@@ -215,22 +215,14 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
     std::fprintf(stderr, "error: %s: %s\n", file.c_str(), rep.status().message().c_str());
     return kExitBadInput;
   }
-  // A non-finite figure is a failure, not a number to print as -nan and exit 0 with: name the
-  // run and the quantity (issue 16: gravityPower 1e30, scale 0 on the head, ...).
-  for (const RunResult& r : rep->results) {
-    const std::pair<const char*, double> figures[] = {
-        {"stretch_p99_pct", r.stretch_p99_pct}, {"stretch_worst_pct", r.stretch_worst_pct},
-        {"root_drift_mm", r.root_drift_mm},     {"settle_mm", r.settle_mm},
-        {"shape_error_deg", r.shape_error_deg}, {"arc_deviation_deg", r.arc_deviation_deg},
-        {"swing_rms_mm", r.swing_rms_mm},       {"swing_max_mm", r.swing_max_mm}};
-    for (const auto& [name, value] : figures)
-      if (!std::isfinite(value)) {
-        std::fprintf(stderr,
-                     "error: %s: measure: %s at %d fps: %s is not finite (the simulation left "
-                     "finite numbers; check the avatar's spring parameters and node transforms)\n",
-                     file.c_str(), SolverModeName(r.solver), r.fps, name);
-        return kExitFailure;
-      }
+  // A non-finite figure is a failure, not a number to print as -nan and exit 0 with (issue 16:
+  // gravityPower 1e30, scale 0 on the head, ...).
+  if (const std::string bad = FirstNonFiniteFigure(rep.value()); !bad.empty()) {
+    std::fprintf(stderr,
+                 "error: %s: measure: %s is not finite (the simulation left finite numbers; check "
+                 "the avatar's spring parameters and node transforms)\n",
+                 file.c_str(), bad.c_str());
+    return kExitFailure;
   }
   if (fit_colliders) {
     // Before/after: the same runs on a copy whose colliders went through the fitter.

@@ -282,3 +282,23 @@ TEST(DemoAvatar, ArcKeepsTheAuthorsSwingCurlsLessAndSettles) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+TEST(Measure, NonFiniteFiguresAreNamed) {
+  MeasureReport rep;
+  rep.results.resize(2);
+  rep.results[0].solver = SolverMode::kArc;
+  rep.results[0].fps = 60;
+  rep.results[1].solver = SolverMode::kVrm;
+  rep.results[1].fps = 30;
+  EXPECT_EQ(FirstNonFiniteFigure(rep), "");
+  rep.results[1].swing_rms_mm = std::nan("");
+  EXPECT_EQ(FirstNonFiniteFigure(rep), "vrm at 30 fps: swing_rms_mm");
+  rep.results[0].stretch_p99_pct = INFINITY;
+  EXPECT_EQ(FirstNonFiniteFigure(rep), "arc at 60 fps: stretch_p99_pct");
+}
+
+}  // namespace
+}  // namespace hairswing

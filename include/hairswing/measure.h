@@ -166,6 +166,11 @@ struct MeasureReport {
 /// humanoid head or no spring chains.
 Result<MeasureReport> Measure(const Avatar& avatar, const MeasureOptions& options);
 
+/// The first figure of a run that is not finite, as "arc at 60 fps: swing_rms_mm", or "" when
+/// every figure is a number. A non-finite figure means the simulation went wrong; `measure` fails
+/// on it (exit 1) instead of printing -nan.
+std::string FirstNonFiniteFigure(const MeasureReport& report);
+
 /// The report as JSON text (keys as documented in docs/measure.md).
 std::string MeasureReportJson(const MeasureReport& report, bool include_series);
 

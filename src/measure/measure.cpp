@@ -588,6 +588,21 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   return report;
 }
 
+std::string FirstNonFiniteFigure(const MeasureReport& report) {
+  for (const RunResult& r : report.results) {
+    const std::pair<const char*, double> figures[] = {
+        {"stretch_p99_pct", r.stretch_p99_pct}, {"stretch_worst_pct", r.stretch_worst_pct},
+        {"root_drift_mm", r.root_drift_mm},     {"settle_mm", r.settle_mm},
+        {"shape_error_deg", r.shape_error_deg}, {"arc_deviation_deg", r.arc_deviation_deg},
+        {"swing_rms_mm", r.swing_rms_mm},       {"swing_max_mm", r.swing_max_mm}};
+    for (const auto& [name, value] : figures)
+      if (!std::isfinite(value))
+        return std::string(SolverModeName(r.solver)) + " at " + std::to_string(r.fps) +
+               " fps: " + name;
+  }
+  return "";
+}
+
 std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   using Json = nlohmann::ordered_json;
   Json j;
