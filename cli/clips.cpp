@@ -197,7 +197,14 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
     std::vector<std::vector<std::unique_ptr<Retargeter>>> rts(targets.size());
     std::vector<Rig> target_rigs;
     for (size_t t = 0; t < targets.size(); ++t) {
-      target_rigs.push_back(std::move(BuildRig(targets[t].avatar)).value());
+      auto rig = BuildRig(targets[t].avatar);
+      if (!rig.ok()) {
+        std::fprintf(stderr, "error: %s: %s\n", targets[t].path.c_str(),
+                     rig.status().message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
+      target_rigs.push_back(std::move(rig).value());
       for (size_t f = 0; f < files.size(); ++f) {
         auto r =
             Retargeter::Create(files[f].avatar, files[f].map, targets[t].avatar, targets[t].map);

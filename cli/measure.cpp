@@ -152,10 +152,16 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
       return kExitBadInput;
     }
     rt = std::make_shared<Retargeter>(std::move(r).value());
-    for (size_t a = 0; a < src->avatar.animations.size() && !clip; ++a)
-      if (clip_name.empty() || src->avatar.animations[a].name == clip_name)
-        clip = std::make_shared<Clip>(rt->Retarget(
-            Clip::FromAvatar(src->avatar, rt->source_rig(), static_cast<int>(a)).value()));
+    for (size_t a = 0; a < src->avatar.animations.size() && !clip; ++a) {
+      if (!clip_name.empty() && src->avatar.animations[a].name != clip_name) continue;
+      auto source_clip = Clip::FromAvatar(src->avatar, rt->source_rig(), static_cast<int>(a));
+      if (!source_clip.ok()) {
+        std::fprintf(stderr, "error: --motion %s: %s\n", motion.c_str(),
+                     source_clip.status().message().c_str());
+        return kExitBadInput;
+      }
+      clip = std::make_shared<Clip>(rt->Retarget(source_clip.value()));
+    }
     if (!clip) {
       std::fprintf(stderr, "error: --clip: no clip named \"%s\" in %s\n", clip_name.c_str(),
                    motion.c_str());

@@ -65,6 +65,11 @@ void AddRender(CLI::App& app, int& exit_code) {
       SpringConfig cfg;
       ParseSolverMode(o->solver, &cfg.mode);
       auto world = SpringWorld::Create(*rig, cfg);
+      if (!world.ok()) {  // e.g. a chain whose joints are not parent-first: no abort, one line
+        std::fprintf(stderr, "error: %s: %s\n", o->file.c_str(), world.status().message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
       HeadTurnMotion motion(*rig, head, HumanoidRigNode(av, *rig, "hips"));
       ClipDriver driver(*world, motion);
       driver.Reset();
