@@ -2,7 +2,6 @@
 #include "hairswing/fit.h"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"

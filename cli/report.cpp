@@ -4,7 +4,6 @@
 // so it opens offline from a file.
 #include "report.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "hairswing/files.h"

@@ -8,23 +8,16 @@
 #include <cstdio>
 #include <vector>
 
+#include "synthetic.h"
+
 int main() {
   using namespace hairswing;
   Avatar av;
   auto add = [&](const char* name, int parent, glm::vec3 t) {
-    Node n;
-    n.name = name;
-    n.parent = parent;
-    n.translation = t;
-    av.nodes.push_back(n);
-    const int i = static_cast<int>(av.nodes.size()) - 1;
-    if (parent >= 0)
-      av.nodes[parent].children.push_back(i);
-    else
-      av.scene_roots.push_back(i);
-    return i;
+    return test::AddNode(av, name, parent, t);  // tests/synthetic.h (header-only, core types)
   };
   const int head = add("head", -1, {0, 1.5f, 0});
+  av.scene_roots.push_back(head);
   int prev = head;
   Spring s;
   s.name = "hair";
