@@ -204,11 +204,11 @@ void AddCheck(CLI::App& app, int& exit_code) {
       if (!r.ok) ++failed;
       std::string name = r.file;
       if (name.size() > 48) name = "..." + name.substr(name.size() - 45);
-      std::printf("%-48s %4s %7d %6d %9d %7d %8zu  %s\n", name.c_str(), r.vrm.c_str(), r.springs,
-                  r.joints, r.colliders, r.hair_vertices, r.warnings.size(),
+      std::printf("%-48s %4s %7d %6d %9d %7d %8zu  %s\n", OneLine(name).c_str(), r.vrm.c_str(),
+                  r.springs, r.joints, r.colliders, r.hair_vertices, r.warnings.size(),
                   r.ok ? "ok" : ("FAIL: " + r.result).c_str());
       if (o->verbose)
-        for (const auto& w : r.warnings) std::printf("    - %s\n", w.c_str());
+        for (const auto& w : r.warnings) std::printf("    - %s\n", OneLine(w).c_str());
     }
     std::printf("%zu files, %d failed\n", rows.size(), failed);
     if (!o->json.empty()) {

@@ -171,6 +171,11 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
                   "write PNG pose snapshots (Idle, Walk, Jump, Roll, Dance, Crouch, Sitting) here");
   cmd->add_flag("--force", o->force, "replace an existing --json file and snapshots");
   cmd->callback([o, &exit_code] {
+    if (Status st = o->json.empty() ? Status::Ok() : CheckOutputPath(o->json, o->force); !st.ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
     std::vector<ClipFile> files(o->clips.size());
     for (size_t i = 0; i < o->clips.size(); ++i)
       if (!LoadClipFile(o->clips[i], &files[i])) {
@@ -187,7 +192,16 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
       targets.push_back({a, std::move(loaded->avatar), {}});
       targets.back().map = MatchHumanoid(targets.back().avatar);
     }
-    if (!o->snapshots.empty()) std::filesystem::create_directories(o->snapshots);
+    if (!o->snapshots.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(o->snapshots, ec);
+      if (ec || !std::filesystem::is_directory(o->snapshots, ec)) {
+        std::fprintf(stderr, "error: --snapshots %s: cannot create the folder\n",
+                     o->snapshots.c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
+    }
     // One retargeter per (avatar, clip file); the jobs are (avatar, file, clip).
     struct Job {
       size_t target, file, clip;
@@ -232,10 +246,10 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
                 "foot y (m)", "ok");
     for (const auto& r : results) {
       if (!r.ok) ++failed;
-      std::printf("%-36s %-24s %8zu %8d %6d %7.3f..%-7.3f %s\n", r.avatar.c_str(), r.clip.c_str(),
-                  r.missing.size(), r.invalid, r.hair_tracks, r.foot_min, r.foot_max,
-                  r.ok ? "ok" : "FAIL");
-      if (!r.error.empty()) std::printf("  %s\n", r.error.c_str());
+      std::printf("%-36s %-24s %8zu %8d %6d %7.3f..%-7.3f %s\n", r.avatar.c_str(),
+                  OneLine(r.clip).c_str(), r.missing.size(), r.invalid, r.hair_tracks, r.foot_min,
+                  r.foot_max, r.ok ? "ok" : "FAIL");
+      if (!r.error.empty()) std::printf("  %s\n", OneLine(r.error).c_str());
     }
     std::printf("%zu runs, %d failed\n", results.size(), failed);
     for (size_t t = 0; t < targets.size(); ++t)
@@ -299,7 +313,8 @@ void AddRetarget(CLI::App& app, int& exit_code) {
     ro.remove_horizontal_root_motion = !o->keep_root;
     auto rt = Retargeter::Create(cf.avatar, cf.map, av, MatchHumanoid(av), ro);
     if (!rt.ok()) {
-      std::fprintf(stderr, "error: %s\n", rt.status().message().c_str());
+      std::fprintf(stderr, "error: %s onto %s: %s\n", o->clips.c_str(), o->avatar.c_str(),
+                   rt.status().message().c_str());
       exit_code = kExitBadInput;
       return;
     }

@@ -27,7 +27,8 @@ void AddConvert(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    for (const auto& w : loaded->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    for (const auto& w : loaded->warnings)
+      std::fprintf(stderr, "warning: %s\n", OneLine(w).c_str());
     Status st = SaveAvatar(loaded->avatar, opts->out, {opts->force});
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());

@@ -60,6 +60,13 @@ void AddFit(CLI::App& app, int& exit_code) {
   cmd->add_flag("--undo", o->undo, "restore what an earlier fit changed in AVATAR");
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   cmd->callback([o, &exit_code] {
+    // Both outputs are checked before any work, so a refused --report leaves no avatar behind.
+    for (const std::string& out : {o->out, o->report})
+      if (Status st = out.empty() ? Status::Ok() : CheckOutputPath(out, o->force); !st.ok()) {
+        std::fprintf(stderr, "error: %s\n", st.message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
     auto loaded = LoadOrReport(o->avatar);
     if (!loaded) {
       exit_code = kExitBadInput;
@@ -121,9 +128,10 @@ void AddFit(CLI::App& app, int& exit_code) {
     }
     Status st = SaveAvatar(av, o->out, {o->force});
     if (!st.ok()) return fail(st.message());
-    for (const auto& c : rep["changes"]) std::printf("  %s\n", c.get<std::string>().c_str());
+    for (const auto& c : rep["changes"])
+      std::printf("  %s\n", OneLine(c.get<std::string>()).c_str());
     for (const auto& w : rep["warnings"])
-      std::printf("  warning: %s\n", w.get<std::string>().c_str());
+      std::printf("  warning: %s\n", OneLine(w.get<std::string>()).c_str());
     if (!o->report.empty())
       if (Status rs = WriteFileAtomic(o->report, rep.dump(2) + "\n", o->force); !rs.ok()) {
         std::fprintf(stderr, "error: %s\n", rs.message().c_str());

@@ -162,7 +162,8 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
 }
 
 void PrintText(const Json& r) {
-  auto s = [](const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
+  // Strings come from the file: names with line breaks or terminal escapes are shown escaped.
+  auto s = [](const Json& j) { return OneLine(j.is_string() ? j.get<std::string>() : j.dump()); };
   std::printf("%s\n", s(r["file"]).c_str());
   std::printf("  format       %s%s\n", s(r["format"]).c_str(),
               r["vrm_version"].is_null()

@@ -127,6 +127,12 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
                const std::string& report_path, bool quiet, MeasureReport* out,
                const std::string& motion, const std::string& clip_name, double seconds,
                bool fit_colliders, const MeasureFlags& flags) {
+  // Outputs are checked before the (long) run, not found unwritable after it.
+  for (const std::string& path : {json_path, report_path})
+    if (Status st = path.empty() ? Status::Ok() : CheckOutputPath(path, flags.force); !st.ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      return kExitBadInput;
+    }
   auto loaded = LoadOrReport(file);
   if (!loaded) return kExitBadInput;
   MeasureOptions opt;
@@ -240,7 +246,7 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
       return kExitBadInput;
     }
     if (!quiet)
-      for (const auto& c : cf->changes) std::printf("  collider fit: %s\n", c.c_str());
+      for (const auto& c : cf->changes) std::printf("  collider fit: %s\n", OneLine(c).c_str());
     MeasureOptions after_opt = opt;
     after_opt.progress = nullptr;
     auto after = Measure(fitted, after_opt);

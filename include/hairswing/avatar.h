@@ -93,6 +93,11 @@ struct AnimationChannel {
   int components = 3;         ///< 3 for T/S, 4 for R (x,y,z,w), morph count for weights
 };
 
+/// The longest animation the readers accept, in seconds (key times must lie within
+/// [-kMaxAnimationSeconds, kMaxAnimationSeconds]). Everything downstream samples clips at a fixed
+/// rate, so the length is what sets the memory: an hour retargeted at 30 Hz is 108,000 poses.
+constexpr double kMaxAnimationSeconds = 3600.0;
+
 struct Animation {
   std::string name;
   std::vector<AnimationChannel> channels;

@@ -12,6 +12,11 @@
 
 namespace hairswing {
 
+/// The checks WriteFileAtomic makes before writing, on their own: `path` is not a folder or a
+/// device, does not exist unless `force`, and its folder exists. A command with several outputs
+/// calls it for each before any work, so a refused second output does not leave the first behind.
+Status CheckOutputPath(const std::string& path, bool force);
+
 /// Writes `bytes` to `path` atomically:
 /// - an existing `path` is refused unless `force` (kIoError: "... already exists; pass --force
 ///   to overwrite" — the CLI's flag; library callers pass force);

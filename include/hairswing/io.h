@@ -12,9 +12,14 @@ struct LoadOptions {
   /// Upper bound on any element count (vertices, keys, nodes...) accepted from a file; a larger
   /// declared count is rejected as absurd rather than allocated.
   size_t max_elements = 50'000'000;
-  /// A missing external buffer is served as zeros so the skeleton can still load; beyond this
-  /// declared size it is an error instead (a guard against absurd byteLength values).
+  /// A missing external buffer is served as zeros so the skeleton can still load; when the
+  /// missing files' declared sizes add up to more than this, it is an error instead (a guard
+  /// against absurd byteLength values).
   size_t max_missing_buffer_bytes = 256u << 20;
+  /// Memory budget for decoded vertex, index, skin and key data: the number of values (each
+  /// held as a 4-byte float or int) summed over every accessor read, counting an accessor again
+  /// for every primitive that uses it. 128M values = 512 MiB; a 1M-vertex avatar needs about 16M.
+  size_t max_decoded_values = 128'000'000;
 };
 
 struct LoadedAvatar {

@@ -16,7 +16,7 @@ namespace {
 std::string Reason(int err) { return std::strerror(err); }
 }  // namespace
 
-Status WriteFileAtomic(const std::string& path, std::span<const uint8_t> bytes, bool force) {
+Status CheckOutputPath(const std::string& path, bool force) {
   namespace fs = std::filesystem;
   if (path.empty()) return Status(StatusCode::kInvalidInput, "output path is empty");
   struct stat st {};
@@ -32,6 +32,14 @@ Status WriteFileAtomic(const std::string& path, std::span<const uint8_t> bytes, 
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return Status(StatusCode::kIoError, path + ": folder " + dir.string() + " does not exist");
+  return Status::Ok();
+}
+
+Status WriteFileAtomic(const std::string& path, std::span<const uint8_t> bytes, bool force) {
+  namespace fs = std::filesystem;
+  if (Status st = CheckOutputPath(path, force); !st.ok()) return st;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   // A name nobody else uses; O_EXCL fails instead of opening what is already there (a file or a
   // symlink planted by someone else), so we never write through it.
   int fd = -1;

@@ -9,9 +9,14 @@
 namespace hairswing::internal {
 
 /// The rotation of a world matrix with its scale removed (columns normalised).
+/// A matrix with an axis scaled to zero (a clip's scale-0 key hides a bone that way) has no
+/// rotation to recover; it gives identity instead of NaN.
 inline glm::quat RotationOf(const glm::mat4& m) {
-  glm::mat3 r(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),
-              glm::normalize(glm::vec3(m[2])));
+  const glm::vec3 x(m[0]), y(m[1]), z(m[2]);
+  const float lx = glm::dot(x, x), ly = glm::dot(y, y), lz = glm::dot(z, z);
+  if (!(lx > 0.0f && ly > 0.0f && lz > 0.0f) || !std::isfinite(lx + ly + lz))
+    return glm::quat(1, 0, 0, 0);
+  glm::mat3 r(glm::normalize(x), glm::normalize(y), glm::normalize(z));
   return glm::normalize(glm::quat_cast(r));
 }
 

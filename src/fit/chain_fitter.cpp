@@ -392,7 +392,8 @@ std::vector<glm::vec3> CentreLine(const WeldedHair& wh, const std::vector<int>& 
   std::vector<glm::vec3> sum(bins, glm::vec3(0));
   std::vector<int> count(bins, 0);
   for (int w : verts) {
-    const int b = std::min(bins - 1, static_cast<int>(geo[w] / gmax * bins));
+    const float f = gmax > 0 ? geo[w] / gmax * static_cast<float>(bins) : 0.0f;
+    const int b = f >= 0 ? std::min(bins - 1, static_cast<int>(std::min(f, 1e9f))) : 0;
     sum[b] += wh.wpos[w];
     ++count[b];
   }
@@ -696,6 +697,15 @@ Status FitPrimitive(FitContext& cx, int mesh_index, int prim_index) {
   if (Status st = PosePrimitive(rig, *inst, prim, rig.rest_world(), cx.palette, world); !st.ok())
     return Status(st.code(), "mesh \"" + name + "\" primitive " + std::to_string(prim_index) +
                                  ": " + st.message());
+  // Hair is fitted in metres at human scale; a vertex a thousand body heights away (finite, but
+  // 1e20 m) would make distances overflow to infinity and the binning below meaningless.
+  const float reach = 1000.0f * std::max(cx.unit, 1e-3f);
+  for (size_t v = 0; v < world.size(); ++v)
+    if (!(glm::length(world[v] - glm::vec3(rig.rest_world()[cx.attach_rig][3])) < reach))
+      return Status(StatusCode::kInvalidInput,
+                    "mesh \"" + name + "\" primitive " + std::to_string(prim_index) + ": vertex " +
+                        std::to_string(v) + " lies more than " + std::to_string(reach) +
+                        " m from the " + cx.opt.attach + " at rest");
   const WeldedHair wh = WeldHair(std::move(world), prim, cx.unit);
   std::vector<float> geo(wh.wpos.size(), -1.0f);
   std::vector<int> chain_of(wh.wpos.size(), -1);
@@ -798,56 +808,103 @@ Status UndoFit(Avatar& av) {
   const Json u = Json::parse(it->second, nullptr, false);
   if (u.is_discarded())
     return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
+  // The record comes from a file, so nothing in it is trusted: every index and length is
+  // checked against the avatar (an undo only ever shrinks it back), and the work is done on a
+  // copy that replaces the avatar only when all of it succeeded.
+  Avatar out = av;
+  auto fail = [](const std::string& what) { throw std::runtime_error(what); };
   try {
     const size_t nodes = u.at("nodes_before").get<size_t>();
-    for (auto c = u.at("children").begin(); c != u.at("children").end(); ++c)
-      av.nodes.at(std::stoul(c.key())).children = c.value().get<std::vector<int>>();
+    const size_t skins_before = u.at("skins_before").get<size_t>();
+    if (nodes > out.nodes.size()) fail("nodes_before: more nodes than the avatar has");
+    if (skins_before > out.skins.size()) fail("skins_before: more skins than the avatar has");
+    for (auto c = u.at("children").begin(); c != u.at("children").end(); ++c) {
+      auto kids = c.value().get<std::vector<int>>();
+      for (int k : kids)
+        if (k < 0 || static_cast<size_t>(k) >= nodes) fail("children: node index out of range");
+      out.nodes.at(std::stoul(c.key())).children = std::move(kids);
+    }
     for (auto p = u.at("primitives").rbegin(); p != u.at("primitives").rend(); ++p) {
-      Primitive& prim =
-          av.meshes.at(p->at("mesh").get<size_t>()).primitives.at(p->at("primitive").get<size_t>());
+      Primitive& prim = out.meshes.at(p->at("mesh").get<size_t>())
+                            .primitives.at(p->at("primitive").get<size_t>());
+      const size_t nv = prim.positions.size();
       const auto j = p->at("joints").get<std::vector<uint16_t>>();
       const auto w = p->at("weights").get<std::vector<float>>();
-      prim.joints.resize(j.size() / 4);
-      prim.weights.resize(w.size() / 4);
-      for (size_t v = 0; v < prim.joints.size(); ++v)
+      if (j.size() != 4 * nv || w.size() != 4 * nv)
+        fail("primitives: joints/weights do not have 4 values per vertex");
+      prim.joints.resize(nv);
+      prim.weights.resize(nv);
+      for (size_t v = 0; v < nv; ++v) {
         prim.joints[v] = {j[4 * v], j[4 * v + 1], j[4 * v + 2], j[4 * v + 3]};
-      for (size_t v = 0; v < prim.weights.size(); ++v)
         prim.weights[v] = {w[4 * v], w[4 * v + 1], w[4 * v + 2], w[4 * v + 3]};
+        if (!std::isfinite(glm::dot(prim.weights[v], prim.weights[v])))
+          fail("primitives: a weight is not finite");
+      }
       if (p->contains("positions")) {
         const auto pos = p->at("positions").get<std::vector<float>>();
-        for (size_t v = 0; v < prim.positions.size(); ++v)
+        if (pos.size() != 3 * nv) fail("primitives: positions do not have 3 values per vertex");
+        for (size_t v = 0; v < nv; ++v)
           prim.positions[v] = {pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]};
       }
     }
     for (auto s = u.at("skin_joints").begin(); s != u.at("skin_joints").end(); ++s) {
-      Skin& skin = av.skins.at(std::stoul(s.key()));
+      Skin& skin = out.skins.at(std::stoul(s.key()));
       const size_t n = s.value().get<size_t>();
+      if (n > skin.joints.size()) fail("skin_joints: more joints than the skin has");
       skin.joints.resize(n);
       skin.inverse_bind.resize(n);
     }
-    for (auto s = u.at("node_skin").begin(); s != u.at("node_skin").end(); ++s)
-      av.nodes.at(std::stoul(s.key())).skin = s.value().get<int>();
-    av.skins.resize(u.at("skins_before").get<size_t>());
-    av.nodes.resize(nodes);
+    for (auto s = u.at("node_skin").begin(); s != u.at("node_skin").end(); ++s) {
+      const int skin = s.value().get<int>();
+      if (skin < -1 || skin >= static_cast<int>(skins_before))
+        fail("node_skin: skin index out of range");
+      out.nodes.at(std::stoul(s.key())).skin = skin;
+    }
+    out.skins.resize(skins_before);
+    out.nodes.resize(nodes);
     // Drop the fitted springs, then put the removed artist springs back at their places.
     const Json no_removed = Json::array();
     const Json& removed = u.contains("removed_springs") ? u.at("removed_springs") : no_removed;
     const size_t before = u.at("springs_before").get<size_t>();
-    if (removed.size() > before) throw std::runtime_error("removed_springs: more than there were");
-    av.vrm.springs.resize(before - removed.size());
+    if (removed.size() > before) fail("removed_springs: more than there were");
+    if (before - removed.size() > out.vrm.springs.size())
+      fail("springs_before: more springs than the avatar has");
+    out.vrm.springs.resize(before - removed.size());
     for (const Json& r : removed) {
       const size_t at = r.at("index").get<size_t>();
-      if (at > av.vrm.springs.size())
-        throw std::runtime_error("removed_springs: index out of range");
-      av.vrm.springs.insert(av.vrm.springs.begin() + static_cast<long>(at),
-                            SpringFromJson(r.at("spring")));
+      if (at > out.vrm.springs.size()) fail("removed_springs: index out of range");
+      Spring sp = SpringFromJson(r.at("spring"));
+      for (const SpringJoint& jt : sp.joints)
+        if (jt.node < 0 || static_cast<size_t>(jt.node) >= nodes)
+          fail("removed_springs: joint node out of range");
+      for (int g : sp.collider_groups)
+        if (g < 0 || static_cast<size_t>(g) >= out.vrm.collider_groups.size())
+          fail("removed_springs: collider group out of range");
+      if (sp.center < -1 || sp.center >= static_cast<int>(nodes))
+        fail("removed_springs: center out of range");
+      out.vrm.springs.insert(out.vrm.springs.begin() + static_cast<long>(at), std::move(sp));
     }
-    av.vrm.version = static_cast<VrmVersion>(u.at("vrm_version_before").get<int>());
-    if (u.at("humanoid_was_empty").get<bool>()) av.vrm.humanoid.clear();
+    const int version = u.at("vrm_version_before").get<int>();
+    if (version < 0 || version > 2) fail("vrm_version_before: not 0, 1 or 2");
+    out.vrm.version = static_cast<VrmVersion>(version);
+    if (u.at("humanoid_was_empty").get<bool>()) out.vrm.humanoid.clear();
+    // What the restored avatar references must exist in it.
+    for (const Node& n : out.nodes)
+      if (n.skin >= static_cast<int>(out.skins.size()) ||
+          n.mesh >= static_cast<int>(out.meshes.size()))
+        fail("a node refers to a skin or mesh that the undo removes");
+    for (const Skin& sk : out.skins)
+      for (int jn : sk.joints)
+        if (jn < 0 || static_cast<size_t>(jn) >= out.nodes.size())
+          fail("a skin joint refers to a node that the undo removes");
+    for (const auto& [role, node] : out.vrm.humanoid)
+      if (node < 0 || static_cast<size_t>(node) >= out.nodes.size())
+        fail("humanoid bone \"" + role + "\" refers to a node that the undo removes");
   } catch (const std::exception& e) {
     return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
   }
-  av.unknown_extensions.erase(kUndoKey);
+  out.unknown_extensions.erase(kUndoKey);
+  av = std::move(out);
   return Status::Ok();
 }
 

@@ -371,29 +371,50 @@ Status UndoColliderFit(Avatar& av) {
   if (it == av.unknown_extensions.end())
     return Status(StatusCode::kInvalidInput, "no collider fit to undo");
   const Json u = Json::parse(it->second, nullptr, false);
+  // As in UndoFit: the record is untrusted, checked field by field, applied to a copy.
+  VrmData out = av.vrm;
+  auto fail = [](const std::string& what) { throw std::runtime_error(what); };
   try {
-    av.vrm.colliders.resize(u.at("colliders_before").get<size_t>());
-    av.vrm.collider_groups.resize(u.at("groups_before").get<size_t>());
+    const size_t cols_before = u.at("colliders_before").get<size_t>();
+    const size_t groups_before = u.at("groups_before").get<size_t>();
+    if (cols_before > out.colliders.size()) fail("colliders_before: more than the avatar has");
+    if (groups_before > out.collider_groups.size()) fail("groups_before: more than the avatar has");
+    out.colliders.resize(cols_before);
+    out.collider_groups.resize(groups_before);
     const Json& cols = u.at("colliders");
-    for (size_t c = 0; c < av.vrm.colliders.size(); ++c) {
-      Collider& col = av.vrm.colliders[c];
-      col.radius = cols.at(c).at(0).get<float>();
-      col.offset = {cols[c][1].get<float>(), cols[c][2].get<float>(), cols[c][3].get<float>()};
-      col.tail = {cols[c][4].get<float>(), cols[c][5].get<float>(), cols[c][6].get<float>()};
+    for (size_t c = 0; c < out.colliders.size(); ++c) {
+      const auto row = cols.at(c).get<std::vector<float>>();
+      if (row.size() != 7) fail("colliders: a row does not have 7 numbers");
+      for (float v : row)
+        if (!std::isfinite(v)) fail("colliders: a number is not finite");
+      Collider& col = out.colliders[c];
+      col.radius = row[0];
+      col.offset = {row[1], row[2], row[3]};
+      col.tail = {row[4], row[5], row[6]};
     }
-    for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g)
-      av.vrm.collider_groups[g].colliders = u.at("groups").at(g).get<std::vector<int>>();
+    for (size_t g = 0; g < out.collider_groups.size(); ++g) {
+      auto members = u.at("groups").at(g).get<std::vector<int>>();
+      for (int m : members)
+        if (m < 0 || static_cast<size_t>(m) >= cols_before) fail("groups: collider out of range");
+      out.collider_groups[g].colliders = std::move(members);
+    }
     const Json& springs = u.at("springs");
-    for (size_t s = 0; s < av.vrm.springs.size() && s < springs.size(); ++s) {
-      av.vrm.springs[s].segment_checks = springs[s].at(0).get<bool>();
-      av.vrm.springs[s].collider_groups = springs[s].at(1).get<std::vector<int>>();
+    for (size_t s = 0; s < out.springs.size() && s < springs.size(); ++s) {
+      out.springs[s].segment_checks = springs[s].at(0).get<bool>();
+      auto groups = springs[s].at(1).get<std::vector<int>>();
+      for (int g : groups)
+        if (g < 0 || static_cast<size_t>(g) >= groups_before) fail("springs: group out of range");
+      out.springs[s].collider_groups = std::move(groups);
       const auto hits = springs[s].at(2).get<std::vector<float>>();
-      for (size_t j = 0; j < hits.size() && j < av.vrm.springs[s].joints.size(); ++j)
-        av.vrm.springs[s].joints[j].hit_radius = hits[j];
+      for (size_t j = 0; j < hits.size() && j < out.springs[s].joints.size(); ++j) {
+        if (!std::isfinite(hits[j]) || hits[j] < 0) fail("springs: hit radius not finite");
+        out.springs[s].joints[j].hit_radius = hits[j];
+      }
     }
   } catch (const std::exception& e) {
     return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
   }
+  av.vrm = std::move(out);
   av.unknown_extensions.erase(kUndoKey);
   return Status::Ok();
 }

@@ -19,6 +19,8 @@ struct Reader {
   const tinygltf::Model& m;
   std::set<int> missing_buffers;
   size_t max_elements;
+  size_t max_decoded_values;          ///< budget over every accessor decoded (LoadOptions)
+  mutable size_t decoded_values = 0;  ///< spent so far
 
   static int ComponentSize(int ct) {
     switch (ct) {
@@ -132,6 +134,13 @@ struct Reader {
     if (a.count > max_elements)
       throw ReadError(af + ".count", std::to_string(a.count) + " exceeds the limit of " +
                                          std::to_string(max_elements));
+    // One accessor may be used by many primitives (8 x 50M zeros is 4.8 GB): the budget counts
+    // every decode, not every accessor.
+    decoded_values += a.count * nc;
+    if (decoded_values > max_decoded_values)
+      throw ReadError(af, "decoding it would pass the budget of " +
+                              std::to_string(max_decoded_values) +
+                              " values for one file (LoadOptions::max_decoded_values)");
     std::vector<T> out(a.count * nc, T(0));
     if (a.bufferView >= 0 && a.count > 0) {
       size_t elem = static_cast<size_t>(cs) * nc;
@@ -191,6 +200,9 @@ struct Reader {
     return out;
   }
 };
+
+/// JSON types and lengths of the core glTF fields (check_types.cpp); throws ReadError.
+void CheckCoreTypes(const Json& root);
 
 // Scene conversion, in this order (later steps read what earlier ones wrote).
 void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av);

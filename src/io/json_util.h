@@ -19,6 +19,37 @@ struct ReadError : std::runtime_error {
       : std::runtime_error(field + ": " + what) {}
 };
 
+/// The deepest nesting of arrays and objects accepted in a JSON document. glTF needs about 8
+/// levels; extras and extensions a few more. Deeper input is refused before any parser sees it,
+/// because tinygltf's value conversion and nlohmann's dump recurse once per level (100,000
+/// levels overflow the stack).
+constexpr size_t kMaxJsonDepth = 128;
+
+/// Scans JSON text (strings and escapes skipped) and returns an empty string when its nesting
+/// stays within `max_depth`, else a message naming the byte offset where it went deeper.
+inline std::string JsonNestingError(const std::string& text, size_t max_depth = kMaxJsonDepth) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return "arrays and objects nested deeper than " + std::to_string(max_depth) +
+               " levels (at byte " + std::to_string(i) + ")";
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {};
+}
+
 inline std::string Idx(const std::string& base, size_t i) {
   return base + "[" + std::to_string(i) + "]";
 }
@@ -40,7 +71,10 @@ inline double GetNumber(const Json& obj, const char* key, double def, const std:
 
 inline float GetFloat(const Json& obj, const char* key, float def, const std::string& path) {
   double d = GetNumber(obj, key, def, path);
-  if (std::fabs(d) > 3.0e38) throw ReadError(path + "." + key, "out of float range");
+  // Compared after rounding to float, so a value hairswing wrote (a float printed exactly) reads
+  // back: 3e38 becomes 3.0000000054977558e38 on the way out and must pass on the way in.
+  if (!(std::fabs(static_cast<float>(d)) <= 3.0e38f))
+    throw ReadError(path + "." + key, "out of float range");
   return static_cast<float>(d);
 }
 
@@ -94,8 +128,8 @@ inline glm::vec<N, float> GetVec(const Json& obj, const char* key, glm::vec<N, f
     const Json& e = (*v)[i];
     if (!e.is_number()) throw ReadError(Idx(path + "." + key, i), "expected a number");
     double d = e.get<double>();
-    if (!std::isfinite(d) || std::fabs(d) > 3.0e38)
-      throw ReadError(Idx(path + "." + key, i), "not a finite number");
+    if (!std::isfinite(d) || !(std::fabs(static_cast<float>(d)) <= 3.0e38f))
+      throw ReadError(Idx(path + "." + key, i), "not a finite number within float range");
     out[i] = static_cast<float>(d);
   }
   return out;
@@ -108,6 +142,14 @@ inline glm::vec3 GetXyz(const Json& obj, const char* key, glm::vec3 def, const s
   if (!v->is_object()) throw ReadError(path + "." + key, "expected an {x,y,z} object");
   std::string p = path + "." + key;
   return {GetFloat(*v, "x", 0.0f, p), GetFloat(*v, "y", 0.0f, p), GetFloat(*v, "z", 0.0f, p)};
+}
+
+/// A field that, when present, must be a JSON object (`extensions`, `pbrMetallicRoughness`...).
+inline const Json* GetObject(const Json& obj, const char* key, const std::string& path) {
+  const Json* v = Find(obj, key);
+  if (!v || v->is_null()) return nullptr;
+  if (!v->is_object()) throw ReadError(path + "." + key, "expected an object");
+  return v;
 }
 
 inline const Json& GetArray(const Json& obj, const char* key, const std::string& path) {

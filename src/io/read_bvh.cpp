@@ -151,6 +151,11 @@ Result<LoadedAvatar> LoadBvhFromText(const std::string& text, const std::string&
     const double dt = p.Number("Frame Time");
     if (!(dt > 0) || dt > 10)
       throw std::runtime_error(wt + ": Frame Time must be in (0, 10] seconds");
+    if (frames * dt > kMaxAnimationSeconds)
+      throw std::runtime_error(wt + ": " + std::to_string(static_cast<long long>(frames)) +
+                               " frames of " + std::to_string(dt) + " s last past the limit of " +
+                               std::to_string(static_cast<int>(kMaxAnimationSeconds)) +
+                               " s for a clip");
     const size_t nf = static_cast<size_t>(frames), nc = channels.size();
     if (p.tok.size() - p.i != nf * nc)
       throw std::runtime_error(name + ": MOTION has " + std::to_string(p.tok.size() - p.i) +

@@ -96,6 +96,9 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   } else {
     json_text.assign(reinterpret_cast<const char*>(data), size);
   }
+  if (std::string deep = JsonNestingError(json_text); !deep.empty())
+    return fail(StatusCode::kInvalidInput,
+                std::string(is_glb ? "JSON chunk" : "JSON") + ": " + deep);
   Json root;
   try {
     root = Json::parse(json_text);
@@ -111,6 +114,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   Avatar& av = out.avatar;
   av.source_path = name;
   try {
+    CheckCoreTypes(root);
     // External files must lie inside the asset's folder (gltf_files.h, InsideFolder): a buffer
     // outside is an error; an image outside is not read (tinygltf's load through FsReadWholeFile
     // fails) and reported like a missing image.
@@ -143,6 +147,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     fsctx.base_dir = base_dir;
     fsctx.max_bytes = 0xFFFFFFF0u;
     const Json& jbuffers = GetArray(root, "buffers", "");
+    double missing_total = 0;  // bytes served as zeros, over all missing files
     for (size_t i = 0; i < jbuffers.size(); ++i) {
       double len = GetNumber(jbuffers[i], "byteLength", -1, Idx("buffers", i));
       if (len < 0 || len > 2.0e9 || len != std::floor(len))
@@ -150,11 +155,15 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
       std::string uri = GetString(jbuffers[i], "uri", "", Idx("buffers", i));
       if (uri.empty() || uri.rfind("data:", 0) == 0) continue;
       std::error_code ec;
-      if (len > static_cast<double>(options.max_missing_buffer_bytes) &&
-          !std::filesystem::is_regular_file(JoinPath(base_dir, PercentDecode(uri)), ec))
-        throw ReadError(
-            Idx("buffers", i),
-            "file \"" + uri + "\" is missing and its byteLength is too large to stand in for");
+      if (!std::filesystem::is_regular_file(JoinPath(base_dir, PercentDecode(uri)), ec)) {
+        missing_total += len;
+        if (missing_total > static_cast<double>(options.max_missing_buffer_bytes))
+          throw ReadError(Idx("buffers", i),
+                          "file \"" + uri +
+                              "\" is missing, and the missing files' byteLengths add up to more "
+                              "than can be stood in for with zeros (" +
+                              std::to_string(options.max_missing_buffer_bytes >> 20) + " MiB)");
+      }
       fsctx.buffer_paths[JoinPath(base_dir, uri)] = static_cast<size_t>(len);
       fsctx.buffer_paths[JoinPath(base_dir, PercentDecode(uri))] = static_cast<size_t>(len);
     }
@@ -178,7 +187,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
       std::string first = err.substr(0, err.find('\n'));
       return fail(StatusCode::kInvalidInput, first.empty() ? "not a valid glTF file" : first);
     }
-    Reader reader{model, {}, options.max_elements};
+    Reader reader{model, {}, options.max_elements, options.max_decoded_values};
     for (size_t i = 0; i < model.buffers.size(); ++i) {
       const std::string uri = model.buffers[i].uri;
       if (!uri.empty() && (fsctx.missing.count(JoinPath(base_dir, uri)) ||
@@ -195,6 +204,31 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     ReadNodes(model, root, av);
     ReadSkins(reader, av);
     ReadMeshes(reader, file, av, out.warnings);
+    // JOINTS_0 indexes the skin of the node that draws the mesh: a larger index would read past
+    // the joint palette in everything that skins (fitters, measurement, renderer). An influence
+    // of weight 0 is harmless (some exporters pad with any index): it is pointed at joint 0.
+    for (size_t n = 0; n < av.nodes.size(); ++n) {
+      const Node& node = av.nodes[n];
+      if (node.mesh < 0 || node.skin < 0) continue;
+      const size_t joints = av.skins[node.skin].joints.size();
+      Mesh& mesh = av.meshes[node.mesh];
+      for (size_t p = 0; p < mesh.primitives.size(); ++p) {
+        Primitive& prim = mesh.primitives[p];
+        for (size_t v = 0; v < prim.joints.size(); ++v)
+          for (int c = 0; c < 4; ++c) {
+            if (prim.joints[v][c] < joints) continue;
+            if (v < prim.weights.size() && prim.weights[v][c] == 0.0f) {
+              prim.joints[v][c] = 0;
+              continue;
+            }
+            throw ReadError(
+                Idx(Idx("meshes", node.mesh) + ".primitives", p) + ".attributes.JOINTS_0",
+                "vertex " + std::to_string(v) + " uses joint " + std::to_string(prim.joints[v][c]) +
+                    ", past the " + std::to_string(joints) + " joints of skins[" +
+                    std::to_string(node.skin) + "] (drawn by nodes[" + std::to_string(n) + "])");
+          }
+      }
+    }
     ReadAnimations(reader, av);
     ReadPassThrough(model, root, file, reader.missing_buffers, av, out.warnings);
     const Json* exts = Find(root, "extensions");

@@ -8,14 +8,57 @@
 #include "io/gltf_reader.h"
 
 namespace hairswing::io {
+namespace {
+
+// A texture reference ({"index": i, "texCoord": n, ...}) inside a material.
+void CheckTextureInfo(const Json& mat, const char* key, size_t textures, const std::string& f) {
+  if (const Json* t = GetObject(mat, key, f)) {
+    const std::string tf = f + "." + key;
+    if (!Find(*t, "index")) throw ReadError(tf + ".index", "missing");
+    GetIndex(*t, "index", -1, textures, tf);
+    GetNumber(*t, "texCoord", 0, tf);
+    GetFloat(*t, "scale", 1, tf);
+    GetFloat(*t, "strength", 1, tf);
+    GetObject(*t, "extensions", tf);
+  }
+}
+
+// The core material fields are passed through as JSON but read by the renderer, the collider
+// fitter and --wear: their types are checked here once, so those readers can trust them.
+void CheckMaterial(const Json& mat, size_t textures, const std::string& f) {
+  if (!mat.is_object()) throw ReadError(f, "expected an object");
+  GetString(mat, "name", "", f);
+  if (const Json* pbr = GetObject(mat, "pbrMetallicRoughness", f)) {
+    const std::string pf = f + ".pbrMetallicRoughness";
+    GetVec<4>(*pbr, "baseColorFactor", glm::vec4(1), pf);
+    GetFloat(*pbr, "metallicFactor", 1, pf);
+    GetFloat(*pbr, "roughnessFactor", 1, pf);
+    CheckTextureInfo(*pbr, "baseColorTexture", textures, pf);
+    CheckTextureInfo(*pbr, "metallicRoughnessTexture", textures, pf);
+  }
+  for (const char* t : {"normalTexture", "occlusionTexture", "emissiveTexture"})
+    CheckTextureInfo(mat, t, textures, f);
+  GetVec<3>(mat, "emissiveFactor", glm::vec3(0), f);
+  const std::string mode = GetString(mat, "alphaMode", "OPAQUE", f);
+  if (mode != "OPAQUE" && mode != "MASK" && mode != "BLEND")
+    throw ReadError(f + ".alphaMode", "\"" + mode + "\" is not OPAQUE, MASK or BLEND");
+  GetFloat(mat, "alphaCutoff", 0.5f, f);
+  GetBool(mat, "doubleSided", false, f);
+  GetObject(mat, "extensions", f);
+}
+
+}  // namespace
 
 void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::string& file,
                      const std::set<int>& missing_buffers, Avatar& av, Warnings& warnings) {
   const Json& mats = GetArray(root, "materials", "");
-  for (size_t i = 0; i < mats.size(); ++i)
+  for (size_t i = 0; i < mats.size(); ++i) {
+    CheckMaterial(mats[i], m.textures.size(), Idx("materials", i));
     av.materials.push_back({GetString(mats[i], "name", "", Idx("materials", i)), Dump(mats[i])});
+  }
   const Json& texs = GetArray(root, "textures", "");
   for (size_t i = 0; i < texs.size(); ++i) {
+    if (!texs[i].is_object()) throw ReadError(Idx("textures", i), "expected an object");
     GetIndex(texs[i], "source", -1, m.images.size(), Idx("textures", i));
     GetIndex(texs[i], "sampler", -1, m.samplers.size(), Idx("textures", i));
     av.textures_json.push_back(Dump(texs[i]));
@@ -65,14 +108,33 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
   if (const Json* ext = Find(root, "extensions"); ext && ext->is_object())
     for (auto it = ext->begin(); it != ext->end(); ++it)
       if (!IsModelledExtension(it.key())) av.unknown_extensions[it.key()] = Dump(it.value());
+  // A VRM Animation's humanoid is kept as JSON but read by the retargeter: checked here.
+  if (const Json* ext = GetObject(root, "extensions", "")) {
+    if (const Json* anim = GetObject(*ext, "VRMC_vrm_animation", "extensions")) {
+      const std::string f = "extensions.VRMC_vrm_animation";
+      if (const Json* hum = GetObject(*anim, "humanoid", f))
+        if (const Json* bones = GetObject(*hum, "humanBones", f + ".humanoid"))
+          for (auto b = bones->begin(); b != bones->end(); ++b) {
+            const std::string bf = f + ".humanoid.humanBones." + b.key();
+            if (!b.value().is_object()) throw ReadError(bf, "expected an object");
+            if (!Find(b.value(), "node")) throw ReadError(bf + ".node", "missing");
+            GetIndex(b.value(), "node", -1, m.nodes.size(), bf);
+          }
+    }
+  }
+  // A required extension changes how the file must be read. Those that only add material,
+  // texture or light data pass through (kept verbatim, honoured by the renderer that shows the
+  // avatar); one that changes geometry or skeleton decoding, or one we do not know, fails the
+  // load, as it does in three.js.
   for (const auto& e : GetArray(root, "extensionsRequired", "")) {
     if (!e.is_string()) throw ReadError("extensionsRequired", "expected strings");
-    std::string name = e.get<std::string>();
-    if (name == "KHR_draco_mesh_compression" || name == "EXT_meshopt_compression" ||
-        name == "KHR_mesh_quantization") {
-      if (name != "KHR_mesh_quantization")
-        throw ReadError("extensionsRequired", "\"" + name + "\" is not supported");
-    }
+    const std::string name = e.get<std::string>();
+    const bool passes = name.rfind("KHR_materials_", 0) == 0 || name == "KHR_texture_transform" ||
+                        name == "KHR_texture_basisu" || name == "EXT_texture_webp" ||
+                        name == "EXT_texture_avif" || name == "KHR_lights_punctual" ||
+                        name == "KHR_mesh_quantization";
+    if (!passes && !IsModelledExtension(name))
+      throw ReadError("extensionsRequired", "\"" + name + "\" is not supported");
     if (!IsModelledExtension(name) && name != "KHR_mesh_quantization")
       av.extensions_required.push_back(name);
   }

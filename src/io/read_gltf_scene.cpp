@@ -1,6 +1,7 @@
 // glTF scene -> Avatar: nodes, skins, meshes and animations, every index, count and number
 // checked (a ReadError names the field).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -26,7 +27,9 @@ void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
     for (double w : src.weights) dst.morph_weights.push_back(static_cast<float>(w));
     auto finite = [&](const std::vector<double>& v, const char* what) {
       for (double d : v)
-        if (!std::isfinite(d) || std::fabs(d) > 1e30)
+        // The limit applies to the float the value becomes (see GetFloat): what we write reads
+        // back.
+        if (!std::isfinite(d) || !(std::fabs(static_cast<float>(d)) <= 1e30f))
           throw ReadError(f + "." + what, "not a finite number within float range");
     };
     finite(src.translation, "translation");
@@ -54,11 +57,12 @@ void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
       if (src.translation.size() == 3)
         dst.translation = glm::vec3(src.translation[0], src.translation[1], src.translation[2]);
       if (src.rotation.size() == 4) {
-        glm::quat q(static_cast<float>(src.rotation[3]), static_cast<float>(src.rotation[0]),
-                    static_cast<float>(src.rotation[1]), static_cast<float>(src.rotation[2]));
-        float len = glm::length(q);
-        if (!(len > 1e-6f)) throw ReadError(f + ".rotation", "zero-length quaternion");
-        dst.rotation = q / len;
+        // Normalised in double: [1e20,0,0,0] squared overflows a float and would become zero.
+        const auto& r = src.rotation;
+        const double len = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+        if (!(len > 1e-6)) throw ReadError(f + ".rotation", "zero-length quaternion");
+        dst.rotation = glm::quat(static_cast<float>(r[3] / len), static_cast<float>(r[0] / len),
+                                 static_cast<float>(r[1] / len), static_cast<float>(r[2] / len));
       }
       if (src.scale.size() == 3) dst.scale = glm::vec3(src.scale[0], src.scale[1], src.scale[2]);
     }
@@ -84,14 +88,21 @@ void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
       if (const Json* ex = Find(jn, "extras")) dst.extras_json = Dump(*ex);
     }
   }
-  // Cycle check: every parent chain must end at a root within n steps.
+  // Cycle check: every parent chain must end at a root. Each node has one parent (checked
+  // above), so walking up from each node, marking what is known to reach a root, costs O(n) in
+  // all (a 100,000-deep chain walked from every node would cost n * depth).
+  std::vector<uint8_t> state(n, 0);  // 0 unknown, 1 on the current walk, 2 reaches a root
+  std::vector<int> walk;
   for (size_t i = 0; i < n; ++i) {
-    int p = av.nodes[i].parent;
-    size_t steps = 0;
-    while (p != -1) {
-      if (++steps > n) throw ReadError(Idx("nodes", i), "cyclic node hierarchy");
+    walk.clear();
+    int p = static_cast<int>(i);
+    while (p != -1 && state[p] == 0) {
+      state[p] = 1;
+      walk.push_back(p);
       p = av.nodes[p].parent;
     }
+    if (p != -1 && state[p] == 1) throw ReadError(Idx("nodes", i), "cyclic node hierarchy");
+    for (int w : walk) state[w] = 2;
   }
   // Scene roots: the default scene, else every parentless node.
   int scene = m.defaultScene >= 0 ? m.defaultScene : (m.scenes.empty() ? -1 : 0);
@@ -287,6 +298,13 @@ void ReadAnimations(const Reader& r, Avatar& av) {
       if (nc != 1) throw ReadError(sf + ".input", "must be SCALAR");
       for (size_t k = 1; k < out.times.size(); ++k)
         if (out.times[k] < out.times[k - 1]) throw ReadError(sf + ".input", "times decrease");
+      for (float t : {out.times.empty() ? 0.0f : out.times.front(),
+                      out.times.empty() ? 0.0f : out.times.back()})
+        if (std::fabs(t) > kMaxAnimationSeconds)
+          throw ReadError(sf + ".input",
+                          "key time " + std::to_string(t) + " s is past the limit of " +
+                              std::to_string(static_cast<int>(kMaxAnimationSeconds)) +
+                              " s for a clip");
       out.values = r.Read<float>(s.output, &nc, sf + ".output");
       size_t keys =
           out.times.size() * (out.interpolation == AnimationChannel::Interp::kCubicSpline ? 3 : 1);

@@ -440,6 +440,14 @@ Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptio
   }
   auto bytes = EncodeGlb(avatar, ext == ".vrm");
   if (!bytes.ok()) return Status(bytes.status().code(), path + ": " + bytes.status().message());
+  // Never write a file we would refuse to read: the bytes are loaded back first (a few ms), so a
+  // value that does not survive the round trip, or a record that edits broke, fails here with
+  // the field named and nothing written.
+  if (auto again = LoadAvatarFromMemory(bytes->data(), bytes->size(), path, "/nonexistent");
+      !again.ok())
+    return Status(
+        StatusCode::kInvalidInput,
+        path + ": not written, the result would not load again (" + again.status().message() + ")");
   // Atomic, exclusive temporary file, every write checked (include/hairswing/files.h).
   return WriteFileAtomic(path, bytes.value(), options.force);
 }

@@ -75,8 +75,22 @@ OcclusionCaster::~OcclusionCaster() {
   rtcReleaseDevice(impl_->device);
 }
 
+namespace {
+// Embree accepts coordinates within about +-1.8e18 (its docs' "valid range"); beyond that (an
+// avatar with a 1e30 translation) it asserts. Such a mesh casts no shadow in the measurement.
+constexpr float kEmbreeLimit = 1e18f;
+bool InEmbreeRange(const glm::vec3& v) {
+  return std::fabs(v.x) < kEmbreeLimit && std::fabs(v.y) < kEmbreeLimit &&
+         std::fabs(v.z) < kEmbreeLimit;
+}
+}  // namespace
+
 void OcclusionCaster::SetMesh(std::span<const glm::vec3> pos, std::span<const uint32_t> idx) {
   Impl& m = *impl_;
+  if (!std::all_of(pos.begin(), pos.end(), InEmbreeRange)) {
+    m.empty = true;
+    return;
+  }
   if (!m.geom || m.vertices != pos.size()) {
     if (m.geom) {
       rtcDetachGeometry(m.scene, 0);
@@ -103,7 +117,7 @@ void OcclusionCaster::SetMesh(std::span<const glm::vec3> pos, std::span<const ui
 }
 
 float OcclusionCaster::DepthBehind(const glm::vec3& p, const glm::vec3& dir) const {
-  if (impl_->empty) return -1.0f;
+  if (impl_->empty || !InEmbreeRange(p) || !InEmbreeRange(dir)) return -1.0f;
   RTCIntersectContext ctx;
   rtcInitIntersectContext(&ctx);
   RTCRayHit rh{};
