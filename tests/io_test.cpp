@@ -376,6 +376,19 @@ TEST_F(UriConfinement, ABufferOutsideTheFolderIsAnErrorNamingTheField) {
   }
 }
 
+TEST_F(UriConfinement, ASymlinkInTheFolderDoesNotLeadOut) {
+  // The red team's second try: a link inside the folder, pointing at a file outside it.
+  std::filesystem::create_symlink(root_ / "secret.bin", root_ / "asset" / "link.bin");
+  auto r = Load("link.bin");
+  ASSERT_FALSE(r.ok()) << "the link was followed out of the folder";
+  EXPECT_NE(r.status().message().find("outside the asset's folder"), std::string::npos)
+      << r.status().message();
+  // A link that stays inside is fine.
+  std::filesystem::create_symlink(root_ / "asset" / "inside.bin", root_ / "asset" / "alias.bin");
+  auto ok = Load("alias.bin");
+  EXPECT_TRUE(ok.ok()) << ok.status().message();
+}
+
 TEST_F(UriConfinement, AnImageOutsideTheFolderIsNotReadNorWritten) {
   for (const char* uri : {"../secret.png", "%2E%2E/secret.png"}) {
     auto r = Load("inside.bin", uri);

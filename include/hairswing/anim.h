@@ -62,6 +62,8 @@ struct RigConstraint {
 
 /// Constraints in evaluation order (every source before the destinations that read it). Fails
 /// on a dependency cycle, naming a node on it.
+/// The most constraints BuildConstraints accepts (real avatars have tens).
+constexpr size_t kMaxConstraints = 65536;
 Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& avatar, const Rig& rig);
 
 /// Applies the constraints to `pose` (local transforms), in order; `world` is scratch of

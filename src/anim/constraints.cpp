@@ -8,7 +8,6 @@
 //             target = parentWorld^-1 * FromTo(a0 -> a1) * parentWorld * dstRest
 // result = slerp(dstRest, target, weight).
 #include <algorithm>
-#include <functional>
 
 #include "core/math.h"
 #include "hairswing/anim.h"
@@ -34,38 +33,54 @@ Result<std::vector<RigConstraint>> BuildConstraints(const Avatar& av, const Rig&
     r.src_rest = rig.rest_local()[r.source].rotation;
     all.push_back(r);
   }
-  // Order: a constraint runs after every constraint whose destination is its source (or, for
-  // aim, an ancestor of its source or of its own node). Depth-first with cycle detection.
+  // Order: a constraint runs after every constraint whose destination is its source or an
+  // ancestor of it (or, for aim, an ancestor of its own node). Kahn's algorithm over those
+  // dependencies, found by walking up from each source: no recursion (a 200,000-long chain of
+  // constraints from a file must not overflow the stack) and no n^2 pass over all pairs.
   const size_t n = all.size();
-  auto is_ancestor_or_self = [&](int a, int node) {
-    for (int p = node; p >= 0; p = rig.parent()[p])
-      if (p == a) return true;
-    return false;
+  if (n > kMaxConstraints)
+    return Status(StatusCode::kInvalidInput, "VRMC_node_constraint: " + std::to_string(n) +
+                                                 " constraints, more than the " +
+                                                 std::to_string(kMaxConstraints) + " supported");
+  std::vector<std::vector<int>> at_node(rig.node_count());  // rig node -> constraints writing it
+  for (size_t k = 0; k < n; ++k) at_node[all[k].node].push_back(static_cast<int>(k));
+  std::vector<std::vector<int>> runs_before(n);  // k -> constraints that must run after k
+  std::vector<int> waiting(n, 0);                // dependencies not yet placed, per constraint
+  // Each walk is as long as the rig is deep: a file with tens of thousands of constraints down a
+  // 100,000-deep chain would take billions of steps, so the total is bounded.
+  size_t walked = 0;
+  constexpr size_t kMaxWalk = 50'000'000;
+  auto depend_on_ancestors = [&](size_t i, int start, bool skip_same_node) {
+    for (int p = start; p >= 0 && ++walked <= kMaxWalk; p = rig.parent()[p])
+      for (int k : at_node[p]) {
+        if (static_cast<size_t>(k) == i || (skip_same_node && all[k].node == all[i].node)) continue;
+        runs_before[k].push_back(static_cast<int>(i));
+        ++waiting[i];
+      }
   };
-  std::vector<int> state(n, 0), order;
-  std::function<bool(size_t)> visit = [&](size_t i) {
-    if (state[i] == 2) return true;
-    if (state[i] == 1) return false;
-    state[i] = 1;
-    for (size_t k = 0; k < n; ++k) {
-      if (k == i) continue;
-      const bool feeds =
-          is_ancestor_or_self(all[k].node, all[i].source) ||
-          (all[i].kind == NodeConstraint::Kind::kAim &&
-           is_ancestor_or_self(all[k].node, all[i].node) && all[k].node != all[i].node);
-      if (feeds && !visit(k)) return false;
-    }
-    state[i] = 2;
-    order.push_back(static_cast<int>(i));
-    return true;
-  };
+  for (size_t i = 0; i < n; ++i) {
+    depend_on_ancestors(i, all[i].source, false);
+    if (all[i].kind == NodeConstraint::Kind::kAim) depend_on_ancestors(i, all[i].node, true);
+  }
+  if (walked > kMaxWalk)
+    return Status(StatusCode::kInvalidInput,
+                  "VRMC_node_constraint: " + std::to_string(n) +
+                      " constraints on a hierarchy this deep are too many to order");
+  std::vector<int> order;
+  order.reserve(n);
   for (size_t i = 0; i < n; ++i)
-    if (!visit(i)) {
-      const int src = rig.source_node()[all[i].node];
-      return Status(StatusCode::kInvalidInput,
-                    "VRMC_node_constraint: dependency cycle through node " + std::to_string(src) +
-                        (src >= 0 ? " (\"" + av.nodes[src].name + "\")" : ""));
-    }
+    if (waiting[i] == 0) order.push_back(static_cast<int>(i));
+  for (size_t head = 0; head < order.size(); ++head)
+    for (int j : runs_before[order[head]])
+      if (--waiting[j] == 0) order.push_back(j);
+  if (order.size() < n) {
+    size_t i = 0;
+    while (waiting[i] == 0) ++i;
+    const int src = rig.source_node()[all[i].node];
+    return Status(StatusCode::kInvalidInput,
+                  "VRMC_node_constraint: dependency cycle through node " + std::to_string(src) +
+                      (src >= 0 ? " (\"" + av.nodes[src].name + "\")" : ""));
+  }
   std::vector<RigConstraint> sorted;
   sorted.reserve(order.size());
   for (int i : order) sorted.push_back(all[i]);

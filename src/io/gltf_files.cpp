@@ -16,7 +16,17 @@ bool InsideFolder(const std::string& base_dir, const std::string& path) {
   // touching the file system; a path that normalises to the folder itself is not a file in it.
   const fs::path base = fs::path(base_dir.empty() ? "." : base_dir).lexically_normal();
   const fs::path rel = fs::path(path).lexically_normal().lexically_relative(base);
-  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+  if (rel.empty() || *rel.begin() == ".." || rel == ".") return false;
+  // Then through the file system: a symlink in the folder ("hair.bin -> /etc/passwd") or a
+  // linked subfolder must not lead out of it either. Both sides are resolved, so a folder that
+  // is itself reached through a link still contains its own files.
+  std::error_code ec;
+  const fs::path real_base = fs::weakly_canonical(base, ec);
+  if (ec) return false;
+  const fs::path real = fs::weakly_canonical(path, ec);
+  if (ec) return false;
+  const fs::path real_rel = real.lexically_relative(real_base);
+  return !real_rel.empty() && *real_rel.begin() != ".." && real_rel != ".";
 }
 
 bool FsFileExists(const std::string& path, void* user) {

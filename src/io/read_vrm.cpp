@@ -239,10 +239,11 @@ void ReadVrm1(const Json& root, Avatar& av, Warnings& warnings) {
     if (!vrm->is_object()) throw ReadError("extensions.VRMC_vrm", "expected an object");
     const std::string f = "extensions.VRMC_vrm";
     av.vrm.source_spec_version = GetString(*vrm, "specVersion", "1.0", f);
-    if (const Json* meta = Find(*vrm, "meta")) av.vrm.meta_json = Dump(*meta);
-    if (const Json* hum = Find(*vrm, "humanoid")) {
-      const Json* bones = Find(*hum, "humanBones");
-      if (bones && bones->is_object())
+    // Objects by the schema: a humanoid given as an array is an error, not an empty humanoid.
+    if (const Json* meta = GetObject(*vrm, "meta", f)) av.vrm.meta_json = Dump(*meta);
+    if (const Json* hum = GetObject(*vrm, "humanoid", f)) {
+      const Json* bones = GetObject(*hum, "humanBones", f + ".humanoid");
+      if (bones)
         for (auto it = bones->begin(); it != bones->end(); ++it) {
           int node = GetIndex(it.value(), "node", -1, av.nodes.size(),
                               f + ".humanoid.humanBones." + it.key());
@@ -271,7 +272,7 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
   av.vrm.version = VrmVersion::kV0;
   const std::string base = "extensions.VRM";
   av.vrm.source_spec_version = GetString(vrm, "specVersion", "0.0", base);
-  if (const Json* hum = Find(vrm, "humanoid")) {
+  if (const Json* hum = GetObject(vrm, "humanoid", base)) {
     const Json& bones = GetArray(*hum, "humanBones", base + ".humanoid");
     for (size_t i = 0; i < bones.size(); ++i) {
       const std::string f = Idx(base + ".humanoid.humanBones", i);
@@ -281,13 +282,14 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
       av.vrm.humanoid[HumanBoneName0To1(bone)] = node;
     }
   }
-  if (const Json* meta = Find(vrm, "meta")) av.vrm.meta_json = Dump(ConvertMeta0(*meta, av, root));
+  if (const Json* meta = GetObject(vrm, "meta", base))
+    av.vrm.meta_json = Dump(ConvertMeta0(*meta, av, root));
   for (const char* dropped : {"blendShapeMaster", "firstPerson", "materialProperties"})
     if (const Json* d = Find(vrm, dropped); d && !d->empty())
       warnings.push_back(file + ": " + base + "." + dropped +
                          " is VRM 0.x only and is not converted to VRM 1.0");
 
-  const Json* sa = Find(vrm, "secondaryAnimation");
+  const Json* sa = GetObject(vrm, "secondaryAnimation", base);
   if (!sa) return;
   const std::string sf = base + ".secondaryAnimation";
   // Collider groups: each VRM 0.x group is one node with spheres; offsets are stored with z

@@ -59,9 +59,11 @@ Result<Rig> BuildRig(const Avatar& av) {
   Rig rig;
   std::vector<int> ext_to_rig(n_ext, -1);
   std::vector<int> roots = av.scene_roots;
+  std::vector<uint8_t> is_root(n_src, 0);  // a marker, not a search: 200,000 roots stay linear
+  for (int r : roots)
+    if (r >= 0 && r < n_src) is_root[r] = 1;
   for (int i = 0; i < n_src; ++i)
-    if (ext_parent[i] == -1 && std::find(roots.begin(), roots.end(), i) == roots.end())
-      roots.push_back(i);
+    if (ext_parent[i] == -1 && !is_root[i]) roots.push_back(i);
   std::vector<int> stack;
   for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(*r);
   while (!stack.empty()) {
