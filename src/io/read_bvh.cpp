@@ -43,6 +43,10 @@ struct Parser {
     const double d = std::strtod(t.c_str(), &end);
     if (end == t.c_str() || *end != '\0' || !std::isfinite(d))
       throw std::runtime_error(w + ": " + what + ": \"" + t + "\" is not a number");
+    // Offsets and motion values become floats (in centimetres or degrees): beyond 1e30 they
+    // would not survive as finite numbers through the skeleton, clip and written file.
+    if (std::fabs(d) > 1e30)
+      throw std::runtime_error(w + ": " + what + ": " + t + " is out of range (|value| > 1e30)");
     return d;
   }
 };

@@ -75,7 +75,7 @@ function bvh({ frames = 3, frameTime = 1 / 30, offsetScale = 1, values, extraJoi
                        j(`${s}ForeArm`, [25, 0, 0], j(`${s}Hand`, [25, 0, 0], end))));
   const head = j("Neck", [0, 15, 0], j("Head", [0, 10, 0], end));
   const spine = j("Spine", [0, 10, 0], j("Spine1", [0, 15, 0], head + arm("Left") + arm("Right") + extraJoints));
-  const channels = 6 + 3 * 18 + 3 * (extraJoints.match(/JOINT/g) || []).length;
+  const channels = 6 + 3 * 18;  // extra joints carry CHANNELS 0
   let text = `HIERARCHY\nROOT Hips\n{\nOFFSET 0 90 0\nCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n` +
              spine + leg("Left") + leg("Right") + `}\nMOTION\n${framesLine ?? `Frames: ${frames}`}\nFrame Time: ${frameTime}\n`;
   for (let f = 0; f < frames; f++) {
