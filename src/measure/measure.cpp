@@ -464,7 +464,9 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
     r.sample_times.push_back(t);
     for (size_t c = 0; c < chains; ++c) {
       const RigChain& ch = rig_.chains()[c];
-      const glm::vec3 tip = sw.tails()[ch.joint_end - 2];
+      // The last segment's end; a one-joint spring (only a tail: nothing swings) has none and
+      // reports its joint's own entry (the ASan corpus caught the read before the chain).
+      const glm::vec3 tip = sw.tails()[std::max(ch.joint_begin, ch.joint_end - 2)];
       r.tip_paths[c].push_back(tip);
       const glm::mat4& a = ch.attach >= 0 ? sw.world()[ch.attach] : glm::mat4(1.0f);
       tip_local[c].push_back(glm::transpose(RotationOnly(a)) * (tip - glm::vec3(a[3])));
