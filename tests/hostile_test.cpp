@@ -210,5 +210,31 @@ TEST(Hostile, TamperedUndoRecordFailsAndChangesNothing) {
   EXPECT_TRUE(UndoFit(av).ok());  // the untouched record still undoes
 }
 
+TEST(Hostile, UndoStillRestoresHairThatWasNotSkinned) {
+  // The undo checks must accept the record of rigid hair (no joints or weights before the fit).
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  for (Node& n : av.nodes)
+    if (n.mesh >= 0 && av.meshes[n.mesh].name == "Ponytail") {
+      n.skin = -1;
+      for (Primitive& p : av.meshes[n.mesh].primitives) {
+        p.joints.clear();
+        p.weights.clear();
+      }
+    }
+  const Avatar before = av;
+  auto sel = SelectHair(av, "Ponytail");
+  ASSERT_TRUE(sel.ok()) << sel.status().message();
+  auto fit = FitHairChains(av, sel.value(), FitOptions{});
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  Status st = UndoFit(av);
+  ASSERT_TRUE(st.ok()) << st.message();
+  for (size_t m = 0; m < av.meshes.size(); ++m)
+    for (size_t p = 0; p < av.meshes[m].primitives.size(); ++p) {
+      EXPECT_EQ(av.meshes[m].primitives[p].joints.size(),
+                before.meshes[m].primitives[p].joints.size());
+      EXPECT_EQ(av.meshes[m].primitives[p].positions, before.meshes[m].primitives[p].positions);
+    }
+}
+
 }  // namespace
 }  // namespace hairswing

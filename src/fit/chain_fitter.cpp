@@ -830,11 +830,13 @@ Status UndoFit(Avatar& av) {
       const size_t nv = prim.positions.size();
       const auto j = p->at("joints").get<std::vector<uint16_t>>();
       const auto w = p->at("weights").get<std::vector<float>>();
-      if (j.size() != 4 * nv || w.size() != 4 * nv)
+      // Either 4 joints and weights per vertex, or none: hair that was not skinned before.
+      const size_t had = j.empty() && w.empty() ? 0 : nv;
+      if (j.size() != 4 * had || w.size() != 4 * had)
         fail("primitives: joints/weights do not have 4 values per vertex");
-      prim.joints.resize(nv);
-      prim.weights.resize(nv);
-      for (size_t v = 0; v < nv; ++v) {
+      prim.joints.resize(had);
+      prim.weights.resize(had);
+      for (size_t v = 0; v < had; ++v) {
         prim.joints[v] = {j[4 * v], j[4 * v + 1], j[4 * v + 2], j[4 * v + 3]};
         prim.weights[v] = {w[4 * v], w[4 * v + 1], w[4 * v + 2], w[4 * v + 3]};
         if (!std::isfinite(glm::dot(prim.weights[v], prim.weights[v])))

@@ -128,8 +128,8 @@ void CheckCoreTypes(const Json& root) {
     Nums(n, "weights", f);
     Ints(n, "children", f);
     for (const char* k : {"mesh", "skin", "camera"}) Int(n, k, f);
-    if (Find(n, "matrix") && (Find(n, "translation") || Find(n, "rotation") || Find(n, "scale")))
-      throw ReadError(f + ".matrix", "given together with translation/rotation/scale");
+    // A matrix together with TRS is outside the schema, but three.js loads it (the matrix wins)
+    // and so do we (ReadNodes uses the matrix).
   });
   Objects(root, "meshes", none, [](const Json& m, const std::string& f) {
     Nums(m, "weights", f);

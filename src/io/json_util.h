@@ -50,6 +50,14 @@ inline std::string JsonNestingError(const std::string& text, size_t max_depth = 
   return {};
 }
 
+/// Whether `d` becomes a float no larger than `limit` in magnitude. Compared after rounding to
+/// float, so a value hairswing wrote (a float printed exactly) reads back: 3e38 becomes
+/// 3.0000000054977558e38 on the way out and must pass on the way in. (A double beyond the float
+/// range is refused before the cast, which would be undefined behaviour.)
+inline bool FloatFits(double d, float limit) {
+  return std::isfinite(d) && std::fabs(d) <= 3.4e38 && std::fabs(static_cast<float>(d)) <= limit;
+}
+
 inline std::string Idx(const std::string& base, size_t i) {
   return base + "[" + std::to_string(i) + "]";
 }
@@ -71,10 +79,7 @@ inline double GetNumber(const Json& obj, const char* key, double def, const std:
 
 inline float GetFloat(const Json& obj, const char* key, float def, const std::string& path) {
   double d = GetNumber(obj, key, def, path);
-  // Compared after rounding to float, so a value hairswing wrote (a float printed exactly) reads
-  // back: 3e38 becomes 3.0000000054977558e38 on the way out and must pass on the way in.
-  if (!(std::fabs(static_cast<float>(d)) <= 3.0e38f))
-    throw ReadError(path + "." + key, "out of float range");
+  if (!FloatFits(d, 3.0e38f)) throw ReadError(path + "." + key, "out of float range");
   return static_cast<float>(d);
 }
 
@@ -128,7 +133,7 @@ inline glm::vec<N, float> GetVec(const Json& obj, const char* key, glm::vec<N, f
     const Json& e = (*v)[i];
     if (!e.is_number()) throw ReadError(Idx(path + "." + key, i), "expected a number");
     double d = e.get<double>();
-    if (!std::isfinite(d) || !(std::fabs(static_cast<float>(d)) <= 3.0e38f))
+    if (!FloatFits(d, 3.0e38f))
       throw ReadError(Idx(path + "." + key, i), "not a finite number within float range");
     out[i] = static_cast<float>(d);
   }

@@ -129,10 +129,10 @@ void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::stri
   for (const auto& e : GetArray(root, "extensionsRequired", "")) {
     if (!e.is_string()) throw ReadError("extensionsRequired", "expected strings");
     const std::string name = e.get<std::string>();
-    const bool passes = name.rfind("KHR_materials_", 0) == 0 || name == "KHR_texture_transform" ||
-                        name == "KHR_texture_basisu" || name == "EXT_texture_webp" ||
-                        name == "EXT_texture_avif" || name == "KHR_lights_punctual" ||
-                        name == "KHR_mesh_quantization";
+    const bool passes = name.rfind("KHR_materials_", 0) == 0 || name.rfind("VRMC_", 0) == 0 ||
+                        name == "KHR_texture_transform" || name == "KHR_texture_basisu" ||
+                        name == "EXT_texture_webp" || name == "EXT_texture_avif" ||
+                        name == "KHR_lights_punctual" || name == "KHR_mesh_quantization";
     if (!passes && !IsModelledExtension(name))
       throw ReadError("extensionsRequired", "\"" + name + "\" is not supported");
     if (!IsModelledExtension(name) && name != "KHR_mesh_quantization")

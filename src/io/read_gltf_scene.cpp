@@ -24,14 +24,14 @@ void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av) {
       throw ReadError(f + ".skin", "index " + std::to_string(src.skin) + " out of range");
     dst.mesh = src.mesh;
     dst.skin = src.skin;
-    for (double w : src.weights) dst.morph_weights.push_back(static_cast<float>(w));
     auto finite = [&](const std::vector<double>& v, const char* what) {
+      // The limit applies to the float the value becomes (FloatFits): what we write reads back.
       for (double d : v)
-        // The limit applies to the float the value becomes (see GetFloat): what we write reads
-        // back.
-        if (!std::isfinite(d) || !(std::fabs(static_cast<float>(d)) <= 1e30f))
+        if (!FloatFits(d, 1e30f))
           throw ReadError(f + "." + what, "not a finite number within float range");
     };
+    finite(src.weights, "weights");
+    for (double w : src.weights) dst.morph_weights.push_back(static_cast<float>(w));
     finite(src.translation, "translation");
     finite(src.rotation, "rotation");
     finite(src.scale, "scale");

@@ -230,7 +230,7 @@ export function buildCases(demoBytes, fittedBytes) {
   ];
   // Fields of the wrong type must be refused on read, not dropped; these few are legal or
   // harmless and load (with a warning where inspect has one).
-  const lenient = new Set(["asset_version_3", "buffer_length_string", "constraint_self_source",
+  const lenient = new Set(["asset_version_3", "buffer_length_string", "constraint_self_source", "matrix_and_trs",
                            "names_with_control_bytes", "spring_joints_empty",
                            "spring_joints_missing", "springbone_spec_version"]);
   for (const [name, edit] of types) {
