@@ -171,8 +171,7 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
                   "write PNG pose snapshots (Idle, Walk, Jump, Roll, Dance, Crouch, Sitting) here");
   cmd->add_flag("--force", o->force, "replace an existing --json file and snapshots");
   cmd->callback([o, &exit_code] {
-    if (Status st = o->json.empty() ? Status::Ok() : CheckOutputPath(o->json, o->force); !st.ok()) {
-      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    if (!OutputsWritable({o->json}, o->force)) {
       exit_code = kExitBadInput;
       return;
     }

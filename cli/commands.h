@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hairswing/files.h"
 #include "hairswing/io.h"
 
 namespace hairswing::cli {
@@ -36,6 +37,17 @@ inline CLI::Validator FiniteRange(double lo, double hi) {
         return {};
       },
       "FLOAT in [" + CLI::detail::to_string(lo) + " - " + CLI::detail::to_string(hi) + "]");
+}
+
+// Checks every output a command will write (empty = not asked for) before it does any work, so a
+// refused second output does not leave the first behind; on failure prints "error: <why>".
+inline bool OutputsWritable(std::initializer_list<std::string> paths, bool force) {
+  for (const std::string& path : paths)
+    if (Status st = path.empty() ? Status::Ok() : CheckOutputPath(path, force); !st.ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      return false;
+    }
+  return true;
 }
 
 // Loads an avatar for a subcommand; on failure prints "error: <why>" to stderr and returns nothing.

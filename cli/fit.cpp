@@ -61,12 +61,10 @@ void AddFit(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   cmd->callback([o, &exit_code] {
     // Both outputs are checked before any work, so a refused --report leaves no avatar behind.
-    for (const std::string& out : {o->out, o->report})
-      if (Status st = out.empty() ? Status::Ok() : CheckOutputPath(out, o->force); !st.ok()) {
-        std::fprintf(stderr, "error: %s\n", st.message().c_str());
-        exit_code = kExitBadInput;
-        return;
-      }
+    if (!OutputsWritable({o->out, o->report}, o->force)) {
+      exit_code = kExitBadInput;
+      return;
+    }
     auto loaded = LoadOrReport(o->avatar);
     if (!loaded) {
       exit_code = kExitBadInput;

@@ -128,11 +128,7 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
                const std::string& motion, const std::string& clip_name, double seconds,
                bool fit_colliders, const MeasureFlags& flags) {
   // Outputs are checked before the (long) run, not found unwritable after it.
-  for (const std::string& path : {json_path, report_path})
-    if (Status st = path.empty() ? Status::Ok() : CheckOutputPath(path, flags.force); !st.ok()) {
-      std::fprintf(stderr, "error: %s\n", st.message().c_str());
-      return kExitBadInput;
-    }
+  if (!OutputsWritable({json_path, report_path}, flags.force)) return kExitBadInput;
   auto loaded = LoadOrReport(file);
   if (!loaded) return kExitBadInput;
   MeasureOptions opt;

@@ -208,6 +208,8 @@ void CheckCoreTypes(const Json& root);
 void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av);
 void ReadSkins(const Reader& r, Avatar& av);
 void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& warnings);
+/// JOINTS_0 within the skin of every node that draws the mesh (weight-0 influences repaired).
+void CheckSkinJoints(Avatar& av);
 void ReadAnimations(const Reader& r, Avatar& av);
 /// Materials, textures, samplers, images, asset and root extensions (read_gltf_passthrough.cpp).
 void ReadPassThrough(const tinygltf::Model& m, const Json& root, const std::string& file,

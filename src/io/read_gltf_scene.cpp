@@ -254,6 +254,34 @@ void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& 
     if (n.mesh >= 0) n.mesh = remap[n.mesh];
 }
 
+// JOINTS_0 indexes the skin of the node that draws the mesh: a larger index would read past
+// the joint palette in everything that skins (fitters, measurement, renderer). An influence
+// of weight 0 is harmless (some exporters pad with any index): it is pointed at joint 0.
+void CheckSkinJoints(Avatar& av) {
+  for (size_t n = 0; n < av.nodes.size(); ++n) {
+    const Node& node = av.nodes[n];
+    if (node.mesh < 0 || node.skin < 0) continue;
+    const size_t joints = av.skins[node.skin].joints.size();
+    Mesh& mesh = av.meshes[node.mesh];
+    for (size_t p = 0; p < mesh.primitives.size(); ++p) {
+      Primitive& prim = mesh.primitives[p];
+      for (size_t v = 0; v < prim.joints.size(); ++v)
+        for (int c = 0; c < 4; ++c) {
+          if (prim.joints[v][c] < joints) continue;
+          if (v < prim.weights.size() && prim.weights[v][c] == 0.0f) {
+            prim.joints[v][c] = 0;
+            continue;
+          }
+          throw ReadError(
+              Idx(Idx("meshes", node.mesh) + ".primitives", p) + ".attributes.JOINTS_0",
+              "vertex " + std::to_string(v) + " uses joint " + std::to_string(prim.joints[v][c]) +
+                  ", past the " + std::to_string(joints) + " joints of skins[" +
+                  std::to_string(node.skin) + "] (drawn by nodes[" + std::to_string(n) + "])");
+        }
+    }
+  }
+}
+
 void ReadAnimations(const Reader& r, Avatar& av) {
   const auto& m = r.m;
   for (size_t i = 0; i < m.animations.size(); ++i) {
