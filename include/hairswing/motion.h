@@ -53,6 +53,27 @@ class FrameDriver {
   double carry_ = 0.0;  // time since the last step, seconds
 };
 
+/// Frame-driven stepping through the engine-facing input (SpringWorld::StepDriven): the caller
+/// hands over only the world transforms of SpringWorld::driver_nodes() each frame and gets the
+/// spring joints' local rotations back. Between frames each driver transform is interpolated
+/// (translation and per-axis scale lerped, rotation slerped) at each step's time.
+class DrivenFrameDriver {
+ public:
+  explicit DrivenFrameDriver(SpringWorld& world);
+  /// Starts at rest under these driver transforms (one per driver node).
+  void Reset(std::span<const glm::mat4> driver_world);
+  /// The new frame, `dt` seconds after the previous one. `rotations` (one per flat joint index)
+  /// receives the spring joints' local rotations after the last step run; a call that runs no
+  /// step leaves it as it was.
+  StepReport Advance(std::span<const glm::mat4> driver_world, double dt,
+                     std::span<glm::quat> rotations);
+
+ private:
+  SpringWorld* world_;
+  std::vector<glm::mat4> prev_, cur_;
+  double carry_ = 0.0;
+};
+
 /// Blends two transforms: lerp translation and scale, shortest-path slerp rotation.
 Transform Interpolate(const Transform& a, const Transform& b, float t);
 

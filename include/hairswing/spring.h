@@ -128,6 +128,24 @@ class SpringWorld {
   /// vrm mode only: one step of `dt` seconds, exactly like three-vrm's update(delta) per frame.
   StepReport StepVariable(std::span<Transform> pose, float dt);
 
+  // Engine-facing input: an engine keeps its own skeleton and should not copy or scan all of it
+  // every step. It hands over only the world transforms the solver reads and gets back only the
+  // spring joints' local rotations. Spring joints (and the nodes between two joints) keep their
+  // rest translation and scale. Given the same world transforms, StepDriven computes bitwise
+  // what Step computes on a whole pose (tests/spring_test.cpp checks it).
+
+  /// The rig nodes whose world transforms StepDriven and ResetDriven read, in rig order (parents
+  /// first): every chain's attachment, centre node and root joint's parent, and every collider
+  /// node. World transforms are those of the animated pose with the spring joints at rest.
+  std::span<const int> driver_nodes() const { return driver_nodes_; }
+  /// Reset() from the driver nodes' world transforms (driver_world[i] for driver_nodes()[i]).
+  void ResetDriven(std::span<const glm::mat4> driver_world);
+  /// One fixed step from the driver nodes' world transforms. `rotations` (one per flat joint
+  /// index, rig().joint_node()) receives every spring joint's local rotation; for a joint owned
+  /// by the animation (SetOwnedNodes) it is read instead, as the clip's rotation. Transforms with
+  /// NaN/inf are refused unchanged.
+  StepReport StepDriven(std::span<const glm::mat4> driver_world, std::span<glm::quat> rotations);
+
   /// World position of each joint's segment end (the next joint), per flat joint index.
   std::span<const glm::vec3> tails() const { return tail_; }
   /// Velocity of each segment end, m/s.
@@ -146,6 +164,9 @@ class SpringWorld {
  private:
   SpringWorld() = default;
   StepReport Run(std::span<Transform> pose, float h, bool variable);
+  StepReport Solve(std::span<Transform> pose, float h, bool variable, StepReport rep);
+  void ComputeStaleChildren(std::span<Transform> pose, bool whole_pose);
+  void SetDriverWorld(std::span<const glm::mat4> driver_world);
   void PrepareWorld(std::span<Transform> pose);
   void ResolveColliders(bool scale_radius);
   void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
@@ -198,9 +219,11 @@ class SpringWorld {
   std::vector<glm::mat4> world_;
   std::vector<WorldCollider> colliders_;
   std::vector<Transform> pose_scratch_;
-  std::vector<int> near_colliders_;  // broad phase: colliders that can reach the chain
-  std::vector<float> chain_reach_;   // rest length of each chain, metres (unscaled)
-  std::vector<int> world_nodes_;     // nodes whose world matrix a step needs, parents first
+  std::vector<int> near_colliders_;     // broad phase: colliders that can reach the chain
+  std::vector<float> chain_reach_;      // rest length of each chain, metres (unscaled)
+  std::vector<int> world_nodes_;        // nodes whose world matrix a step needs, parents first
+  std::vector<int> driver_nodes_;       // what StepDriven reads (see driver_nodes())
+  std::vector<Transform> driven_pose_;  // StepDriven's local pose: rest, joints solved
 };
 
 }  // namespace hairswing

@@ -1,6 +1,7 @@
 // ClipDriver and FrameDriver: turning caller frames into fixed 1/120 s steps.
 #include <cmath>
 
+#include "core/math.h"
 #include "hairswing/motion.h"
 
 namespace hairswing {
@@ -64,6 +65,48 @@ void FrameDriver::Reset(std::span<const Transform> pose) {
   world_->Reset(pose);
 }
 
+namespace {
+
+// The steps of one caller frame of dt seconds: they fall at t0, t0 + h, ... (seconds after the
+// previous frame), `carry` seconds having passed since the last step. Returns how many to run
+// and updates `carry` (for the caller that runs them all) and the report (dropped steps).
+int FrameSchedule(double dt, int max_steps, double* carry, double* t0, StepReport& rep) {
+  const double h = SpringWorld::kStep;
+  double t = h - *carry;
+  int todo = static_cast<int>(std::floor((dt - t) / h + 1e-6)) + 1;
+  if (t > dt + 1e-9) todo = 0;
+  if (todo > max_steps) {
+    rep.steps_dropped = todo - max_steps;
+    rep.flags |= kStepStepsDropped;
+    t += (todo - max_steps) * h;
+    todo = max_steps;
+  }
+  *t0 = t;
+  double end = t;  // summed step by step as the caller's loop does, so carry is bitwise the same
+  for (int i = 0; i < todo; ++i) end += h;
+  const double last = end - h;  // time of the last step run
+  *carry = todo > 0 ? dt - last : *carry + dt;
+  return todo;
+}
+
+// A world matrix between a and b: translation and per-axis scale lerped, rotation slerped.
+// Equal matrices (a still driver) are returned exactly.
+glm::mat4 InterpolateWorld(const glm::mat4& a, const glm::mat4& b, float t) {
+  if (a == b || t >= 1.0f) return b;
+  Transform ta, tb;
+  auto split = [](const glm::mat4& m, Transform& out) {
+    out.translation = glm::vec3(m[3]);
+    out.scale = glm::vec3(glm::length(glm::vec3(m[0])), glm::length(glm::vec3(m[1])),
+                          glm::length(glm::vec3(m[2])));
+    out.rotation = internal::RotationOf(m);
+  };
+  split(a, ta);
+  split(b, tb);
+  return ToMatrix(Interpolate(ta, tb, t));
+}
+
+}  // namespace
+
 StepReport FrameDriver::Advance(std::span<const Transform> pose, double dt) {
   StepReport rep;
   HS_ASSERT(pose.size() == prev_.size());
@@ -71,27 +114,48 @@ StepReport FrameDriver::Advance(std::span<const Transform> pose, double dt) {
     rep.flags |= kStepZeroDt;
     return rep;
   }
-  const double h = SpringWorld::kStep;
-  // Steps fall at times carry_+h, carry_+2h, ... after the previous frame, up to dt.
-  double t = h - carry_;
-  int todo = static_cast<int>(std::floor((dt - t) / h + 1e-6)) + 1;
-  if (t > dt + 1e-9) todo = 0;
-  const int max_steps = world_->config().max_steps_per_call;
-  if (todo > max_steps) {
-    rep.steps_dropped = todo - max_steps;
-    rep.flags |= kStepStepsDropped;
-    t += (todo - max_steps) * h;
-    todo = max_steps;
-  }
-  for (int i = 0; i < todo; ++i, t += h) {
+  double t = 0.0;
+  const int todo = FrameSchedule(dt, world_->config().max_steps_per_call, &carry_, &t, rep);
+  for (int i = 0; i < todo; ++i, t += SpringWorld::kStep) {
     const float a = static_cast<float>(std::min(t / dt, 1.0));
     for (size_t n = 0; n < out_.size(); ++n) out_[n] = Interpolate(prev_[n], pose[n], a);
     rep.Merge(world_->Step(out_));
   }
-  const double last = t - h;  // time of the last step run, relative to the previous frame
-  carry_ = todo > 0 ? dt - last : carry_ + dt;
   if (rep.flags & kStepRefusedNonFinite) return rep;
   prev_.assign(pose.begin(), pose.end());
+  return rep;
+}
+
+DrivenFrameDriver::DrivenFrameDriver(SpringWorld& world)
+    : world_(&world),
+      prev_(world.driver_nodes().size(), glm::mat4(1.0f)),
+      cur_(world.driver_nodes().size(), glm::mat4(1.0f)) {}
+
+void DrivenFrameDriver::Reset(std::span<const glm::mat4> driver_world) {
+  HS_ASSERT(driver_world.size() == prev_.size());
+  prev_.assign(driver_world.begin(), driver_world.end());
+  carry_ = 0.0;
+  world_->ResetDriven(driver_world);
+}
+
+StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, double dt,
+                                      std::span<glm::quat> rotations) {
+  StepReport rep;
+  HS_ASSERT(driver_world.size() == prev_.size());
+  if (!(dt > 0.0)) {
+    rep.flags |= kStepZeroDt;
+    return rep;
+  }
+  double t = 0.0;
+  const int todo = FrameSchedule(dt, world_->config().max_steps_per_call, &carry_, &t, rep);
+  for (int i = 0; i < todo; ++i, t += SpringWorld::kStep) {
+    const float a = static_cast<float>(std::min(t / dt, 1.0));
+    for (size_t n = 0; n < cur_.size(); ++n)
+      cur_[n] = InterpolateWorld(prev_[n], driver_world[n], a);
+    rep.Merge(world_->StepDriven(cur_, rotations));
+  }
+  if (rep.flags & kStepRefusedNonFinite) return rep;
+  prev_.assign(driver_world.begin(), driver_world.end());
   return rep;
 }
 

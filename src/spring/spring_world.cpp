@@ -203,6 +203,16 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   for (int n : rig.collider_node()) mark(n);
   for (int n = 0; n < static_cast<int>(rig.node_count()); ++n)
     if (need[n]) w.world_nodes_.push_back(n);
+  // The engine-facing input: only the nodes the step reads directly.
+  std::vector<uint8_t> driver(rig.node_count(), 0);
+  for (const RigChain& ch : rig.chains()) {
+    for (int n : {ch.attach, ch.center, rig.parent()[rig.joint_node()[ch.joint_begin]]})
+      if (n >= 0) driver[n] = 1;
+  }
+  for (int n : rig.collider_node()) driver[n] = 1;
+  for (int n = 0; n < static_cast<int>(rig.node_count()); ++n)
+    if (driver[n]) w.driver_nodes_.push_back(n);
+  w.driven_pose_.assign(rig.rest_local().begin(), rig.rest_local().end());
   w.has_prev_attach_.assign(rig.chains().size(), 0);
   w.prev_root_.assign(rig.chains().size(), glm::vec3(0));
   w.world_.assign(rig.rest_world().begin(), rig.rest_world().end());
@@ -363,16 +373,32 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
     return rep;
   }
   if (config_.mode == SolverMode::kVrm && config_.vrm_three_compat) {
-    // three-vrm measures a bone from the child's world matrix as of the start of the frame:
-    // the current body pose with last frame's solved spring rotations.
     std::copy(pose.begin(), pose.end(), pose_scratch_.begin());
-    for (size_t j = 0; j < solved_rot_.size(); ++j)
-      pose_scratch_[rig_->joint_node()[j]].rotation = solved_rot_[j];
-    ComputeWorld(*rig_, pose_scratch_, world_);
-    for (size_t j = 0; j + 1 < rig_->joint_node().size(); ++j)
-      stale_child_[j] = glm::vec3(world_[rig_->joint_node()[j + 1]][3]);
+    ComputeStaleChildren(pose_scratch_, true);
   }
   PrepareWorld(pose);
+  return Solve(pose, h, variable, rep);
+}
+
+void SpringWorld::ComputeStaleChildren(std::span<Transform> pose, bool whole_pose) {
+  // three-vrm measures a bone from the child's world matrix as of the start of the frame:
+  // the current body pose with last frame's solved spring rotations.
+  const Rig& rig = *rig_;
+  for (size_t j = 0; j < solved_rot_.size(); ++j)
+    pose[rig.joint_node()[j]].rotation = solved_rot_[j];
+  if (whole_pose) {
+    ComputeWorld(rig, pose, world_);
+  } else {  // driver nodes set: build each chain from its root's parent
+    for (const RigChain& ch : rig.chains()) {
+      UpdateRootWorld(ch, pose);
+      for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) UpdateWorldPath(j, pose);
+    }
+  }
+  for (size_t j = 0; j + 1 < rig.joint_node().size(); ++j)
+    stale_child_[j] = glm::vec3(world_[rig.joint_node()[j + 1]][3]);
+}
+
+StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable, StepReport rep) {
   ResolveColliders(config_.mode != SolverMode::kVrm);
   for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {
     const RigChain& ch = rig_->chains()[c];
@@ -393,6 +419,54 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
     prev_root_[c] = glm::vec3(world_[rig_->joint_node()[ch.joint_begin]][3]);
   }
   rep.steps_run = 1;
+  return rep;
+}
+
+namespace {
+bool MatricesFinite(std::span<const glm::mat4> m) {
+  for (const glm::mat4& x : m)
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r)
+        if (!std::isfinite(x[c][r])) return false;
+  return true;
+}
+}  // namespace
+
+void SpringWorld::SetDriverWorld(std::span<const glm::mat4> driver_world) {
+  HS_ASSERT(driver_world.size() == driver_nodes_.size());
+  for (size_t i = 0; i < driver_nodes_.size(); ++i) world_[driver_nodes_[i]] = driver_world[i];
+}
+
+void SpringWorld::ResetDriven(std::span<const glm::mat4> driver_world) {
+  const Rig& rig = *rig_;
+  for (int node : rig.joint_node()) driven_pose_[node] = rig.rest_local()[node];
+  SetDriverWorld(driver_world);
+  for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) ResetChain(c, driven_pose_);
+}
+
+StepReport SpringWorld::StepDriven(std::span<const glm::mat4> driver_world,
+                                   std::span<glm::quat> rotations) {
+  StepReport rep;
+  const Rig& rig = *rig_;
+  HS_ASSERT(rotations.size() == rig.joint_node().size());
+  if (!MatricesFinite(driver_world)) {
+    rep.flags |= kStepRefusedNonFinite;
+    return rep;
+  }
+  if (config_.mode == SolverMode::kVrm && config_.vrm_three_compat) {
+    SetDriverWorld(driver_world);
+    ComputeStaleChildren(driven_pose_, false);
+  }
+  // As PrepareWorld: every joint starts from its rest rotation unless the clip owns it.
+  for (size_t j = 0; j < rotations.size(); ++j) {
+    const int node = rig.joint_node()[j];
+    driven_pose_[node].rotation =
+        owned_.empty() || !owned_[node] ? rig.rest_local()[node].rotation : rotations[j];
+  }
+  SetDriverWorld(driver_world);
+  rep = Solve(driven_pose_, static_cast<float>(kStep), false, rep);
+  for (size_t j = 0; j < rotations.size(); ++j)
+    rotations[j] = driven_pose_[rig.joint_node()[j]].rotation;
   return rep;
 }
 

@@ -1,0 +1,144 @@
+// Side-by-side benchmark: three-vrm's springBoneManager.update against hairswing's per-frame call,
+// on the same files and the same 60 fps head-turn, in one run. Run through `scripts/bench --peer`.
+//
+//   node peer_bench.mjs --bench PATH/hairswing_peer_bench --out DIR [--rounds N] FILE...
+//
+// For every file, rounds alternate: one pass of the 12 s head-turn (720 frames) through three-vrm
+// (in this process), then one through each hairswing mode (arc, parent, vrm; a child process per
+// mode that stays alive across rounds). The first round warms up (JIT, caches) and is not
+// counted. Timed per frame on both sides: three-vrm = manager.update(1/60) after the caller's
+// scene.updateMatrixWorld (not timed); hairswing = DrivenFrameDriver::Advance (world transforms
+// of the driver nodes in, spring joint rotations out: two 1/120 s steps per frame) after the
+// caller's own world transforms were computed (not timed). Arc and parent run whole-link contact
+// checks on the stress rigs (as the targets of issue 10 ask) and the file's own choice elsewhere.
+// Writes DIR/peer.json and DIR/peer.md and prints the table.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, execFileSync } from 'node:child_process';
+import readline from 'node:readline';
+import { VRMUtils, loadForSprings } from './load_vrm.mjs';
+
+const args = process.argv.slice(2);
+let bench = '';
+let outDir = 'out/peer';
+let rounds = 6;
+const files = [];
+for (let i = 0; i < args.length; ++i) {
+  if (args[i] === '--bench') bench = args[++i];
+  else if (args[i] === '--out') outDir = args[++i];
+  else if (args[i] === '--rounds') rounds = Number(args[++i]);
+  else if (args[i] === '--help' || args[i] === '-h') {
+    console.log('usage: node peer_bench.mjs --bench hairswing_peer_bench --out DIR [--rounds N] FILE...');
+    process.exit(0);
+  } else files.push(args[i]);
+}
+if (!bench || files.length === 0 || !(rounds >= 2)) {
+  console.error('peer_bench: need --bench PATH, at least one FILE and --rounds >= 2');
+  process.exit(2);
+}
+fs.mkdirSync(outDir, { recursive: true });
+const FRAMES = 720; // the 12 s head-turn at 60 fps
+const MODES = ['arc', 'parent', 'vrm'];
+
+function stats(ns) {
+  const s = [...ns].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { p50_us: q(0.5) / 1000, p95_us: q(0.95) / 1000, frames: s.length };
+}
+
+// A hairswing_peer_bench serve process: send "run N", read one JSON line back.
+function startServe(file, mode, checks) {
+  const child = spawn(bench, ['serve', file, mode, '--segment-checks', checks, '--input', 'driven'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = readline.createInterface({ input: child.stdout });
+  const queue = [];
+  const waiting = [];
+  lines.on('line', (l) => (waiting.length ? waiting.shift()(l) : queue.push(l)));
+  const next = () =>
+    new Promise((resolve, reject) => {
+      if (queue.length) return resolve(queue.shift());
+      waiting.push(resolve);
+      child.once('exit', (code) => reject(new Error(`${bench} serve ${file} ${mode} exited with ${code}`)));
+    });
+  return {
+    ready: next().then((l) => JSON.parse(l)),
+    async run(n) {
+      child.stdin.write(`run ${n}\n`);
+      return JSON.parse(await next());
+    },
+    stop() {
+      child.stdin.end();
+    },
+  };
+}
+
+async function benchFile(file) {
+  const label = path.basename(file);
+  const motionPath = path.join(outDir, `${label}.motion.json`);
+  execFileSync(bench, ['motion', file, String(FRAMES), motionPath]);
+  const motion = JSON.parse(fs.readFileSync(motionPath, 'utf8'));
+  const { vrm, manager, root, nodes } = await loadForSprings(fs.readFileSync(file));
+  if (motion.vrm0) VRMUtils.rotateVRM0(vrm);
+  const head = nodes[motion.head];
+  const hips = motion.hips >= 0 ? nodes[motion.hips] : null;
+  root.updateMatrixWorld(true);
+  manager.setInitState();
+  const flip = motion.vrm0 ? -1 : 1;
+  let frame = 0;
+  const threeRound = () => {
+    const ns = new Array(FRAMES);
+    for (let i = 0; i < FRAMES; ++i, ++frame) {
+      const f = motion.frames[frame % FRAMES];
+      head.quaternion.set(flip * f.head[0], f.head[1], flip * f.head[2], f.head[3]);
+      if (hips) hips.position.set(flip * f.hips[0], f.hips[1], flip * f.hips[2]);
+      root.updateMatrixWorld(true); // the caller's animation, not timed
+      const t0 = process.hrtime.bigint();
+      manager.update(motion.dt);
+      ns[i] = Number(process.hrtime.bigint() - t0);
+    }
+    return ns;
+  };
+  const checks = label.startsWith('stress-') ? 'on' : 'file';
+  const servers = Object.fromEntries(MODES.map((m) => [m, startServe(file, m, m === 'vrm' ? 'file' : checks)]));
+  const info = await servers.arc.ready;
+  for (const m of MODES.slice(1)) await servers[m].ready;
+  const times = { 'three-vrm': [], ...Object.fromEntries(MODES.map((m) => [m, []])) };
+  for (let r = 0; r < rounds; ++r) {
+    const t = threeRound();
+    if (r > 0) times['three-vrm'].push(...t);
+    for (const m of MODES) {
+      const res = await servers[m].run(FRAMES);
+      if (r > 0) times[m].push(...res.ns);
+    }
+  }
+  for (const m of MODES) servers[m].stop();
+  const row = { file: label, joints: info.joints, chains: info.chains, nodes: info.nodes,
+    three_vrm_joints: manager.joints.size, segment_checks: checks };
+  const ref = stats(times['three-vrm']);
+  row['three-vrm'] = ref;
+  for (const m of MODES) {
+    const s = stats(times[m]);
+    s.ratio = ref.p50_us / s.p50_us;
+    s.ns_per_joint_step = (s.p50_us * 1000) / (2 * info.joints);
+    row[m] = s;
+  }
+  return row;
+}
+
+const rows = [];
+for (const f of files) {
+  process.stderr.write(`peer: ${f}\n`);
+  rows.push(await benchFile(f));
+}
+const fmt = (x) => x.toFixed(1);
+let md = `Per 60 fps frame of the 12 s head-turn, median (p95) in microseconds; ${rounds - 1} interleaved rounds of ${FRAMES} frames after one warm-up round.\n`;
+md += 'three-vrm: springBoneManager.update(1/60). hairswing: DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). ratio = three-vrm median / hairswing median.\n\n';
+md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | arc ns/joint-step |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+for (const r of rows) {
+  const c = (s) => `${fmt(s.p50_us)} (${fmt(s.p95_us)})`;
+  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${r.arc.ns_per_joint_step.toFixed(0)} |\n`;
+}
+fs.writeFileSync(path.join(outDir, 'peer.json'), JSON.stringify({ rounds: rounds - 1, frames: FRAMES, rows }, null, 2));
+fs.writeFileSync(path.join(outDir, 'peer.md'), md);
+process.stdout.write(md);
