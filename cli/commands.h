@@ -70,6 +70,7 @@ void AddValidateClips(CLI::App& app, int& exit_code);
 void AddRetarget(CLI::App& app, int& exit_code);
 void AddFit(CLI::App& app, int& exit_code);
 void AddCheck(CLI::App& app, int& exit_code);
+void AddHash(CLI::App& app, int& exit_code);
 
 /// Warnings for springs that move no mesh, or joints no vertex follows while joints below them
 /// do (inspect and check print them).

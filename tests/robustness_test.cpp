@@ -6,6 +6,7 @@
 #include <new>
 
 #include "hairswing/anim.h"
+#include "hairswing/crowd.h"
 #include "hairswing/motion.h"
 #include "hairswing/spring.h"
 #include "synthetic.h"
@@ -73,6 +74,41 @@ TEST(SolverRobustness, StepNeverAllocates) {
   std::vector<int>* v = new std::vector<int>(10);
   delete v;
   EXPECT_GE(g_allocations.load() - before, 1);
+}
+
+// The engine-facing frame driver and the crowd (one thread, and over TBB) allocate nothing per
+// frame once built and warmed up.
+TEST(SolverRobustness, DrivenStepAndCrowdNeverAllocate) {
+  Avatar av = TwoChainsWithColliders();
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok());
+  SpringCrowd crowd;
+  for (int i = 0; i < 8; ++i) {
+    SpringConfig cfg;
+    cfg.mode = static_cast<SolverMode>(i % 3);
+    ASSERT_TRUE(crowd.Add(*rig, cfg).ok());
+  }
+  HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"), HumanoidRigNode(av, *rig, "hips"));
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+  std::vector<glm::mat4> world(rig->node_count());
+  for (int threads : {1, 2, 0}) {  // 0 = TBB's default pool
+    crowd.SetThreads(threads);
+    long allocated = 0;
+    for (int f = 1; f <= 120; ++f) {
+      motion.Sample(f / 60.0, pose);
+      ComputeWorld(*rig, pose, world);
+      for (int c = 0; c < crowd.size(); ++c)
+        for (size_t d = 0; d < crowd.drivers(c).size(); ++d)
+          crowd.drivers(c)[d] = world[crowd.world(c).driver_nodes()[d]];
+      const long before = g_allocations.load();
+      const StepReport r = crowd.Advance(1.0 / 60.0);
+      // Frame 1 is a warm-up: TBB starts its worker threads lazily (their first run may allocate
+      // thread-local structures); every frame after it must allocate nothing.
+      if (f > 1) allocated += g_allocations.load() - before;
+      ASSERT_EQ(r.steps_run, 2 * crowd.size());
+    }
+    EXPECT_EQ(allocated, 0) << threads << " thread(s): a crowd frame allocated";
+  }
 }
 
 TEST(SolverRobustness, NonFinitePoseIsRefusedAndStateKept) {

@@ -67,10 +67,17 @@ void FrameDriver::Reset(std::span<const Transform> pose) {
 
 namespace {
 
-// The steps of one caller frame of dt seconds: they fall at t0, t0 + h, ... (seconds after the
-// previous frame), `carry` seconds having passed since the last step. Returns how many to run
-// and updates `carry` (for the caller that runs them all) and the report (dropped steps).
-int FrameSchedule(double dt, int max_steps, double* carry, double* t0, StepReport& rep) {
+// One caller frame of dt seconds: the steps fall at t0, t0 + h, ... seconds after the previous
+// frame, `carry` seconds having passed since the last step. step_at(a) runs one step at the
+// blend a in [0, 1] between the previous frame and this one. Returns the merged report and
+// updates `carry`.
+template <class StepAt>
+StepReport RunFrame(double dt, int max_steps, double* carry, StepAt step_at) {
+  StepReport rep;
+  if (!(dt > 0.0)) {
+    rep.flags |= kStepZeroDt;
+    return rep;
+  }
   const double h = SpringWorld::kStep;
   double t = h - *carry;
   int todo = static_cast<int>(std::floor((dt - t) / h + 1e-6)) + 1;
@@ -81,12 +88,11 @@ int FrameSchedule(double dt, int max_steps, double* carry, double* t0, StepRepor
     t += (todo - max_steps) * h;
     todo = max_steps;
   }
-  *t0 = t;
-  double end = t;  // summed step by step as the caller's loop does, so carry is bitwise the same
-  for (int i = 0; i < todo; ++i) end += h;
-  const double last = end - h;  // time of the last step run
+  for (int i = 0; i < todo; ++i, t += h)
+    rep.Merge(step_at(static_cast<float>(std::min(t / dt, 1.0))));
+  const double last = t - h;  // time of the last step run, relative to the previous frame
   *carry = todo > 0 ? dt - last : *carry + dt;
-  return todo;
+  return rep;
 }
 
 // A world matrix between a and b: translation and per-axis scale lerped, rotation slerped.
@@ -108,21 +114,12 @@ glm::mat4 InterpolateWorld(const glm::mat4& a, const glm::mat4& b, float t) {
 }  // namespace
 
 StepReport FrameDriver::Advance(std::span<const Transform> pose, double dt) {
-  StepReport rep;
   HS_ASSERT(pose.size() == prev_.size());
-  if (!(dt > 0.0)) {
-    rep.flags |= kStepZeroDt;
-    return rep;
-  }
-  double t = 0.0;
-  const int todo = FrameSchedule(dt, world_->config().max_steps_per_call, &carry_, &t, rep);
-  for (int i = 0; i < todo; ++i, t += SpringWorld::kStep) {
-    const float a = static_cast<float>(std::min(t / dt, 1.0));
+  const StepReport rep = RunFrame(dt, world_->config().max_steps_per_call, &carry_, [&](float a) {
     for (size_t n = 0; n < out_.size(); ++n) out_[n] = Interpolate(prev_[n], pose[n], a);
-    rep.Merge(world_->Step(out_));
-  }
-  if (rep.flags & kStepRefusedNonFinite) return rep;
-  prev_.assign(pose.begin(), pose.end());
+    return world_->Step(out_);
+  });
+  if (!(rep.flags & (kStepRefusedNonFinite | kStepZeroDt))) prev_.assign(pose.begin(), pose.end());
   return rep;
 }
 
@@ -140,22 +137,14 @@ void DrivenFrameDriver::Reset(std::span<const glm::mat4> driver_world) {
 
 StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, double dt,
                                       std::span<glm::quat> rotations) {
-  StepReport rep;
   HS_ASSERT(driver_world.size() == prev_.size());
-  if (!(dt > 0.0)) {
-    rep.flags |= kStepZeroDt;
-    return rep;
-  }
-  double t = 0.0;
-  const int todo = FrameSchedule(dt, world_->config().max_steps_per_call, &carry_, &t, rep);
-  for (int i = 0; i < todo; ++i, t += SpringWorld::kStep) {
-    const float a = static_cast<float>(std::min(t / dt, 1.0));
+  const StepReport rep = RunFrame(dt, world_->config().max_steps_per_call, &carry_, [&](float a) {
     for (size_t n = 0; n < cur_.size(); ++n)
       cur_[n] = InterpolateWorld(prev_[n], driver_world[n], a);
-    rep.Merge(world_->StepDriven(cur_, rotations));
-  }
-  if (rep.flags & kStepRefusedNonFinite) return rep;
-  prev_.assign(driver_world.begin(), driver_world.end());
+    return world_->StepDriven(cur_, rotations);
+  });
+  if (!(rep.flags & (kStepRefusedNonFinite | kStepZeroDt)))
+    prev_.assign(driver_world.begin(), driver_world.end());
   return rep;
 }
 

@@ -1,0 +1,69 @@
+// Pinned state hashes (`hairswing hash`): the bits the solver produces for the 12 s head-turn on
+// the demo avatars (and godette when ../shared is present), per mode, at 30, 60 and 120 fps.
+//
+// These values are not checked against anything outside the code: they are a tripwire. The
+// physics is checked elsewhere (parity with three-vrm, tentacle, settling, contact tests); this
+// test fails when any change, a compiler flag, a refactor or a "faster" path, changes a single
+// bit of the result, so such a change is noticed and explained. A change that is meant to alter
+// results updates these values in the same commit and says why. The WebAssembly build must print
+// the same values (issue 12). Frame-rate independence is checked here too: one value per mode
+// for all three frame rates.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "hairswing/demo.h"
+#include "hairswing/io.h"
+#include "hairswing/measure.h"
+#include "test_util.h"
+
+namespace hairswing {
+namespace {
+
+std::string Hex(uint64_t h) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+void ExpectHashes(const Avatar& av, const char* arc, const char* parent, const char* vrm) {
+  const char* expected[] = {arc, parent, vrm};
+  for (int m = 0; m < 3; ++m)
+    for (int fps : {30, 60, 120}) {
+      auto h = HeadTurnHash(av, static_cast<SolverMode>(m), fps);
+      ASSERT_TRUE(h.ok()) << h.status().message();
+      EXPECT_EQ(Hex(*h), expected[m])
+          << SolverModeName(static_cast<SolverMode>(m)) << " at " << fps << " fps";
+    }
+}
+
+TEST(Determinism, PinnedHashesPonytailDemo) {
+  ExpectHashes(MakeDemoAvatar(DemoVariant::kPonytail), "0d738c34d93579a4", "aa4c255b35d13ea2",
+               "b7b096ffac65a978");
+}
+
+TEST(Determinism, PinnedHashesLayeredDemo) {
+  ExpectHashes(MakeDemoAvatar(DemoVariant::kLayered), "e8cae0804517c9b2", "67445c093e5f551d",
+               "8b52ff971a567d13");
+}
+
+TEST(Determinism, PinnedHashesGodette) {
+  const std::string path = test::Shared("avatars/godette.vrm");
+  if (path.empty()) GTEST_SKIP() << "../shared/data/avatars/godette.vrm not present";
+  auto loaded = LoadAvatar(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ExpectHashes(loaded->avatar, "7a913a8aa7d87461", "62586daffdc1a9f7", "a9edb85fe895b5ac");
+}
+
+TEST(Determinism, HashRefusesAvatarsItCannotTurn) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  EXPECT_FALSE(HeadTurnHash(av, SolverMode::kArc, 5).ok());  // would drop steps
+  av.vrm.humanoid.erase("head");
+  auto h = HeadTurnHash(av, SolverMode::kArc, 60);
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("head"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hairswing
