@@ -201,9 +201,12 @@ class SpringWorld {
   ModeCoefficients parent_coef_;       // parent (and the VRM parameters as mapped)
   ModeCoefficients arc_coef_;          // arc: drag raised by the chain's liveliness factor
   std::vector<float> vrm_keep_fixed_;  // vrm: velocity kept per fixed step, (1 - drag)^(h / dt_ref)
-  std::vector<glm::vec3> axis_local_;  // child offset in the joint's rest local frame
-  std::vector<glm::vec3> axis_unit_;   // the same, normalised
-  std::vector<float> axis_len_;        // its length (local units)
+  std::vector<glm::mat4> vrm_initial_local_;   // vrm: the joint's rest local matrix
+  std::vector<glm::vec3> vrm_bone_axis_;       // vrm: normalize(axis_local_), as three-vrm
+  std::vector<glm::vec3> vrm_axis_in_parent_;  // vrm: the bone axis in the parent's frame
+  std::vector<glm::vec3> axis_local_;          // child offset in the joint's rest local frame
+  std::vector<glm::vec3> axis_unit_;           // the same, normalised
+  std::vector<float> axis_len_;                // its length (local units)
   std::vector<uint8_t> chain_fast_;    // chain qualifies for composed frames (see arc_solver.cpp)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
   std::vector<float> rest_length_;     // metres at rest
@@ -218,8 +221,12 @@ class SpringWorld {
   // Per step scratch (sized once).
   std::vector<glm::mat4> world_;
   std::vector<WorldCollider> colliders_;
+  // Per collider per step: a sphere holding an outside sphere or capsule (centre, radius; radius
+  // < 0 for planes and inside shapes), for a reject without division before the exact test.
+  std::vector<glm::vec4> collider_bound_;
   std::vector<Transform> pose_scratch_;
   std::vector<int> near_colliders_;     // broad phase: colliders that can reach the chain
+  std::vector<int> joint_colliders_;    // ... and of those, the ones that can reach one link
   std::vector<float> chain_reach_;      // rest length of each chain, metres (unscaled)
   std::vector<int> world_nodes_;        // nodes whose world matrix a step needs, parents first
   std::vector<int> driver_nodes_;       // what StepDriven reads (see driver_nodes())

@@ -136,10 +136,20 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const float hit = rig.joint_hit_radius()[j] * joint_scale;
     glm::vec3 normals[kMaxNormals];
     int n_normals = 0;
-    for (int it = 0; it < kContactIterations; ++it) {
+    // Narrow the chain's colliders to those that can reach this link at all: the link and its
+    // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
+    int joint_end = 0;
+    for (int k = ch.collider_begin; k < near_end; ++k)
+      if (!internal::ClearOfBound(collider_bound_[near_colliders_[k]], o, len + hit))
+        joint_colliders_[joint_end++] = near_colliders_[k];
+    for (int it = 0; it < kContactIterations && joint_end > 0; ++it) {
       bool any = false;
-      for (int k = ch.collider_begin; k < near_end; ++k) {
-        const WorldCollider& col = colliders_[near_colliders_[k]];
+      for (int k = 0; k < joint_end; ++k) {
+        const int ci = joint_colliders_[k];
+        if (segment ? internal::ClearOfBound(collider_bound_[ci], 0.5f * (o + xh), 0.5f * len + hit)
+                    : internal::ClearOfBound(collider_bound_[ci], xh, hit))
+          continue;
+        const WorldCollider& col = colliders_[ci];
         glm::vec3 n;
         float at = 1.0f;
         // Cheap reject for a whole link: a sphere around its middle that holds the link.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <glm/glm.hpp>
 #include <span>
 
 #include "core/math.h"
@@ -17,5 +18,16 @@ constexpr float kVrmRefDt = 1.0f / 60.0f;
 /// Relative damping rate (1/s) that brings a segment with restoring coefficient k and drag rate c
 /// to 60% of critical damping in all (the tuned defaults); 0 when the drag already does.
 float TunedRelativeDamping(float k, float c);
+
+/// A reject without division or square root, before the exact contact test: true when a sphere
+/// (centre p, radius r) is clear of a collider's bounding sphere (`bound`: centre, radius; radius
+/// < 0 = never rejected). The margin makes it conservative against rounding, so it never rejects
+/// a contact the exact test would find: results are bitwise those of the exact test alone.
+inline bool ClearOfBound(const glm::vec4& bound, const glm::vec3& p, float r) {
+  if (bound.w < 0.0f) return false;
+  const glm::vec3 d = p - glm::vec3(bound);
+  const float reach = (r + bound.w) * 1.001f + 1e-6f;
+  return glm::dot(d, d) > reach * reach;
+}
 
 }  // namespace hairswing::internal

@@ -181,13 +181,24 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     }
   }
   w.near_colliders_.resize(rig.chain_colliders().size());
+  w.joint_colliders_.resize(rig.chain_colliders().size());
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
   // (vrm_solver.cpp), computed once here exactly as the step would.
   w.vrm_keep_fixed_.resize(nj);
-  for (size_t j = 0; j < nj; ++j)
+  w.vrm_initial_local_.resize(nj);
+  w.vrm_bone_axis_.resize(nj);
+  w.vrm_axis_in_parent_.resize(nj);
+  for (size_t j = 0; j < nj; ++j) {
     w.vrm_keep_fixed_[j] =
         std::pow(1.0f - rig.joint_drag()[j], static_cast<float>(kStep) / internal::kVrmRefDt);
+    // Constant per joint, computed once exactly as the step used to (three.js'
+    // transformDirection normalises after each matrix).
+    w.vrm_initial_local_[j] = ToMatrix(rig.rest_local()[rig.joint_node()[j]]);
+    w.vrm_bone_axis_[j] = glm::normalize(w.axis_local_[j]);
+    w.vrm_axis_in_parent_[j] =
+        glm::normalize(glm::mat3(w.vrm_initial_local_[j]) * w.vrm_bone_axis_[j]);
+  }
   w.parent_coef_.FillStepFactors();
   w.arc_coef_.FillStepFactors();
   // Nodes a step needs before solving: every ancestor (inclusive) of a chain's attachment, a
@@ -217,6 +228,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.prev_root_.assign(rig.chains().size(), glm::vec3(0));
   w.world_.assign(rig.rest_world().begin(), rig.rest_world().end());
   w.colliders_.resize(rig.collider_node().size());
+  w.collider_bound_.resize(rig.collider_node().size());
   w.pose_scratch_.assign(rig.rest_local().begin(), rig.rest_local().end());
   w.Reset(rig.rest_local());
   return w;
@@ -295,11 +307,16 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
 void SpringWorld::ResolveColliders(bool scale_radius) {
   // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
   const Rig& rig = *rig_;
-  for (size_t c = 0; c < colliders_.size(); ++c)
-    colliders_[c] =
+  for (size_t c = 0; c < colliders_.size(); ++c) {
+    const WorldCollider& wc = colliders_[c] =
         ColliderToWorld(rig.collider_shape()[c], rig.collider_offset()[c], rig.collider_tail()[c],
                         rig.collider_normal()[c], rig.collider_radius()[c],
                         world_[rig.collider_node()[c]], scale_radius);
+    const bool outside = wc.shape == ColliderShape::kSphere || wc.shape == ColliderShape::kCapsule;
+    collider_bound_[c] = outside ? glm::vec4(0.5f * (wc.head + wc.tail),
+                                             0.5f * glm::length(wc.tail - wc.head) + wc.radius)
+                                 : glm::vec4(0, 0, 0, -1);
+  }
 }
 
 void SpringWorld::UpdateWorldPath(int joint, std::span<const Transform> pose) {

@@ -55,11 +55,9 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
       UpdateWorldPath(j, pose);
       continue;
     }
-    const glm::mat4 initial_local = ToMatrix(rig.rest_local()[node]);
-    const glm::vec3 bone_axis = glm::normalize(axis_local_[j]);
-    // three.js transformDirection normalises after each matrix.
-    const glm::vec3 axis_in_parent = glm::normalize(glm::mat3(initial_local) * bone_axis);
-    const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * axis_in_parent);
+    const glm::mat4& initial_local = vrm_initial_local_[j];
+    const glm::vec3 bone_axis = vrm_bone_axis_[j];
+    const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * vrm_axis_in_parent_[j]);
 
     const float keep = !emulate ? 1.0f - rig.joint_drag()[j]
                        : dt == static_cast<float>(kStep)
@@ -75,8 +73,10 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
 
     const float hit = rig.joint_hit_radius()[j];
     for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+      const int ci = rig.chain_colliders()[k];
+      if (internal::ClearOfBound(collider_bound_[ci], next, hit)) continue;
       glm::vec3 n;
-      const float dist = PointContactFast(colliders_[rig.chain_colliders()[k]], next, hit, &n);
+      const float dist = PointContactFast(colliders_[ci], next, hit, &n);
       if (dist < 0.0f) {
         next += n * (-dist);
         const glm::vec3 d = next - pos;
