@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "hairswing/measure.h"
+#include "hairswing/anim.h"
 
 namespace hairswing::cli {
 

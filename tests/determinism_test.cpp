@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <string>
 
+#include "hairswing/anim.h"
 #include "hairswing/demo.h"
 #include "hairswing/io.h"
-#include "hairswing/measure.h"
 #include "test_util.h"
 
 namespace hairswing {

@@ -12,6 +12,7 @@
 #include "hairswing/avatar.h"
 #include "hairswing/pose_sampler.h"
 #include "hairswing/rig.h"
+#include "hairswing/spring.h"
 #include "hairswing/status.h"
 
 namespace hairswing {
@@ -120,5 +121,12 @@ class HeadTurnMotion : public PoseSampler {
   glm::quat head_world_rest_;
   glm::mat3 hips_parent_inv_;  // world -> hips-parent-local for translations
 };
+
+/// The determinism fingerprint (`hairswing hash`): SpringWorld::StateHash after the 12 s
+/// head-turn, clip-driven (ClipDriver) at `fps` caller frames per second, default config in
+/// `mode`. The same for every fps in [10, 1000] (fixed 1/120 s steps), the same on every build of
+/// the same code (-ffp-contract=off); tests/determinism_test.cpp pins the values. Fails on an
+/// avatar without a humanoid head or without springs.
+Result<uint64_t> HeadTurnHash(const Avatar& avatar, SolverMode mode, int fps);
 
 }  // namespace hairswing

@@ -166,13 +166,6 @@ struct MeasureReport {
 /// humanoid head or no spring chains.
 Result<MeasureReport> Measure(const Avatar& avatar, const MeasureOptions& options);
 
-/// The determinism fingerprint (`hairswing hash`): SpringWorld::StateHash after the 12 s
-/// head-turn, clip-driven (ClipDriver) at `fps` caller frames per second, default config in
-/// `mode`. The same for every fps in [10, 1000] (fixed 1/120 s steps), the same on every build of
-/// the same code (-ffp-contract=off); tests/determinism_test.cpp pins the values. Fails on an
-/// avatar without a humanoid head or without springs.
-Result<uint64_t> HeadTurnHash(const Avatar& avatar, SolverMode mode, int fps);
-
 /// The first figure of a run that is not finite, as "arc at 60 fps: swing_rms_mm", or "" when
 /// every figure is a number. A non-finite figure means the simulation went wrong; `measure` fails
 /// on it (exit 1) instead of printing -nan.

@@ -691,26 +691,4 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   return j.dump(2);
 }
 
-Result<uint64_t> HeadTurnHash(const Avatar& avatar, SolverMode mode, int fps) {
-  // Below 10 fps a frame needs more than max_steps_per_call steps and time would be dropped.
-  if (!(fps >= 10 && fps <= 1000))
-    return Status(StatusCode::kInvalidInput, "fps must be in [10, 1000]");
-  auto rig = BuildRig(avatar);
-  if (!rig.ok()) return rig.status();
-  if (rig->chains().empty()) return Status(StatusCode::kInvalidInput, "the avatar has no springs");
-  const int head = HumanoidRigNode(avatar, *rig, "head");
-  if (head < 0) return Status(StatusCode::kInvalidInput, "the avatar has no humanoid head to turn");
-  SpringConfig cfg;
-  cfg.mode = mode;
-  auto world = SpringWorld::Create(*rig, cfg);
-  if (!world.ok()) return world.status();
-  HeadTurnMotion motion(*rig, head, HumanoidRigNode(avatar, *rig, "hips"));
-  ClipDriver driver(*world, motion);
-  driver.Reset();
-  // Integer frame count: 12 s at 30/60/120 fps all end on the same step (1440).
-  const long frames = std::lround(HeadTurnMotion::kDuration * fps);
-  for (long f = 0; f < frames; ++f) driver.Advance(1.0 / fps);
-  return world->StateHash();
-}
-
 }  // namespace hairswing

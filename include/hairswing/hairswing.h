@@ -1,0 +1,144 @@
+/* hairswing's C API: load an avatar, build its spring world, step it from an engine's transforms.
+ *
+ * For engines and bindings that speak C (Godot GDExtension, Unity/Unreal plugins, WebAssembly).
+ * Opaque handles, integer status codes, and a message naming the file and field of the last
+ * failure (hs_last_error). No C++ exception or type crosses this header; every function checks
+ * its pointers. Link hairswing::c (the shared library libhairswing_c); it needs nothing else.
+ *
+ * Units: metres, seconds, radians. Matrices are 16 floats, column-major (glTF, three.js, glm).
+ * Quaternions are x, y, z, w. A local transform is 10 floats: translation xyz, rotation xyzw,
+ * scale xyz. Node indices are rig nodes (the file's nodes first, in file order, then one added
+ * end node per spring with a virtual tail).
+ *
+ * Typical engine loop (the engine-facing input: only the nodes the solver reads):
+ *   hs_avatar_load_file("a.vrm", &av);  hs_world_create(av, NULL, &w);
+ *   n = hs_world_driver_count(w);  nodes = hs_world_driver_nodes(w);
+ *   fill drivers[16*i] with the engine's world matrix of nodes[i];  hs_world_reset(w, drivers);
+ *   each frame: fill drivers; hs_world_advance(w, drivers, dt, rotations, NULL);
+ *               write rotations[4*j] into the bone hs_world_joint_nodes(w)[j].
+ */
+#ifndef HAIRSWING_H_
+#define HAIRSWING_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define HS_API __declspec(dllexport)
+#else
+#define HS_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hs_status {
+  HS_OK = 0,
+  HS_INVALID_INPUT = 1,    /* the file or data is not a usable avatar (message names the field) */
+  HS_INVALID_ARGUMENT = 2, /* a NULL pointer, a size or value out of range, a wrong mode */
+  HS_OUT_OF_MEMORY = 3,
+  HS_INTERNAL = 4,    /* a bug: please report the message */
+  HS_UNSUPPORTED = 5, /* well-formed but uses something hairswing does not handle */
+  HS_IO_ERROR = 6     /* the file system refused (missing file, permission) */
+} hs_status;
+
+typedef enum hs_mode { HS_MODE_ARC = 0, HS_MODE_PARENT = 1, HS_MODE_VRM = 2 } hs_mode;
+
+/* Step report flags (what happened during the frame or step; bits accumulate). */
+enum {
+  HS_STEP_REFUSED_NON_FINITE = 1 << 0, /* NaN/inf in the input: nothing changed */
+  HS_STEP_TELEPORT_RESET = 1 << 1,     /* a chain's attachment jumped; it was reset */
+  HS_STEP_ZERO_LENGTH = 1 << 2,
+  HS_STEP_ZERO_DT = 1 << 3,
+  HS_STEP_STEPS_DROPPED = 1 << 4, /* the frame was longer than max steps x 1/120 s */
+  HS_STEP_CONTACT = 1 << 5,
+  HS_STEP_REPAIRED = 1 << 6
+};
+
+typedef struct hs_step_report {
+  uint32_t flags;
+  int32_t steps_run;
+  int32_t steps_dropped;
+  int32_t teleports;
+  int32_t contacts;
+} hs_step_report;
+
+typedef struct hs_config {
+  hs_mode mode;          /* default HS_MODE_ARC */
+  int32_t tuned;         /* arc/parent: 1 = tuned damping (default), 0 = plain VRM mapping */
+  float arc_liveliness;  /* arc: 0..1, default 1 (the author's swing) */
+  float stiffness_scale; /* multiplies every joint's stiffness, default 1 */
+} hs_config;
+
+typedef struct hs_avatar hs_avatar;
+typedef struct hs_world hs_world;
+
+/* The message of the last failed call on this thread ("" when it succeeded). Valid until the
+ * next call on this thread. */
+HS_API const char* hs_last_error(void);
+/* "0.1.0" */
+HS_API const char* hs_version(void);
+
+/* Loads a .vrm/.glb (bytes) or .vrm/.glb/.gltf (file; external buffers beside it). `name` is used
+ * in messages. On failure *out is NULL. */
+HS_API hs_status hs_avatar_load_memory(const uint8_t* bytes, size_t size, const char* name,
+                                       hs_avatar** out);
+HS_API hs_status hs_avatar_load_file(const char* path, hs_avatar** out);
+HS_API void hs_avatar_destroy(hs_avatar* avatar); /* NULL is fine */
+HS_API size_t hs_avatar_node_count(const hs_avatar* avatar);
+/* Rig node of a humanoid bone ("head", "hips", VRM 1.0 names), or -1. */
+HS_API int32_t hs_avatar_humanoid_node(const hs_avatar* avatar, const char* bone);
+/* Rig parent of a node (-1 for a root), or -2 for an index out of range. */
+HS_API int32_t hs_avatar_node_parent(const hs_avatar* avatar, int32_t node);
+/* The rest pose: 10 floats per rig node (see the top of this file). */
+HS_API hs_status hs_avatar_rest_pose(const hs_avatar* avatar, float* pose10, size_t count);
+/* World matrices of a local pose (10 floats per node in, 16 per node out), as an engine's own
+ * scene graph computes them. */
+HS_API hs_status hs_avatar_world_from_pose(const hs_avatar* avatar, const float* pose10,
+                                           float* world16, size_t count);
+/* State hash after the 12 s standard head-turn, clip-driven at fps frames per second (10..1000):
+ * what `hairswing hash` prints. */
+HS_API hs_status hs_head_turn_hash(const hs_avatar* avatar, hs_mode mode, int32_t fps,
+                                   uint64_t* out);
+
+HS_API void hs_config_default(hs_config* config);
+/* A spring world for the avatar (which must outlive it); config NULL = defaults. */
+HS_API hs_status hs_world_create(const hs_avatar* avatar, const hs_config* config, hs_world** out);
+HS_API void hs_world_destroy(hs_world* world); /* NULL is fine */
+/* Switches the mode at run time, carrying positions and velocities over. */
+HS_API hs_status hs_world_set_mode(hs_world* world, hs_mode mode);
+
+/* The engine-facing input: the rig nodes whose world matrices the world reads, and the spring
+ * joints (rig nodes) whose local rotations it writes, in the order of the arrays below. */
+HS_API size_t hs_world_driver_count(const hs_world* world);
+HS_API const int32_t* hs_world_driver_nodes(const hs_world* world);
+HS_API size_t hs_world_joint_count(const hs_world* world);
+HS_API const int32_t* hs_world_joint_nodes(const hs_world* world);
+
+/* Puts the hair at rest under these driver world matrices (16 floats per driver). */
+HS_API hs_status hs_world_reset(hs_world* world, const float* drivers16);
+/* One caller frame of dt seconds: the fixed 1/120 s steps it covers run with the drivers
+ * interpolated between the previous frame and this one. rotations4 (4 floats per joint, x y z w)
+ * receives the joints' local rotations; report may be NULL. */
+HS_API hs_status hs_world_advance(hs_world* world, const float* drivers16, double dt,
+                                  float* rotations4, hs_step_report* report);
+/* One fixed 1/120 s step at exactly these driver matrices (no interpolation). */
+HS_API hs_status hs_world_step(hs_world* world, const float* drivers16, float* rotations4,
+                               hs_step_report* report);
+
+/* The whole-pose convenience: the full local pose (10 floats per rig node) in; the spring joints'
+ * rotations written back into it. */
+HS_API hs_status hs_world_reset_pose(hs_world* world, const float* pose10);
+HS_API hs_status hs_world_step_pose(hs_world* world, float* pose10, hs_step_report* report);
+
+/* World position of each joint's segment end (3 floats per joint), after the last step. */
+HS_API hs_status hs_world_tails(const hs_world* world, float* xyz, size_t joint_count);
+/* FNV-1a hash of positions and velocities (bitwise determinism checks). */
+HS_API uint64_t hs_world_state_hash(const hs_world* world);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HAIRSWING_H_ */

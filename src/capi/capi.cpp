@@ -1,0 +1,352 @@
+// The C API (include/hairswing/hairswing.h) over the C++ library: handles own the C++ objects,
+// every entry point checks its pointers and catches everything, failures set a per-thread
+// message. The engine-facing calls copy the caller's flat float arrays into the world's own
+// buffers (sized at hs_world_create), so a frame allocates nothing.
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "hairswing/anim.h"
+#include "hairswing/hairswing.h"
+#include "hairswing/io.h"
+#include "hairswing/motion.h"
+#include "hairswing/spring.h"
+
+struct hs_avatar {
+  hairswing::Avatar avatar;
+  hairswing::Rig rig;
+};
+
+struct hs_world {
+  hs_world(const hs_avatar* a, hairswing::SpringWorld w)
+      : avatar(a), world(std::move(w)), driver(world) {}
+  const hs_avatar* avatar;
+  hairswing::SpringWorld world;
+  hairswing::DrivenFrameDriver driver;  // points at `world`; an hs_world never moves
+  std::vector<int32_t> driver_nodes, joint_nodes;
+  std::vector<glm::mat4> drivers;
+  std::vector<glm::quat> rotations;
+  std::vector<hairswing::Transform> pose;
+};
+
+namespace {
+
+using hairswing::Transform;
+
+thread_local std::string g_error;
+
+hs_status Fail(hs_status code, std::string message) {
+  g_error = hairswing::OneLine(std::move(message));
+  return code;
+}
+
+hs_status Ok() {
+  g_error.clear();
+  return HS_OK;
+}
+
+// Runs `body` (which returns hs_status) with every C++ exception turned into a status.
+template <class Body>
+hs_status Guard(Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(HS_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return Fail(HS_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return Fail(HS_INTERNAL, "internal error");
+  }
+}
+
+hs_status FromStatus(const hairswing::Status& st) {
+  switch (st.code()) {
+    case hairswing::StatusCode::kInvalidInput:
+      return Fail(HS_INVALID_INPUT, st.message());
+    case hairswing::StatusCode::kUnsupported:
+      return Fail(HS_UNSUPPORTED, st.message());
+    case hairswing::StatusCode::kIoError:
+      return Fail(HS_IO_ERROR, st.message());
+    case hairswing::StatusCode::kOk:
+      break;
+  }
+  return Fail(HS_INTERNAL, "internal error: a failed call without a status: " + st.message());
+}
+
+bool ValidMode(int m) { return m >= HS_MODE_ARC && m <= HS_MODE_VRM; }
+
+Transform ReadTransform(const float* p) {
+  Transform t;
+  t.translation = {p[0], p[1], p[2]};
+  t.rotation = glm::quat(p[6], p[3], p[4], p[5]);  // glm: (w, x, y, z)
+  t.scale = {p[7], p[8], p[9]};
+  return t;
+}
+
+void WriteTransform(const Transform& t, float* p) {
+  const float v[10] = {t.translation.x, t.translation.y, t.translation.z, t.rotation.x,
+                       t.rotation.y,    t.rotation.z,    t.rotation.w,    t.scale.x,
+                       t.scale.y,       t.scale.z};
+  std::memcpy(p, v, sizeof v);
+}
+
+void ReadMatrices(const float* src, std::vector<glm::mat4>& dst) {
+  std::memcpy(static_cast<void*>(dst.data()), src, dst.size() * sizeof(glm::mat4));
+}
+
+void WriteRotations(const std::vector<glm::quat>& q, float* out) {
+  for (size_t j = 0; j < q.size(); ++j) {
+    out[4 * j + 0] = q[j].x;
+    out[4 * j + 1] = q[j].y;
+    out[4 * j + 2] = q[j].z;
+    out[4 * j + 3] = q[j].w;
+  }
+}
+
+void WriteReport(const hairswing::StepReport& r, hs_step_report* out) {
+  if (!out) return;
+  out->flags = r.flags;
+  out->steps_run = r.steps_run;
+  out->steps_dropped = r.steps_dropped;
+  out->teleports = r.teleports;
+  out->contacts = r.contacts;
+}
+
+hs_status Adopt(hairswing::Result<hairswing::LoadedAvatar> loaded, hs_avatar** out) {
+  if (!loaded.ok()) return FromStatus(loaded.status());
+  auto av = std::make_unique<hs_avatar>();
+  av->avatar = std::move(loaded->avatar);
+  auto rig = hairswing::BuildRig(av->avatar);
+  if (!rig.ok()) return FromStatus(rig.status());
+  av->rig = std::move(rig).value();
+  *out = av.release();
+  return Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* hs_last_error(void) { return g_error.c_str(); }
+const char* hs_version(void) { return "0.1.0"; }
+
+hs_status hs_avatar_load_memory(const uint8_t* bytes, size_t size, const char* name,
+                                hs_avatar** out) {
+  return Guard([&] {
+    if (out) *out = nullptr;
+    if (!bytes || !out) return Fail(HS_INVALID_ARGUMENT, "hs_avatar_load_memory: NULL argument");
+    const std::string n = name ? name : "memory";
+    return Adopt(hairswing::LoadAvatarFromMemory(bytes, size, n, ""), out);
+  });
+}
+
+hs_status hs_avatar_load_file(const char* path, hs_avatar** out) {
+  return Guard([&] {
+    if (out) *out = nullptr;
+    if (!path || !out) return Fail(HS_INVALID_ARGUMENT, "hs_avatar_load_file: NULL argument");
+    return Adopt(hairswing::LoadAvatar(path), out);
+  });
+}
+
+void hs_avatar_destroy(hs_avatar* avatar) { delete avatar; }
+
+size_t hs_avatar_node_count(const hs_avatar* a) { return a ? a->rig.node_count() : 0; }
+
+int32_t hs_avatar_humanoid_node(const hs_avatar* a, const char* bone) {
+  if (!a || !bone) return -1;
+  return hairswing::HumanoidRigNode(a->avatar, a->rig, bone);
+}
+
+int32_t hs_avatar_node_parent(const hs_avatar* a, int32_t node) {
+  if (!a || node < 0 || static_cast<size_t>(node) >= a->rig.node_count()) return -2;
+  return a->rig.parent()[node];
+}
+
+hs_status hs_avatar_rest_pose(const hs_avatar* a, float* pose10, size_t count) {
+  return Guard([&] {
+    if (!a || !pose10) return Fail(HS_INVALID_ARGUMENT, "hs_avatar_rest_pose: NULL argument");
+    if (count != a->rig.node_count())
+      return Fail(HS_INVALID_ARGUMENT, "hs_avatar_rest_pose: count " + std::to_string(count) +
+                                           " is not the node count " +
+                                           std::to_string(a->rig.node_count()));
+    for (size_t n = 0; n < count; ++n) WriteTransform(a->rig.rest_local()[n], pose10 + 10 * n);
+    return Ok();
+  });
+}
+
+hs_status hs_avatar_world_from_pose(const hs_avatar* a, const float* pose10, float* world16,
+                                    size_t count) {
+  return Guard([&] {
+    if (!a || !pose10 || !world16)
+      return Fail(HS_INVALID_ARGUMENT, "hs_avatar_world_from_pose: NULL argument");
+    if (count != a->rig.node_count())
+      return Fail(HS_INVALID_ARGUMENT, "hs_avatar_world_from_pose: count " + std::to_string(count) +
+                                           " is not the node count " +
+                                           std::to_string(a->rig.node_count()));
+    std::vector<Transform> local(count);
+    for (size_t n = 0; n < count; ++n) local[n] = ReadTransform(pose10 + 10 * n);
+    std::vector<glm::mat4> world(count);
+    hairswing::ComputeWorld(a->rig, local, world);
+    std::memcpy(world16, static_cast<const void*>(world.data()), count * sizeof(glm::mat4));
+    return Ok();
+  });
+}
+
+hs_status hs_head_turn_hash(const hs_avatar* a, hs_mode mode, int32_t fps, uint64_t* out) {
+  return Guard([&] {
+    if (!a || !out) return Fail(HS_INVALID_ARGUMENT, "hs_head_turn_hash: NULL argument");
+    if (!ValidMode(mode)) return Fail(HS_INVALID_ARGUMENT, "hs_head_turn_hash: unknown mode");
+    auto h = hairswing::HeadTurnHash(a->avatar, static_cast<hairswing::SolverMode>(mode), fps);
+    if (!h.ok()) return FromStatus(h.status());
+    *out = *h;
+    return Ok();
+  });
+}
+
+void hs_config_default(hs_config* c) {
+  if (!c) return;
+  const hairswing::SpringConfig d;
+  c->mode = HS_MODE_ARC;
+  c->tuned = d.tuned ? 1 : 0;
+  c->arc_liveliness = d.arc_liveliness;
+  c->stiffness_scale = d.stiffness_scale;
+}
+
+hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world** out) {
+  return Guard([&] {
+    if (out) *out = nullptr;
+    if (!a || !out) return Fail(HS_INVALID_ARGUMENT, "hs_world_create: NULL argument");
+    hs_config c;
+    hs_config_default(&c);
+    if (config) c = *config;
+    if (!ValidMode(c.mode)) return Fail(HS_INVALID_ARGUMENT, "hs_world_create: unknown mode");
+    if (!(c.arc_liveliness >= 0.0f && c.arc_liveliness <= 1.0f))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_create: arc_liveliness must be in [0, 1]");
+    if (!(c.stiffness_scale > 0.0f && std::isfinite(c.stiffness_scale)))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_create: stiffness_scale must be positive");
+    hairswing::SpringConfig cfg;
+    cfg.mode = static_cast<hairswing::SolverMode>(c.mode);
+    cfg.tuned = c.tuned != 0;
+    cfg.arc_liveliness = c.arc_liveliness;
+    cfg.stiffness_scale = c.stiffness_scale;
+    auto w = hairswing::SpringWorld::Create(a->rig, cfg);
+    if (!w.ok()) return FromStatus(w.status());
+    auto h = std::make_unique<hs_world>(a, std::move(w).value());
+    const auto& dn = h->world.driver_nodes();
+    h->driver_nodes.assign(dn.begin(), dn.end());
+    const auto& jn = a->rig.joint_node();
+    h->joint_nodes.assign(jn.begin(), jn.end());
+    h->drivers.assign(dn.size(), glm::mat4(1.0f));
+    h->rotations.resize(jn.size());
+    for (size_t j = 0; j < jn.size(); ++j) h->rotations[j] = a->rig.rest_local()[jn[j]].rotation;
+    h->pose.assign(a->rig.rest_local().begin(), a->rig.rest_local().end());
+    *out = h.release();
+    return Ok();
+  });
+}
+
+void hs_world_destroy(hs_world* w) { delete w; }
+
+hs_status hs_world_set_mode(hs_world* w, hs_mode mode) {
+  return Guard([&] {
+    if (!w) return Fail(HS_INVALID_ARGUMENT, "hs_world_set_mode: NULL world");
+    if (!ValidMode(mode)) return Fail(HS_INVALID_ARGUMENT, "hs_world_set_mode: unknown mode");
+    w->world.SetMode(static_cast<hairswing::SolverMode>(mode));
+    return Ok();
+  });
+}
+
+size_t hs_world_driver_count(const hs_world* w) { return w ? w->driver_nodes.size() : 0; }
+const int32_t* hs_world_driver_nodes(const hs_world* w) {
+  return w ? w->driver_nodes.data() : nullptr;
+}
+size_t hs_world_joint_count(const hs_world* w) { return w ? w->joint_nodes.size() : 0; }
+const int32_t* hs_world_joint_nodes(const hs_world* w) {
+  return w ? w->joint_nodes.data() : nullptr;
+}
+
+hs_status hs_world_reset(hs_world* w, const float* drivers16) {
+  return Guard([&] {
+    if (!w || (!drivers16 && !w->drivers.empty()))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_reset: NULL argument");
+    if (!w->drivers.empty()) ReadMatrices(drivers16, w->drivers);
+    w->driver.Reset(w->drivers);
+    return Ok();
+  });
+}
+
+hs_status hs_world_advance(hs_world* w, const float* drivers16, double dt, float* rotations4,
+                           hs_step_report* report) {
+  return Guard([&] {
+    if (!w || (!drivers16 && !w->drivers.empty()) || (!rotations4 && !w->rotations.empty()))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_advance: NULL argument");
+    if (!(dt >= 0.0) || !std::isfinite(dt))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_advance: dt must be a finite number >= 0");
+    if (!w->drivers.empty()) ReadMatrices(drivers16, w->drivers);
+    const hairswing::StepReport r = w->driver.Advance(w->drivers, dt, w->rotations);
+    WriteRotations(w->rotations, rotations4);
+    WriteReport(r, report);
+    return Ok();
+  });
+}
+
+hs_status hs_world_step(hs_world* w, const float* drivers16, float* rotations4,
+                        hs_step_report* report) {
+  return Guard([&] {
+    if (!w || (!drivers16 && !w->drivers.empty()) || (!rotations4 && !w->rotations.empty()))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_step: NULL argument");
+    if (!w->drivers.empty()) ReadMatrices(drivers16, w->drivers);
+    const hairswing::StepReport r = w->world.StepDriven(w->drivers, w->rotations);
+    WriteRotations(w->rotations, rotations4);
+    WriteReport(r, report);
+    return Ok();
+  });
+}
+
+hs_status hs_world_reset_pose(hs_world* w, const float* pose10) {
+  return Guard([&] {
+    if (!w || !pose10) return Fail(HS_INVALID_ARGUMENT, "hs_world_reset_pose: NULL argument");
+    for (size_t n = 0; n < w->pose.size(); ++n) w->pose[n] = ReadTransform(pose10 + 10 * n);
+    bool finite = true;
+    for (size_t n = 0; n < 10 * w->pose.size(); ++n) finite = finite && std::isfinite(pose10[n]);
+    if (!finite) return Fail(HS_INVALID_ARGUMENT, "hs_world_reset_pose: NaN or inf in the pose");
+    w->world.Reset(w->pose);
+    return Ok();
+  });
+}
+
+hs_status hs_world_step_pose(hs_world* w, float* pose10, hs_step_report* report) {
+  return Guard([&] {
+    if (!w || !pose10) return Fail(HS_INVALID_ARGUMENT, "hs_world_step_pose: NULL argument");
+    for (size_t n = 0; n < w->pose.size(); ++n) w->pose[n] = ReadTransform(pose10 + 10 * n);
+    const hairswing::StepReport r = w->world.Step(w->pose);
+    for (int32_t node : w->joint_nodes) WriteTransform(w->pose[node], pose10 + 10 * node);
+    WriteReport(r, report);
+    return Ok();
+  });
+}
+
+hs_status hs_world_tails(const hs_world* w, float* xyz, size_t joint_count) {
+  return Guard([&] {
+    if (!w || !xyz) return Fail(HS_INVALID_ARGUMENT, "hs_world_tails: NULL argument");
+    const auto tails = w->world.tails();
+    if (joint_count != tails.size())
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_tails: joint_count " +
+                                           std::to_string(joint_count) + " is not " +
+                                           std::to_string(tails.size()));
+    for (size_t j = 0; j < tails.size(); ++j) {
+      xyz[3 * j + 0] = tails[j].x;
+      xyz[3 * j + 1] = tails[j].y;
+      xyz[3 * j + 2] = tails[j].z;
+    }
+    return Ok();
+  });
+}
+
+uint64_t hs_world_state_hash(const hs_world* w) { return w ? w->world.StateHash() : 0; }
+
+}  // extern "C"
