@@ -324,7 +324,8 @@ hs_status hs_world_step_pose(hs_world* w, float* pose10, hs_step_report* report)
     if (!w || !pose10) return Fail(HS_INVALID_ARGUMENT, "hs_world_step_pose: NULL argument");
     for (size_t n = 0; n < w->pose.size(); ++n) w->pose[n] = ReadTransform(pose10 + 10 * n);
     const hairswing::StepReport r = w->world.Step(w->pose);
-    for (int32_t node : w->joint_nodes) WriteTransform(w->pose[node], pose10 + 10 * node);
+    for (int32_t node : w->joint_nodes)
+      WriteTransform(w->pose[node], pose10 + static_cast<ptrdiff_t>(10) * node);
     WriteReport(r, report);
     return Ok();
   });
