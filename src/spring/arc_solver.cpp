@@ -190,6 +190,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       vs = glm::vec3(0.0f);
       rep.flags |= kStepRepaired;
     }
+    xh = internal::FlushTiny(xh);
+    vs = internal::FlushTiny(vs);
     tail_[j] = xh;
     vel_[j] = vs;
 
@@ -203,7 +205,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const glm::vec3 axis_world = base * axis_unit_[j];
     const glm::quat q_world =
         glm::normalize(internal::FromUnitVectors(axis_world, (xh - o) / len) * base);
-    pose[node].rotation = glm::normalize(glm::inverse(parent_rot) * q_world);
+    pose[node].rotation = internal::FlushTiny(glm::normalize(glm::inverse(parent_rot) * q_world));
     if (fast) {
       // world(node) = T(o) R(q_world) s; the next joint hangs off it at its pose translation.
       world_[node] = internal::Compose(o, q_world, joint_scale);

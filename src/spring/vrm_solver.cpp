@@ -89,6 +89,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
       next = pos + glm::normalize(world_axis) * bone_length;  // never let a NaN out
       rep.flags |= kStepRepaired;
     }
+    next = internal::FlushTiny(next);
     const glm::vec3 prev_world = tail_[j];
     vrm_prev_[j] = cur;
     vrm_cur_[j] = glm::vec3(world_to_center * glm::vec4(next, 1.0f));
@@ -97,8 +98,8 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
 
     const glm::mat4 initial_world_inv = glm::inverse(parent_world * initial_local);
     const glm::vec3 to = glm::normalize(glm::vec3(initial_world_inv * glm::vec4(next, 1.0f)));
-    pose[node].rotation =
-        rig.rest_local()[node].rotation * internal::FromUnitVectors(bone_axis, to);
+    pose[node].rotation = internal::FlushTiny(rig.rest_local()[node].rotation *
+                                              internal::FromUnitVectors(bone_axis, to));
     solved_rot_[j] = pose[node].rotation;
     UpdateWorldPath(j, pose);
   }
