@@ -54,6 +54,23 @@ inline float PointContactFast(const WorldCollider& c, const glm::vec3& p, float 
   return PointContact(c, p, r, n);
 }
 
+/// The separation PointContact returns, without the push direction, for yes/no questions (broad
+/// phase, rejects): the same value, or +1 when an outside sphere or capsule is clearly clear.
+inline float PointSeparation(const WorldCollider& c, const glm::vec3& p, float r) {
+  if (c.shape == ColliderShape::kPlane) return glm::dot(p - c.head, c.normal) - r;
+  const glm::vec3 d = c.tail - c.head;
+  const float len2 = glm::dot(d, d);
+  float t = len2 > 1e-12f ? glm::dot(p - c.head, d) / len2 : 0.0f;
+  t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+  const glm::vec3 e = p - (c.head + t * d);
+  if (c.shape == ColliderShape::kSphere || c.shape == ColliderShape::kCapsule) {
+    const float reach = r + c.radius;
+    if (glm::dot(e, e) >= reach * reach) return 1.0f;
+    return glm::length(e) - r - c.radius;
+  }
+  return c.radius - r - glm::length(e);  // inside shapes
+}
+
 /// Contact of a hair link (segment a-b, radius r) with a collider, testing the whole link:
 /// the closest point on the link to the collider's axis (or plane). Writes the link parameter
 /// `u` in [0,1] of the deepest point and the push direction. Plane and inside shapes use the

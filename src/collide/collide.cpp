@@ -112,8 +112,11 @@ float SegmentContact(const WorldCollider& c, const glm::vec3& a, const glm::vec3
       const glm::vec3 q = c.head + t * (c.tail - c.head);
       const glm::vec3 d = p - q;
       *u = s;
-      *n = SafeNormalize(d, SafeNormalize(p - c.head, glm::vec3(0, 1, 0)));
-      return glm::length(d) - r - c.radius;
+      // SafeNormalize(d, fallback) with the length computed once and the fallback (the link
+      // point seen from the collider's head) only when the link touches the axis itself.
+      const float len = glm::length(d);
+      *n = len > 1e-9f ? d / len : SafeNormalize(p - c.head, glm::vec3(0, 1, 0));
+      return len - r - c.radius;
     }
     default: {
       // Planes and inside shapes are convex constraints on points: a link violates most at one

@@ -55,10 +55,9 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   int near_end = ch.collider_begin;
   for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
     const int ci = rig.chain_colliders()[k];
-    glm::vec3 n;
     const ColliderShape sh = colliders_[ci].shape;
     const bool always = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
-    if (always || PointContactFast(colliders_[ci], bound_c, bound_r, &n) < 0.0f)
+    if (always || PointSeparation(colliders_[ci], bound_c, bound_r) < 0.0f)
       near_colliders_[near_end++] = ci;
   }
   bool below_contact = false;  // a segment above touched a collider (this step or the last)
@@ -153,8 +152,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
         glm::vec3 n;
         float at = 1.0f;
         // Cheap reject for a whole link: a sphere around its middle that holds the link.
-        if (segment && PointContactFast(col, 0.5f * (o + xh), 0.5f * len + hit, &n) > 0.0f)
-          continue;
+        if (segment && PointSeparation(col, 0.5f * (o + xh), 0.5f * len + hit) > 0.0f) continue;
         const float sep =
             segment ? SegmentContact(col, o, xh, hit, &at, &n) : PointContactFast(col, xh, hit, &n);
         if (!(sep < 0.0f)) continue;
