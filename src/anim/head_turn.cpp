@@ -2,6 +2,7 @@
 #include <cmath>
 #include <glm/gtc/quaternion.hpp>
 
+#include "core/det_math.h"
 #include "core/math.h"
 #include "hairswing/anim.h"
 #include "hairswing/motion.h"
@@ -25,12 +26,12 @@ void HeadTurnMotion::Angles(double t, double* yaw, double* pitch, double* sway) 
   constexpr double kPi = 3.14159265358979323846;
   double w = 0.0;
   if (t >= 0.0 && t <= kMoveEnd) {
-    const double s = std::sin(kPi * t / 4.0);
+    const double s = det::Sin(kPi * t / 4.0);
     w = s * s;
   }
-  *yaw = 50.0 * kPi / 180.0 * w * std::sin(2.0 * kPi * t / 2.0);
-  *pitch = 15.0 * kPi / 180.0 * w * std::sin(2.0 * kPi * t / 1.3);
-  *sway = 0.03 * w * std::sin(2.0 * kPi * t / 2.0);
+  *yaw = 50.0 * kPi / 180.0 * w * det::Sin(2.0 * kPi * t / 2.0);
+  *pitch = 15.0 * kPi / 180.0 * w * det::Sin(2.0 * kPi * t / 1.3);
+  *sway = 0.03 * w * det::Sin(2.0 * kPi * t / 2.0);
 }
 
 void HeadTurnMotion::Sample(double t, std::span<Transform> pose) {
@@ -40,8 +41,8 @@ void HeadTurnMotion::Sample(double t, std::span<Transform> pose) {
   Angles(t, &yaw, &pitch, &sway);
   // Model frame: up +Y; a VRM 1.0 avatar faces +Z, so its right is -X. Positive yaw turns the
   // face towards the avatar's left (+X); positive pitch about the right axis lifts the chin.
-  const glm::quat r_up = glm::angleAxis(static_cast<float>(yaw), glm::vec3(0, 1, 0));
-  const glm::quat r_right = glm::angleAxis(static_cast<float>(pitch), glm::vec3(-1, 0, 0));
+  const glm::quat r_up = det::AngleAxis(static_cast<float>(yaw), glm::vec3(0, 1, 0));
+  const glm::quat r_right = det::AngleAxis(static_cast<float>(pitch), glm::vec3(-1, 0, 0));
   // The hips only translate, so the head's parent keeps its rest world rotation.
   const glm::quat head_world = r_up * r_right * head_world_rest_;
   pose[head_].rotation = glm::normalize(head_parent_rest_inv_ * head_world);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/det_math.h"
 #include "hairswing/spring.h"
 #include "spring/spring_internal.h"
 
@@ -115,8 +116,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     prev_target_[j] = target;
     const glm::vec3 f = cf.k * (target_before - x) + cf.g;
     const bool fixed = h == static_cast<float>(kStep);
-    const float damp = fixed ? mc.damp[j] : std::exp(-cf.c * h);
-    const float damp_rel = fixed ? mc.damp_rel[j] : std::exp(-cf.c_rel * h);
+    const float damp = fixed ? mc.damp[j] : det::ExpF(-cf.c * h);
+    const float damp_rel = fixed ? mc.damp_rel[j] : det::ExpF(-cf.c_rel * h);
     // Relative damping on the velocity relative to the target, then the pull, then air drag on
     // the world velocity:  u = e^(-c h) (v_t + e^(-c_rel h) (v - v_t) + h f). The pull is added
     // after the relative damping so it does not damp the spring's own impulse: a segment moving

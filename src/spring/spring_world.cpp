@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/det_math.h"
 #include "hairswing/spring.h"
 #include "spring/spring_internal.h"
 
@@ -51,7 +52,7 @@ SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gr
   float k = std::max(stiffness, 0.0f) / (len * kRefDt);
   const float drag = std::clamp(drag_force, 0.0f, 0.999f);
   constexpr float kH = static_cast<float>(SpringWorld::kStep);
-  const float c = std::log(1.0f + kH * drag / kRefDt) / kH;
+  const float c = det::LogF(1.0f + kH * drag / kRefDt) / kH;
   // The pull is integrated explicitly: keep h*sqrt(k) <= 1 at h = 1/120 s for stability.
   constexpr float kMaxK = 120.0f * 120.0f;
   k = std::min(k, kMaxK);
@@ -83,7 +84,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   SpringWorld w;
   w.rig_ = &rig;
   w.config_ = config;
-  w.teleport_cos_ = std::cos(std::min(config.teleport_angle, 3.14159265f));
+  w.teleport_cos_ = det::CosF(std::min(config.teleport_angle, 3.14159265f));
   if (w.config_.segment_checks.empty())  // default: what each spring asks for (fitted rigs)
     for (const RigChain& ch : rig.chains())
       w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
@@ -163,7 +164,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.arc_coef_.coef = coef;
   const double live = std::clamp(static_cast<double>(config.arc_liveliness), 0.0, 1.0);
   constexpr double kH = SpringWorld::kStep;
-  auto steady_drag = [&](double c) { return (std::exp(c * kH) - 1.0) / kH; };
+  auto steady_drag = [&](double c) { return (det::Exp(c * kH) - 1.0) / kH; };
   for (const RigChain& ch : rig.chains()) {
     double above = 0.0, t_parent = 0.0, t_arc = 0.0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
@@ -176,7 +177,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       SegmentCoefficients& cf = w.arc_coef_.coef[j];
-      cf.c = static_cast<float>(std::log(1.0 + kH * factor * steady_drag(cf.c)) / kH);
+      cf.c = static_cast<float>(det::Log(1.0 + kH * factor * steady_drag(cf.c)) / kH);
       if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
     }
   }
@@ -191,7 +192,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.vrm_axis_in_parent_.resize(nj);
   for (size_t j = 0; j < nj; ++j) {
     w.vrm_keep_fixed_[j] =
-        std::pow(1.0f - rig.joint_drag()[j], static_cast<float>(kStep) / internal::kVrmRefDt);
+        det::PowF(1.0f - rig.joint_drag()[j], static_cast<float>(kStep) / internal::kVrmRefDt);
     // Constant per joint, computed once exactly as the step used to (three.js'
     // transformDirection normalises after each matrix).
     w.vrm_initial_local_[j] = ToMatrix(rig.rest_local()[rig.joint_node()[j]]);
@@ -238,8 +239,8 @@ void SpringWorld::ModeCoefficients::FillStepFactors() {
   damp.resize(coef.size());
   damp_rel.resize(coef.size());
   for (size_t j = 0; j < coef.size(); ++j) {
-    damp[j] = std::exp(-coef[j].c * static_cast<float>(kStep));
-    damp_rel[j] = std::exp(-coef[j].c_rel * static_cast<float>(kStep));
+    damp[j] = det::ExpF(-coef[j].c * static_cast<float>(kStep));
+    damp_rel[j] = det::ExpF(-coef[j].c_rel * static_cast<float>(kStep));
   }
 }
 

@@ -8,6 +8,7 @@
 // our fixed 120 Hz steps this mode is frame-rate independent.
 #include <cmath>
 
+#include "core/det_math.h"
 #include "hairswing/spring.h"
 #include "spring/spring_internal.h"
 
@@ -62,7 +63,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const float keep = !emulate ? 1.0f - rig.joint_drag()[j]
                        : dt == static_cast<float>(kStep)
                            ? vrm_keep_fixed_[j]
-                           : std::pow(1.0f - rig.joint_drag()[j], dt / kRefDt);
+                           : det::PowF(1.0f - rig.joint_drag()[j], dt / kRefDt);
     const glm::vec3 cur = vrm_cur_[j];
     glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
     next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));

@@ -1,0 +1,145 @@
+// Deterministic elementary functions: the same bits on every platform and compiler.
+//
+// The C library's exp, log, pow, sin and cos differ in their last bits between glibc (native) and
+// musl (emscripten's WebAssembly libc), and the solver's results must not (`hairswing hash` prints
+// the same value native and in WebAssembly). These use only +, -, *, / on doubles, which IEEE 754
+// rounds exactly the same way everywhere (the build has -ffp-contract=off, so no fused
+// multiply-adds), plus floor, frexp and ldexp, which are exact. Accuracy: a few units in the last
+// place of a double, far below the float precision of the solver's state.
+#pragma once
+
+#include <cmath>
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <limits>
+
+namespace hairswing::det {
+
+constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 split so k * kLn2Hi is exact
+constexpr double kLn2Lo = 1.90821492927058770002e-10;
+constexpr double kInvLn2 = 1.44269504088896338700e+00;
+
+/// e^x.
+inline double Exp(double x) {
+  if (std::isnan(x)) return x;
+  if (x > 709.0) return std::numeric_limits<double>::infinity();
+  if (x < -745.0) return 0.0;
+  // x = k ln2 + r, |r| <= ln2 / 2; e^r by its Taylor series (terms to r^17 / 17!: < 1e-19).
+  const double k = std::floor(x * kInvLn2 + 0.5);
+  const double r = (x - k * kLn2Hi) - k * kLn2Lo;
+  double sum = 1.0, term = 1.0;
+  for (int n = 1; n <= 17; ++n) {
+    term = term * r / n;
+    sum = sum + term;
+  }
+  return std::ldexp(sum, static_cast<int>(k));
+}
+
+/// Natural logarithm; NaN for x < 0, -inf for 0.
+inline double Log(double x) {
+  if (std::isnan(x) || x < 0.0) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 0.0) return -std::numeric_limits<double>::infinity();
+  if (std::isinf(x)) return x;
+  int e = 0;
+  double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+  if (m < 0.70710678118654752440) {
+    m = m * 2.0;
+    e = e - 1;
+  }
+  // log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716: odd powers to s^31 (< 1e-24).
+  const double s = (m - 1.0) / (m + 1.0);
+  const double s2 = s * s;
+  double sum = 0.0, p = s;
+  for (int n = 1; n <= 31; n += 2) {
+    sum = sum + p / n;
+    p = p * s2;
+  }
+  return 2.0 * sum + e * kLn2Lo + e * kLn2Hi;
+}
+
+/// x^y for x >= 0 (what the solver needs); NaN for x < 0 unless y == 0.
+inline double Pow(double x, double y) {
+  if (y == 0.0) return 1.0;
+  if (x == 0.0) return y > 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return Exp(y * Log(x));
+}
+
+namespace detail {
+// x = k pi/2 + r with |r| <= pi/4 (three-part pi/2, exact for |k| < 2^20); returns k mod 4.
+inline int ReduceHalfPi(double x, double* r) {
+  constexpr double kInvHalfPi = 6.36619772367581382433e-01;
+  constexpr double kHalfPi1 = 1.57079632673412561417e+00;
+  constexpr double kHalfPi2 = 6.07710050650619224932e-11;
+  constexpr double kHalfPi3 = 2.02226624879595063154e-21;
+  const double k = std::floor(x * kInvHalfPi + 0.5);
+  *r = ((x - k * kHalfPi1) - k * kHalfPi2) - k * kHalfPi3;
+  const double q = k - 4.0 * std::floor(k / 4.0);
+  return static_cast<int>(q);
+}
+// Taylor series on |r| <= pi/4 (terms to r^21 / 21!: < 1e-22).
+inline double SinPoly(double r) {
+  const double r2 = r * r;
+  double term = r, sum = r;
+  for (int n = 3; n <= 21; n += 2) {
+    term = -term * r2 / ((n - 1) * n);
+    sum = sum + term;
+  }
+  return sum;
+}
+inline double CosPoly(double r) {
+  const double r2 = r * r;
+  double term = 1.0, sum = 1.0;
+  for (int n = 2; n <= 22; n += 2) {
+    term = -term * r2 / ((n - 1) * n);
+    sum = sum + term;
+  }
+  return sum;
+}
+}  // namespace detail
+
+/// sin x for |x| < 10^6 (the solver's angles are a few radians).
+inline double Sin(double x) {
+  if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
+  double r = 0.0;
+  switch (detail::ReduceHalfPi(x, &r)) {
+    case 0:
+      return detail::SinPoly(r);
+    case 1:
+      return detail::CosPoly(r);
+    case 2:
+      return -detail::SinPoly(r);
+    default:
+      return -detail::CosPoly(r);
+  }
+}
+
+/// cos x for |x| < 10^6.
+inline double Cos(double x) {
+  if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
+  double r = 0.0;
+  switch (detail::ReduceHalfPi(x, &r)) {
+    case 0:
+      return detail::CosPoly(r);
+    case 1:
+      return -detail::SinPoly(r);
+    case 2:
+      return -detail::CosPoly(r);
+    default:
+      return detail::SinPoly(r);
+  }
+}
+
+inline float ExpF(float x) { return static_cast<float>(Exp(x)); }
+inline float LogF(float x) { return static_cast<float>(Log(x)); }
+inline float PowF(float x, float y) { return static_cast<float>(Pow(x, y)); }
+inline float CosF(float x) { return static_cast<float>(Cos(x)); }
+
+/// glm::angleAxis with deterministic sine and cosine: rotation of `angle` radians about the unit
+/// `axis`.
+inline glm::quat AngleAxis(float angle, const glm::vec3& axis) {
+  const double half = static_cast<double>(angle) * 0.5;
+  const float s = static_cast<float>(Sin(half));
+  return glm::quat(static_cast<float>(Cos(half)), axis * s);
+}
+
+}  // namespace hairswing::det
