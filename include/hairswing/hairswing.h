@@ -40,10 +40,18 @@ typedef enum hs_status {
   HS_OUT_OF_MEMORY = 3,
   HS_INTERNAL = 4,    /* a bug: please report the message */
   HS_UNSUPPORTED = 5, /* well-formed but uses something hairswing does not handle */
-  HS_IO_ERROR = 6     /* the file system refused (missing file, permission) */
+  HS_IO_ERROR = 6,    /* the file system refused (missing file, permission) */
+  HS_STATUS_MAX_ENUM = 0x7FFFFFFF
 } hs_status;
 
-typedef enum hs_mode { HS_MODE_ARC = 0, HS_MODE_PARENT = 1, HS_MODE_VRM = 2 } hs_mode;
+/* HS_MODE_MAX_ENUM (like Vulkan's *_MAX_ENUM) makes every int32 a valid hs_mode value in C++ too,
+ * so a wrong number passed from C is refused with HS_INVALID_ARGUMENT rather than undefined. */
+typedef enum hs_mode {
+  HS_MODE_ARC = 0,
+  HS_MODE_PARENT = 1,
+  HS_MODE_VRM = 2,
+  HS_MODE_MAX_ENUM = 0x7FFFFFFF
+} hs_mode;
 
 /* Step report flags (what happened during the frame or step; bits accumulate). */
 enum {
