@@ -83,9 +83,11 @@ int Prepare(const std::string& dir) {
   return 0;
 }
 
+// An avatar with its rig and the head/hips rig nodes the head-turn moves.
 struct Loaded {
   Avatar avatar;
   Rig rig;
+  int head = -1, hips = -1;
 };
 
 Result<Loaded> Load(const std::string& path) {
@@ -95,15 +97,16 @@ Result<Loaded> Load(const std::string& path) {
   auto rig = BuildRig(l.avatar);
   if (!rig.ok()) return rig.status();
   l.rig = std::move(*rig);
+  l.head = HumanoidRigNode(l.avatar, l.rig, "head");
+  l.hips = HumanoidRigNode(l.avatar, l.rig, "hips");
+  if (l.head < 0) return Status(StatusCode::kInvalidInput, path + ": no humanoid head to turn");
   return l;
 }
 
 int WriteMotion(const std::string& path, int frames, const std::string& out) {
   auto l = Load(path);
   if (!l.ok()) return Fail(l.status().message());
-  const int head = HumanoidRigNode(l->avatar, l->rig, "head");
-  const int hips = HumanoidRigNode(l->avatar, l->rig, "hips");
-  if (head < 0) return Fail(path + ": no humanoid head to turn");
+  const int head = l->head, hips = l->hips;
   HeadTurnMotion ht(l->rig, head, hips);
   std::vector<Transform> pose(l->rig.rest_local().begin(), l->rig.rest_local().end());
   Json jframes = Json::array();
@@ -140,10 +143,7 @@ int Serve(int argc, char** argv) {
   if (checks != "file") cfg.segment_checks.assign(l->rig.chains().size(), checks == "on" ? 1 : 0);
   auto world = SpringWorld::Create(l->rig, cfg);
   if (!world.ok()) return Fail(world.status().message());
-  const int head = HumanoidRigNode(l->avatar, l->rig, "head");
-  const int hips = HumanoidRigNode(l->avatar, l->rig, "hips");
-  if (head < 0) return Fail(path + ": no humanoid head to turn");
-  HeadTurnMotion ht(l->rig, head, hips);
+  HeadTurnMotion ht(l->rig, l->head, l->hips);
   std::vector<Transform> pose(l->rig.rest_local().begin(), l->rig.rest_local().end());
   const bool driven = input == "driven";
   FrameDriver pose_driver(*world);

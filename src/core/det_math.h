@@ -95,39 +95,27 @@ inline double CosPoly(double r) {
   }
   return sum;
 }
+
+/// sin of x shifted by `quarter` quarter turns (sin x = 0, cos x = 1), for |x| < 10^6.
+inline double SinQuarters(double x, int quarter) {
+  if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
+  double r = 0.0;
+  switch ((detail::ReduceHalfPi(x, &r) + quarter) & 3) {
+    case 0:
+      return detail::SinPoly(r);
+    case 1:
+      return detail::CosPoly(r);
+    case 2:
+      return -detail::SinPoly(r);
+    default:
+      return -detail::CosPoly(r);
+  }
+}
 }  // namespace detail
 
-/// sin x for |x| < 10^6 (the solver's angles are a few radians).
-inline double Sin(double x) {
-  if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
-  double r = 0.0;
-  switch (detail::ReduceHalfPi(x, &r)) {
-    case 0:
-      return detail::SinPoly(r);
-    case 1:
-      return detail::CosPoly(r);
-    case 2:
-      return -detail::SinPoly(r);
-    default:
-      return -detail::CosPoly(r);
-  }
-}
-
-/// cos x for |x| < 10^6.
-inline double Cos(double x) {
-  if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
-  double r = 0.0;
-  switch (detail::ReduceHalfPi(x, &r)) {
-    case 0:
-      return detail::CosPoly(r);
-    case 1:
-      return -detail::SinPoly(r);
-    case 2:
-      return -detail::CosPoly(r);
-    default:
-      return detail::SinPoly(r);
-  }
-}
+/// sin x and cos x for |x| < 10^6 (the solver's angles are a few radians).
+inline double Sin(double x) { return detail::SinQuarters(x, 0); }
+inline double Cos(double x) { return detail::SinQuarters(x, 1); }
 
 inline float ExpF(float x) { return static_cast<float>(Exp(x)); }
 inline float LogF(float x) { return static_cast<float>(Log(x)); }
