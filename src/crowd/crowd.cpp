@@ -38,9 +38,8 @@ Result<int> SpringCrowd::Add(const Rig& rig, const SpringConfig& config) {
   if (!w.ok()) return w.status();
   auto c = std::make_unique<Character>(std::move(w).value());
   // Drivers at the rig's rest pose (spring joints at rest), so a fresh character is at rest.
-  std::vector<glm::mat4> world(rig.node_count());
-  ComputeWorld(rig, rig.rest_local(), world);
-  for (size_t i = 0; i < c->drivers.size(); ++i) c->drivers[i] = world[c->world.driver_nodes()[i]];
+  for (size_t i = 0; i < c->drivers.size(); ++i)
+    c->drivers[i] = rig.rest_world()[c->world.driver_nodes()[i]];
   for (size_t j = 0; j < c->rotations.size(); ++j)
     c->rotations[j] = rig.rest_local()[rig.joint_node()[j]].rotation;
   c->driver.Reset(c->drivers);
