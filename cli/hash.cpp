@@ -1,10 +1,63 @@
-// hairswing hash AVATAR [--solver arc|parent|vrm] [--fps N]: the determinism fingerprint.
+// hairswing hash AVATAR [--solver arc|parent|vrm] [--fps N] [--replay FILE]: the determinism
+// fingerprint.
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "hairswing/anim.h"
+#include "hairswing/motion.h"
 
 namespace hairswing::cli {
+namespace {
+
+// Replays recorded driver matrices (what an engine or the npm package fed the solver) through the
+// engine-facing frame driver: {"drivers": N, "reset": [16 N floats], "frames": [{"dt": s, "m":
+// [16 N floats]}, ...]}, matrices column-major in hairswing's axes.
+Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status(StatusCode::kIoError, path + ": cannot open");
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Status(StatusCode::kInvalidInput, path + ": not JSON");
+  auto rig = BuildRig(avatar);
+  if (!rig.ok()) return rig.status();
+  SpringConfig cfg;
+  cfg.mode = mode;
+  auto world = SpringWorld::Create(*rig, cfg);
+  if (!world.ok()) return world.status();
+  const size_t n = world->driver_nodes().size();
+  if (!j.contains("drivers") || j["drivers"] != n)
+    return Status(StatusCode::kInvalidInput,
+                  path + ": drivers: the recording has " + j.value("drivers", nlohmann::json()).dump() +
+                      " driver matrices, this avatar's springs read " + std::to_string(n));
+  std::vector<glm::mat4> m(n);
+  auto read = [&](const nlohmann::json& a, const std::string& where) -> Status {
+    if (!a.is_array() || a.size() != 16 * n)
+      return Status(StatusCode::kInvalidInput, path + ": " + where + ": expected " +
+                                                   std::to_string(16 * n) + " numbers");
+    for (size_t i = 0; i < 16 * n; ++i) {
+      if (!a[i].is_number()) return Status(StatusCode::kInvalidInput, path + ": " + where + ": not a number");
+      m[i / 16][static_cast<int>(i % 16 / 4)][static_cast<int>(i % 4)] = a[i].get<float>();
+    }
+    return Status();
+  };
+  if (Status st = read(j["reset"], "reset"); !st.ok()) return st;
+  DrivenFrameDriver driver(*world);
+  driver.Reset(m);
+  std::vector<glm::quat> rotations(rig->joint_node().size());
+  const auto& frames = j["frames"];
+  if (!frames.is_array()) return Status(StatusCode::kInvalidInput, path + ": frames: not an array");
+  for (size_t f = 0; f < frames.size(); ++f) {
+    const std::string where = "frames[" + std::to_string(f) + "]";
+    if (Status st = read(frames[f]["m"], where + ".m"); !st.ok()) return st;
+    if (!frames[f]["dt"].is_number())
+      return Status(StatusCode::kInvalidInput, path + ": " + where + ".dt: not a number");
+    driver.Advance(m, frames[f]["dt"].get<double>(), rotations);
+  }
+  return world->StateHash();
+}
+
+}  // namespace
 
 void AddHash(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
@@ -17,6 +70,7 @@ void AddHash(CLI::App& app, int& exit_code) {
   struct Opts {
     std::string in, solver = "arc";
     int fps = 60;
+    std::string replay;
   };
   auto opts = std::make_shared<Opts>();
   cmd->add_option("AVATAR", opts->in, "avatar (.vrm/.glb/.gltf) with a humanoid head and springs")
@@ -25,6 +79,11 @@ void AddHash(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"arc", "parent", "vrm"}));
   cmd->add_option("--fps", opts->fps, "caller frames per second (the hash does not depend on it)")
       ->check(CLI::Range(10, 1000));
+  cmd->add_option("--replay", opts->replay,
+                  "instead of the head-turn, replay driver matrices recorded from an engine or "
+                  "the npm package (JSON: drivers, reset, frames of dt + matrices; see "
+                  "web/hairswing-three/README.md) and print the hash they lead to")
+      ->check(CLI::ExistingFile);
   cmd->callback([opts, &exit_code] {
     auto loaded = LoadOrReport(opts->in);
     if (!loaded) {
@@ -33,7 +92,8 @@ void AddHash(CLI::App& app, int& exit_code) {
     }
     SolverMode mode = SolverMode::kArc;
     ParseSolverMode(opts->solver, &mode);
-    auto h = HeadTurnHash(loaded->avatar, mode, opts->fps);
+    auto h = opts->replay.empty() ? HeadTurnHash(loaded->avatar, mode, opts->fps)
+                                  : ReplayHash(loaded->avatar, mode, opts->replay);
     if (!h.ok()) {
       std::fprintf(stderr, "error: %s: %s\n", OneLine(opts->in).c_str(),
                    h.status().message().c_str());

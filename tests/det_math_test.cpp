@@ -42,6 +42,38 @@ TEST(DetMath, CloseToTheCLibrary) {
                      std::to_string(worst_pow));
 }
 
+TEST(DetMath, Atan2AndSlerpCloseToTheCLibraryAndGlm) {
+  double worst_atan = 0;
+  for (int i = 0; i <= 20000; ++i) {
+    const double ang = -3.14159 + 6.28318 * i / 20000.0;
+    const double r = 0.001 + 100.0 * (i % 97) / 97.0;
+    const double y = r * std::sin(ang), x = r * std::cos(ang);
+    worst_atan = std::max(worst_atan, Ulps(det::Atan2(y, x), std::atan2(y, x)));
+  }
+  EXPECT_LT(worst_atan, 8.0);
+  EXPECT_EQ(det::Atan2(0.0, 1.0), 0.0);
+  EXPECT_EQ(det::Atan2(1.0, 0.0), std::atan2(1.0, 0.0));
+  EXPECT_EQ(det::Atan2(0.0, -1.0), std::atan2(0.0, -1.0));
+  EXPECT_TRUE(std::isnan(det::Atan2(NAN, 1.0)));
+  // Slerp against glm's (acos-based) over random-ish pairs, both hemispheres, and near-equal
+  // rotations (the linear branch).
+  float worst_slerp = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const glm::quat a = glm::normalize(glm::quat(std::cos(i * 0.7f), std::sin(i * 1.3f),
+                                                 std::cos(i * 2.1f), std::sin(i * 0.37f)));
+    const float step = i % 4 == 0 ? 1e-5f : 0.9f;
+    const glm::quat b = glm::normalize(glm::quat(a.w + step * std::sin(i * 0.11f), a.x, a.y,
+                                                 a.z - step * std::cos(i * 0.5f)));
+    const glm::quat c = i % 2 ? -b : b;
+    const float t = (i % 11) / 10.0f;
+    const glm::quat d = det::Slerp(a, c, t), g = glm::slerp(a, c, t);
+    for (int k = 0; k < 4; ++k) worst_slerp = std::max(worst_slerp, std::fabs(d[k] - g[k]));
+  }
+  EXPECT_LT(worst_slerp, 1e-6f);
+  RecordProperty("worst_ulps_atan2", std::to_string(worst_atan));
+  RecordProperty("worst_slerp_component", std::to_string(worst_slerp));
+}
+
 TEST(DetMath, SpecialValues) {
   EXPECT_EQ(det::Exp(0.0), 1.0);
   EXPECT_EQ(det::Log(1.0), 0.0);

@@ -28,7 +28,10 @@ std::vector<glm::mat4> DriverWorld(const SpringWorld& w, std::vector<Transform> 
   return out;
 }
 
-void ExpectSameAsWholePose(const Avatar& av, SpringConfig cfg, int steps, bool own_first) {
+// variable_dt > 0 (vrm mode): StepVariable against StepDrivenVariable, one step of that many
+// seconds each, three-vrm's way.
+void ExpectSameAsWholePose(const Avatar& av, SpringConfig cfg, int steps, bool own_first,
+                           float variable_dt = 0.0f) {
   auto rig = BuildRig(av);
   ASSERT_TRUE(rig.ok()) << rig.status().message();
   auto a = SpringWorld::Create(*rig, cfg);
@@ -54,7 +57,7 @@ void ExpectSameAsWholePose(const Avatar& av, SpringConfig cfg, int steps, bool o
   const int owned_joint = rig->chains()[0].joint_begin;
   int contacts = 0;
   for (int s = 1; s <= steps; ++s) {
-    motion.Sample(s * SpringWorld::kStep, pose);
+    motion.Sample(s * (variable_dt > 0 ? variable_dt : SpringWorld::kStep), pose);
     // A clip-owned joint: the clip's rotation goes in through `rot` and must come out unchanged.
     const glm::quat clip_rot = glm::angleAxis(0.3f * std::sin(0.05f * s), glm::vec3(1, 0, 0));
     if (own_first) {
@@ -62,8 +65,9 @@ void ExpectSameAsWholePose(const Avatar& av, SpringConfig cfg, int steps, bool o
       rot[owned_joint] = clip_rot;
     }
     const std::vector<glm::mat4> drivers = DriverWorld(*b, pose);
-    const StepReport ra = a->Step(pose);
-    const StepReport rb = b->StepDriven(drivers, rot);
+    const StepReport ra = variable_dt > 0 ? a->StepVariable(pose, variable_dt) : a->Step(pose);
+    const StepReport rb = variable_dt > 0 ? b->StepDrivenVariable(drivers, rot, variable_dt)
+                                          : b->StepDriven(drivers, rot);
     contacts += ra.contacts;
     ASSERT_EQ(ra.flags, rb.flags) << "step " << s;
     ASSERT_EQ(ra.contacts, rb.contacts) << "step " << s;
@@ -92,8 +96,10 @@ TEST(EngineInput, DrivenStepIsBitwiseTheWholePoseStep) {
       ExpectSameAsWholePose(*av, cfg, 480, false);
       ExpectSameAsWholePose(*av, cfg, 240, true);
       if (mode == SolverMode::kVrm) {
+        ExpectSameAsWholePose(*av, cfg, 240, false, 1.0f / 60.0f);
         cfg.vrm_three_compat = true;
         ExpectSameAsWholePose(*av, cfg, 240, false);
+        ExpectSameAsWholePose(*av, cfg, 240, false, 1.0f / 45.0f);
       }
     }
   }

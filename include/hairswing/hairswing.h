@@ -7,8 +7,8 @@
  *
  * Units: metres, seconds, radians. Matrices are 16 floats, column-major (glTF, three.js, glm).
  * Quaternions are x, y, z, w. A local transform is 10 floats: translation xyz, rotation xyzw,
- * scale xyz. Node indices are rig nodes (the file's nodes first, in file order, then one added
- * end node per spring with a virtual tail).
+ * scale xyz. Node indices are rig nodes: the file's nodes ordered parents before children, plus
+ * one added end node per spring with a virtual tail; hs_avatar_file_node maps them to the file.
  *
  * Typical engine loop (the engine-facing input: only the nodes the solver reads):
  *   hs_avatar_load_file("a.vrm", &av);  hs_world_create(av, NULL, &w);
@@ -77,6 +77,11 @@ typedef struct hs_config {
   int32_t tuned;         /* arc/parent: 1 = tuned damping (default), 0 = plain VRM mapping */
   float arc_liveliness;  /* arc: 0..1, default 1 (the author's swing) */
   float stiffness_scale; /* multiplies every joint's stiffness, default 1 */
+  /* vrm: 1 = reproduce three-vrm 3.5.5 exactly, including its bone length measured at the start
+   * of the frame; 0 (default) = the spec's true world-space bone length. */
+  int32_t vrm_three_compat;
+  float teleport_distance; /* metres an attachment may jump in one step before a reset (0.5) */
+  float teleport_angle;    /* radians an attachment may turn in one step before a reset (1.5) */
 } hs_config;
 
 typedef struct hs_avatar hs_avatar;
@@ -95,6 +100,13 @@ HS_API hs_status hs_avatar_load_memory(const uint8_t* bytes, size_t size, const 
 HS_API hs_status hs_avatar_load_file(const char* path, hs_avatar** out);
 HS_API void hs_avatar_destroy(hs_avatar* avatar); /* NULL is fine */
 HS_API size_t hs_avatar_node_count(const hs_avatar* avatar);
+/* The file's node index (glTF "nodes" array) of a rig node; -1 for an end node hairswing added
+ * (a VRM 0.x spring's virtual tail), -2 for an index out of range. */
+HS_API int32_t hs_avatar_file_node(const hs_avatar* avatar, int32_t node);
+/* 1 when the file is VRM 0.x: hairswing turned it 180 degrees about Y on import, so a caller's
+ * world matrix M of a node enters as M * diag(-1, 1, -1, 1), and a local rotation (x, y, z, w)
+ * that hairswing writes is (-x, y, -z, w) in the file's axes. 0 otherwise. */
+HS_API int32_t hs_avatar_axes_flipped(const hs_avatar* avatar);
 /* Rig node of a humanoid bone ("head", "hips", VRM 1.0 names), or -1. */
 HS_API int32_t hs_avatar_humanoid_node(const hs_avatar* avatar, const char* bone);
 /* Rig parent of a node (-1 for a root), or -2 for an index out of range. */
@@ -131,6 +143,10 @@ HS_API hs_status hs_world_reset(hs_world* world, const float* drivers16);
  * receives the joints' local rotations; report may be NULL. */
 HS_API hs_status hs_world_advance(hs_world* world, const float* drivers16, double dt,
                                   float* rotations4, hs_step_report* report);
+/* vrm mode only: one step of dt seconds (0 < dt <= 1) at these driver matrices, as three-vrm's
+ * update(delta) does once per frame. Other modes: HS_INVALID_ARGUMENT (they run fixed steps). */
+HS_API hs_status hs_world_step_variable(hs_world* world, const float* drivers16, double dt,
+                                        float* rotations4, hs_step_report* report);
 /* One fixed 1/120 s step at exactly these driver matrices (no interpolation). */
 HS_API hs_status hs_world_step(hs_world* world, const float* drivers16, float* rotations4,
                                hs_step_report* report);

@@ -145,6 +145,10 @@ class SpringWorld {
   /// by the animation (SetOwnedNodes) it is read instead, as the clip's rotation. Transforms with
   /// NaN/inf are refused unchanged.
   StepReport StepDriven(std::span<const glm::mat4> driver_world, std::span<glm::quat> rotations);
+  /// vrm mode only: StepDriven with a step of `dt` seconds, exactly like three-vrm's
+  /// update(delta) per frame (StepVariable's engine-facing form).
+  StepReport StepDrivenVariable(std::span<const glm::mat4> driver_world,
+                                std::span<glm::quat> rotations, float dt);
 
   /// World position of each joint's segment end (the next joint), per flat joint index.
   std::span<const glm::vec3> tails() const { return tail_; }
@@ -165,6 +169,8 @@ class SpringWorld {
   SpringWorld() = default;
   StepReport Run(std::span<Transform> pose, float h, bool variable);
   StepReport Solve(std::span<Transform> pose, float h, bool variable, StepReport rep);
+  StepReport RunDriven(std::span<const glm::mat4> driver_world, std::span<glm::quat> rotations,
+                       float h, bool variable);
   void ComputeStaleChildren(std::span<Transform> pose, bool whole_pose);
   void SetDriverWorld(std::span<const glm::mat4> driver_world);
   void PrepareWorld(std::span<Transform> pose);

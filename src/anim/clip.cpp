@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/det_math.h"
 #include "hairswing/anim.h"
 
 namespace hairswing {
@@ -106,7 +107,7 @@ void SampleTrack(const Track& tr, double t, float* out) {
     glm::quat q0(value(k0, 3), value(k0, 0), value(k0, 1), value(k0, 2));
     glm::quat q1(value(k1, 3), value(k1, 0), value(k1, 1), value(k1, 2));
     if (glm::dot(q0, q1) < 0) q1 = -q1;
-    const glm::quat q = glm::normalize(glm::slerp(q0, q1, s));
+    const glm::quat q = glm::normalize(det::Slerp(q0, q1, s));
     out[0] = q.x;
     out[1] = q.y;
     out[2] = q.z;

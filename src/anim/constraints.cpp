@@ -9,6 +9,7 @@
 // result = slerp(dstRest, target, weight).
 #include <algorithm>
 
+#include "core/det_math.h"
 #include "core/math.h"
 #include "hairswing/anim.h"
 
@@ -122,7 +123,7 @@ void ApplyConstraints(const Rig& rig, std::span<const RigConstraint> cs, std::sp
     }
     glm::quat t = glm::normalize(target);
     if (glm::dot(c.dst_rest, t) < 0) t = -t;
-    pose[c.node].rotation = glm::normalize(glm::slerp(c.dst_rest, t, c.weight));
+    pose[c.node].rotation = glm::normalize(det::Slerp(c.dst_rest, t, c.weight));
   }
 }
 

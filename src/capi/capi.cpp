@@ -155,6 +155,13 @@ hs_status hs_avatar_load_file(const char* path, hs_avatar** out) {
 void hs_avatar_destroy(hs_avatar* avatar) { delete avatar; }
 
 size_t hs_avatar_node_count(const hs_avatar* a) { return a ? a->rig.node_count() : 0; }
+int32_t hs_avatar_file_node(const hs_avatar* a, int32_t node) {
+  if (!a || node < 0 || static_cast<size_t>(node) >= a->rig.node_count()) return -2;
+  return a->rig.source_node()[node];
+}
+int32_t hs_avatar_axes_flipped(const hs_avatar* a) {
+  return a && a->avatar.vrm.version == hairswing::VrmVersion::kV0 ? 1 : 0;
+}
 
 int32_t hs_avatar_humanoid_node(const hs_avatar* a, const char* bone) {
   if (!a || !bone) return -1;
@@ -214,6 +221,9 @@ void hs_config_default(hs_config* c) {
   c->tuned = d.tuned ? 1 : 0;
   c->arc_liveliness = d.arc_liveliness;
   c->stiffness_scale = d.stiffness_scale;
+  c->vrm_three_compat = d.vrm_three_compat ? 1 : 0;
+  c->teleport_distance = d.teleport_distance;
+  c->teleport_angle = d.teleport_angle;
 }
 
 hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world** out) {
@@ -228,11 +238,17 @@ hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world*
       return Fail(HS_INVALID_ARGUMENT, "hs_world_create: arc_liveliness must be in [0, 1]");
     if (!(c.stiffness_scale > 0.0f && std::isfinite(c.stiffness_scale)))
       return Fail(HS_INVALID_ARGUMENT, "hs_world_create: stiffness_scale must be positive");
+    if (!(c.teleport_distance > 0.0f) || !(c.teleport_angle > 0.0f))
+      return Fail(HS_INVALID_ARGUMENT,
+                  "hs_world_create: teleport_distance and teleport_angle must be positive");
     hairswing::SpringConfig cfg;
     cfg.mode = static_cast<hairswing::SolverMode>(c.mode);
     cfg.tuned = c.tuned != 0;
     cfg.arc_liveliness = c.arc_liveliness;
     cfg.stiffness_scale = c.stiffness_scale;
+    cfg.vrm_three_compat = c.vrm_three_compat != 0;
+    cfg.teleport_distance = c.teleport_distance;
+    cfg.teleport_angle = c.teleport_angle;
     auto w = hairswing::SpringWorld::Create(a->rig, cfg);
     if (!w.ok()) return FromStatus(w.status());
     auto h = std::make_unique<hs_world>(a, std::move(w).value());
@@ -288,6 +304,26 @@ hs_status hs_world_advance(hs_world* w, const float* drivers16, double dt, float
       return Fail(HS_INVALID_ARGUMENT, "hs_world_advance: dt must be a finite number >= 0");
     if (!w->drivers.empty()) ReadMatrices(drivers16, w->drivers);
     const hairswing::StepReport r = w->driver.Advance(w->drivers, dt, w->rotations);
+    WriteRotations(w->rotations, rotations4);
+    WriteReport(r, report);
+    return Ok();
+  });
+}
+
+hs_status hs_world_step_variable(hs_world* w, const float* drivers16, double dt,
+                                 float* rotations4, hs_step_report* report) {
+  return Guard([&] {
+    if (!w || (!drivers16 && !w->drivers.empty()) || (!rotations4 && !w->rotations.empty()))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_step_variable: NULL argument");
+    if (w->world.mode() != hairswing::SolverMode::kVrm)
+      return Fail(HS_INVALID_ARGUMENT,
+                  "hs_world_step_variable: only vrm mode steps by the caller's dt (arc and parent "
+                  "run fixed 1/120 s steps: hs_world_advance)");
+    if (!(dt > 0.0 && dt <= 1.0))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_step_variable: dt must be in (0, 1] seconds");
+    if (!w->drivers.empty()) ReadMatrices(drivers16, w->drivers);
+    const hairswing::StepReport r =
+        w->world.StepDrivenVariable(w->drivers, w->rotations, static_cast<float>(dt));
     WriteRotations(w->rotations, rotations4);
     WriteReport(r, report);
     return Ok();

@@ -122,6 +122,57 @@ inline float LogF(float x) { return static_cast<float>(Log(x)); }
 inline float PowF(float x, float y) { return static_cast<float>(Pow(x, y)); }
 inline float CosF(float x) { return static_cast<float>(Cos(x)); }
 
+namespace detail {
+/// atan z for z >= 0: z > 1 is folded to pi/2 - atan(1/z); then two halvings of the angle,
+/// atan z = 2 atan(z / (1 + sqrt(1 + z^2))), bring z below tan(pi/16) = 0.199, where the series
+/// needs terms to z^25 (< 1e-18). sqrt is exactly rounded by IEEE 754, like + - * /.
+inline double AtanNonNegative(double z) {
+  constexpr double kHalfPi = 1.57079632679489661923;
+  if (z > 1.0) return kHalfPi - AtanNonNegative(1.0 / z);
+  z = z / (1.0 + std::sqrt(1.0 + z * z));
+  z = z / (1.0 + std::sqrt(1.0 + z * z));
+  const double z2 = z * z;
+  double sum = 0.0, p = z;
+  for (int n = 1; n <= 25; n += 2) {
+    sum = sum + ((n & 2) ? -p : p) / n;
+    p = p * z2;
+  }
+  return 4.0 * sum;
+}
+}  // namespace detail
+
+/// The angle of the point (x, y), in [-pi, pi] (as std::atan2 for finite arguments).
+inline double Atan2(double y, double x) {
+  constexpr double kPi = 3.14159265358979323846;
+  if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 0.0 && y == 0.0) return std::signbit(x) ? (std::signbit(y) ? -kPi : kPi) : y;
+  const double ay = std::fabs(y), ax = std::fabs(x);
+  double a = ax >= ay ? detail::AtanNonNegative(ay / ax)
+                      : 1.57079632679489661923 - detail::AtanNonNegative(ax / ay);
+  if (x < 0.0) a = kPi - a;
+  return std::signbit(y) ? -a : a;
+}
+
+/// glm::slerp (shortest path, linear blend when the two are within float epsilon) with
+/// deterministic trigonometry: the angle from atan2 of its sine and cosine instead of acos.
+inline glm::quat Slerp(const glm::quat& x, const glm::quat& y, float a) {
+  glm::quat z = y;
+  float cos_theta = glm::dot(x, y);
+  if (cos_theta < 0.0f) {
+    z = -y;
+    cos_theta = -cos_theta;
+  }
+  if (cos_theta > 1.0f - std::numeric_limits<float>::epsilon())
+    return glm::quat(x.w + a * (z.w - x.w), x.x + a * (z.x - x.x), x.y + a * (z.y - x.y),
+                     x.z + a * (z.z - x.z));
+  const double c = cos_theta;
+  const double s = std::sqrt(1.0 - c * c);
+  const double angle = Atan2(s, c);
+  const float wa = static_cast<float>(Sin((1.0 - a) * angle) / s);
+  const float wb = static_cast<float>(Sin(a * angle) / s);
+  return x * wa + z * wb;
+}
+
 /// glm::angleAxis with deterministic sine and cosine: rotation of `angle` radians about the unit
 /// `axis`.
 inline glm::quat AngleAxis(float angle, const glm::vec3& axis) {

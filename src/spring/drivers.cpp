@@ -1,6 +1,7 @@
 // ClipDriver and FrameDriver: turning caller frames into fixed 1/120 s steps.
 #include <cmath>
 
+#include "core/det_math.h"
 #include "core/math.h"
 #include "hairswing/motion.h"
 
@@ -12,7 +13,7 @@ Transform Interpolate(const Transform& a, const Transform& b, float t) {
   out.scale = a.scale + (b.scale - a.scale) * t;
   glm::quat qb = b.rotation;
   if (glm::dot(a.rotation, qb) < 0.0f) qb = -qb;  // shortest path
-  out.rotation = glm::normalize(glm::slerp(a.rotation, qb, t));
+  out.rotation = glm::normalize(det::Slerp(a.rotation, qb, t));
   return out;
 }
 

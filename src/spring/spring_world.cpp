@@ -464,11 +464,26 @@ void SpringWorld::ResetDriven(std::span<const glm::mat4> driver_world) {
 
 StepReport SpringWorld::StepDriven(std::span<const glm::mat4> driver_world,
                                    std::span<glm::quat> rotations) {
+  return RunDriven(driver_world, rotations, static_cast<float>(kStep), false);
+}
+
+StepReport SpringWorld::StepDrivenVariable(std::span<const glm::mat4> driver_world,
+                                           std::span<glm::quat> rotations, float dt) {
+  HS_ASSERT(config_.mode == SolverMode::kVrm);
+  return RunDriven(driver_world, rotations, dt, true);
+}
+
+StepReport SpringWorld::RunDriven(std::span<const glm::mat4> driver_world,
+                                  std::span<glm::quat> rotations, float h, bool variable) {
   StepReport rep;
   const Rig& rig = *rig_;
   HS_ASSERT(rotations.size() == rig.joint_node().size());
   if (!MatricesFinite(driver_world)) {
     rep.flags |= kStepRefusedNonFinite;
+    return rep;
+  }
+  if (!(h > 0.0f)) {
+    rep.flags |= kStepZeroDt;
     return rep;
   }
   if (config_.mode == SolverMode::kVrm && config_.vrm_three_compat) {
@@ -482,7 +497,7 @@ StepReport SpringWorld::StepDriven(std::span<const glm::mat4> driver_world,
         owned_.empty() || !owned_[node] ? rig.rest_local()[node].rotation : rotations[j];
   }
   SetDriverWorld(driver_world);
-  rep = Solve(driven_pose_, static_cast<float>(kStep), false, rep);
+  rep = Solve(driven_pose_, h, variable, rep);
   for (size_t j = 0; j < rotations.size(); ++j)
     rotations[j] = driven_pose_[rig.joint_node()[j]].rotation;
   return rep;

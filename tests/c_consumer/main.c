@@ -137,7 +137,19 @@ int main(int argc, char** argv) {
     CHECK(hs_world_advance(b, drivers, -1.0, rot, &r) == HS_INVALID_ARGUMENT, "negative dt");
     CHECK(strstr(hs_last_error(), "dt") != NULL, "dt message: %s", hs_last_error());
     CHECK(hs_world_set_mode(b, (hs_mode)7) == HS_INVALID_ARGUMENT, "bad mode accepted");
+    /* 4c. three-vrm's variable step exists in vrm mode only. */
+    drivers[12] = 0.0f;
+    const hs_status sv = hs_world_step_variable(b, drivers, 1.0 / 60.0, rot, &r);
+    CHECK(m == HS_MODE_VRM ? sv == HS_OK && r.steps_run == 1 : sv == HS_INVALID_ARGUMENT,
+          "%s: step_variable status %d", kModes[m], (int)sv);
     CHECK(hs_world_set_mode(b, HS_MODE_VRM) == HS_OK, "set mode");
+    CHECK(hs_world_step_variable(b, drivers, 0.0, rot, &r) == HS_INVALID_ARGUMENT, "dt 0");
+    /* Every joint is a file node or an added end node (-1); out of range gives -2. */
+    for (size_t j = 0; j < nj; ++j) {
+      const int32_t f = hs_avatar_file_node(av, hs_world_joint_nodes(b)[j]);
+      CHECK(f >= -1 && f < (int32_t)n, "joint %zu: file node %d", j, (int)f);
+    }
+    CHECK(hs_avatar_file_node(av, (int32_t)n) == -2, "out-of-range node");
     free(drivers);
     free(rot);
     hs_world_destroy(a);

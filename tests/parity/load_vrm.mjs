@@ -6,7 +6,8 @@ import { VRMLoaderPlugin, VRMUtils } from '@pixiv/three-vrm';
 
 export { THREE, VRMUtils };
 
-/** Returns {gltf, vrm, manager, root, nodes}; options.extendedSpecVersion as in three_vrm_run. */
+/** Returns {gltf, vrm, manager, root, nodes, data} (data: the stripped file GLTFLoader parsed, an
+ * ArrayBuffer or a JSON string); options.extendedSpecVersion as in three_vrm_run. */
 export async function loadForSprings(bytes, options = {}) {
   const motion = { extendedSpecVersion: !!options.extendedSpecVersion };
   // Node cannot decode images: drop images, textures and material texture references. For a
@@ -68,5 +69,5 @@ export async function loadForSprings(bytes, options = {}) {
   if (!manager) throw new Error('no spring bones found');
   const root = vrm ? vrm.scene : gltf.scene;
   const nodes = await gltf.parser.getDependencies('node');
-  return { gltf, vrm, manager, root, nodes };
+  return { gltf, vrm, manager, root, nodes, data };
 }
