@@ -18,7 +18,8 @@ Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::st
   std::ifstream in(path);
   if (!in) return Status(StatusCode::kIoError, path + ": cannot open");
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Status(StatusCode::kInvalidInput, path + ": not JSON");
+  if (j.is_discarded() || !j.is_object())
+    return Status(StatusCode::kInvalidInput, path + ": not JSON");
   auto rig = BuildRig(avatar);
   if (!rig.ok()) return rig.status();
   SpringConfig cfg;
@@ -27,16 +28,18 @@ Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::st
   if (!world.ok()) return world.status();
   const size_t n = world->driver_nodes().size();
   if (!j.contains("drivers") || j["drivers"] != n)
-    return Status(StatusCode::kInvalidInput,
-                  path + ": drivers: the recording has " + j.value("drivers", nlohmann::json()).dump() +
-                      " driver matrices, this avatar's springs read " + std::to_string(n));
+    return Status(StatusCode::kInvalidInput, path + ": drivers: the recording has " +
+                                                 j.value("drivers", nlohmann::json()).dump() +
+                                                 " driver matrices, this avatar's springs read " +
+                                                 std::to_string(n));
   std::vector<glm::mat4> m(n);
   auto read = [&](const nlohmann::json& a, const std::string& where) -> Status {
     if (!a.is_array() || a.size() != 16 * n)
-      return Status(StatusCode::kInvalidInput, path + ": " + where + ": expected " +
-                                                   std::to_string(16 * n) + " numbers");
+      return Status(StatusCode::kInvalidInput,
+                    path + ": " + where + ": expected " + std::to_string(16 * n) + " numbers");
     for (size_t i = 0; i < 16 * n; ++i) {
-      if (!a[i].is_number()) return Status(StatusCode::kInvalidInput, path + ": " + where + ": not a number");
+      if (!a[i].is_number())
+        return Status(StatusCode::kInvalidInput, path + ": " + where + ": not a number");
       m[i / 16][static_cast<int>(i % 16 / 4)][static_cast<int>(i % 4)] = a[i].get<float>();
     }
     return Status();

@@ -59,11 +59,11 @@ TEST(DetMath, Atan2AndSlerpCloseToTheCLibraryAndGlm) {
   // rotations (the linear branch).
   float worst_slerp = 0;
   for (int i = 0; i < 2000; ++i) {
-    const glm::quat a = glm::normalize(glm::quat(std::cos(i * 0.7f), std::sin(i * 1.3f),
-                                                 std::cos(i * 2.1f), std::sin(i * 0.37f)));
+    const glm::quat a = glm::normalize(
+        glm::quat(std::cos(i * 0.7f), std::sin(i * 1.3f), std::cos(i * 2.1f), std::sin(i * 0.37f)));
     const float step = i % 4 == 0 ? 1e-5f : 0.9f;
-    const glm::quat b = glm::normalize(glm::quat(a.w + step * std::sin(i * 0.11f), a.x, a.y,
-                                                 a.z - step * std::cos(i * 0.5f)));
+    const glm::quat b = glm::normalize(
+        glm::quat(a.w + step * std::sin(i * 0.11f), a.x, a.y, a.z - step * std::cos(i * 0.5f)));
     const glm::quat c = i % 2 ? -b : b;
     const float t = (i % 11) / 10.0f;
     const glm::quat d = det::Slerp(a, c, t), g = glm::slerp(a, c, t);

@@ -310,8 +310,8 @@ hs_status hs_world_advance(hs_world* w, const float* drivers16, double dt, float
   });
 }
 
-hs_status hs_world_step_variable(hs_world* w, const float* drivers16, double dt,
-                                 float* rotations4, hs_step_report* report) {
+hs_status hs_world_step_variable(hs_world* w, const float* drivers16, double dt, float* rotations4,
+                                 hs_step_report* report) {
   return Guard([&] {
     if (!w || (!drivers16 && !w->drivers.empty()) || (!rotations4 && !w->rotations.empty()))
       return Fail(HS_INVALID_ARGUMENT, "hs_world_step_variable: NULL argument");

@@ -80,12 +80,16 @@ function readJson(u8, name) {
   try {
     if (u8.length >= 20 && u8[0] === 0x67 && u8[1] === 0x6c && u8[2] === 0x54 && u8[3] === 0x46) {
       const view = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+      const total = view.getUint32(8, true);
+      if (total > u8.length) throw new Error(`truncated: the GLB header says ${total} bytes, there are ${u8.length}`);
       const length = view.getUint32(12, true);
       return JSON.parse(new TextDecoder().decode(u8.subarray(20, 20 + length)));
     }
     return JSON.parse(new TextDecoder().decode(u8));
   } catch (e) {
-    throw new Error(`hairswing: ${name}: not a glTF file (${e.message})`);
+    const err = new Error(`hairswing: ${name}: not a glTF file (${e.message})`);
+    err.code = 'invalid input';
+    throw err;
   }
 }
 
@@ -207,7 +211,7 @@ export class HairswingSpringBones {
     const json = readJson(u8, name);
     const external = (json.buffers || []).findIndex((b) => b.uri && !b.uri.startsWith('data:'));
     if (external >= 0 && !(u8[0] === 0x67 && u8[1] === 0x6c)) {
-      if (!gltf) throw new Error(`hairswing: ${name}: buffers[${external}].uri "${json.buffers[external].uri}" is a separate file: pass options.gltf (the GLTFLoader result), whose loaded buffers are used, or load a .glb/.vrm`);
+      if (!gltf || !gltf.parser || typeof gltf.parser.getDependency !== 'function') throw new Error(`hairswing: ${name}: buffers[${external}].uri "${json.buffers[external].uri}" is a separate file: pass options.gltf (the GLTFLoader result), whose loaded buffers are used, or load a .glb/.vrm`);
       u8 = await packGltf(json, gltf);
     }
     const M = await loadModule(options);

@@ -1,0 +1,111 @@
+// Types of hairswing-three (src/index.js). The package needs no import of three: objects are
+// typed structurally as what it calls on them, so any three.js Object3D fits.
+
+/** The part of a three.js Object3D the package uses. */
+export interface Object3DLike {
+  isObject3D: boolean;
+  name: string;
+  parent: Object3DLike | null;
+  children: Object3DLike[];
+  userData: Record<string, unknown>;
+  matrixWorld: { elements: ArrayLike<number> };
+  quaternion: { set(x: number, y: number, z: number, w: number): unknown };
+  updateWorldMatrix(updateParents: boolean, updateChildren: boolean): void;
+}
+
+/** 'arc': hairswing's solver; 'parent': the previous (parent-relative) solver; 'vrm': the VRM reference. */
+export type HairswingMode = 'arc' | 'parent' | 'vrm';
+
+export interface HairswingConfig {
+  /** Solver, switchable at run time (default 'arc'). */
+  mode: HairswingMode;
+  /** 'fixed' (default): 1/120 s steps, drivers interpolated between frames, frame-rate independent.
+   *  'frame' (vrm mode only): one step of the caller's delta per update, as three-vrm does. */
+  stepping: 'fixed' | 'frame';
+  /** arc/parent: tuned damping (default true); false = the plain VRM mapping. */
+  tuned: boolean;
+  /** arc: 0..1, how much of the author's swing is kept (default 1). */
+  arcLiveliness: number;
+  /** Multiplies every joint's stiffness (default 1). */
+  stiffnessScale: number;
+  /** vrm: reproduce three-vrm 3.5.5 exactly, quirks included (default false). */
+  threeVrmCompat: boolean;
+  /** Metres an attachment may jump in one step before the chain is reset (default 0.5). */
+  teleportDistance: number;
+  /** Radians an attachment may turn in one step before the chain is reset (default 1.5). */
+  teleportAngle: number;
+}
+
+export interface HairswingOptions extends Partial<HairswingConfig> {
+  /** Name used in error messages (default 'avatar'). */
+  name?: string;
+  /** The GLTFLoader result: nodes are matched by the loader's own record, and a .gltf's separate
+   *  buffers are taken from it. Without it, nodes are matched by walking vrm.scene. */
+  gltf?: { scene: Object3DLike; parser: unknown; userData: Record<string, unknown> };
+  /** Take the place of vrm.springBoneManager, so vrm.update(delta) runs hairswing (default true). */
+  replaceManager?: boolean;
+  /** The .wasm file's bytes, if the app loads them itself. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where to fetch the .wasm from (default: beside the package's module). */
+  wasmUrl?: string | URL;
+}
+
+export interface HairswingJoint {
+  /** Index in the solver's joint order (as in tails()). */
+  index: number;
+  /** glTF node index; -1 for an end node hairswing added (a spring's virtual tail). */
+  node: number;
+  /** The bone the solver rotates, or null for an added end node. */
+  bone: Object3DLike | null;
+}
+
+export interface HairswingStats {
+  updates: number;
+  /** Solver steps run since creation. */
+  steps: number;
+  contacts: number;
+  teleports: number;
+  stepsDropped: number;
+  /** Step report flags of the last update (see include/hairswing/hairswing.h, HS_STEP_*). */
+  lastFlags: number;
+  /** Microseconds of the last update, and the median and 95th percentile of the last 256. */
+  lastMicros: number;
+  p50Micros: number;
+  p95Micros: number;
+}
+
+export const DEFAULT_CONFIG: Readonly<HairswingConfig>;
+
+export class HairswingSpringBones {
+  /** Loads `bytes` (the file GLTFLoader parsed) into the WebAssembly solver for `vrm` (or the
+   *  GLTFLoader result). Rejects with an Error naming the file and field when the file is unusable. */
+  static fromVRM(vrm: object, bytes: ArrayBuffer | ArrayBufferView, options?: HairswingOptions): Promise<HairswingSpringBones>;
+  private constructor();
+
+  /** The spring joints in solver order. */
+  readonly joints: ReadonlyArray<HairswingJoint>;
+  /** The objects whose world matrices the solver reads: chain attachments, centres, collider nodes. */
+  readonly drivers: Object3DLike[];
+  /** The manager this one replaced on the VRM (put back by dispose), or null. */
+  readonly replacedManager: unknown;
+  mode: HairswingMode;
+  readonly config: HairswingConfig;
+  readonly stats: HairswingStats;
+
+  /** Advances the hair by delta seconds (finite, >= 0) and writes the joint rotations into the bones. */
+  update(delta: number): void;
+  /** Hair at rest under the current pose; bones back to their rest rotation. */
+  reset(): void;
+  /** As reset(): hairswing keeps the file's rest pose (three-vrm takes the current pose as rest). */
+  setInitState(): void;
+  /** Changes options; rebuilds the solver and resets the hair. */
+  configure(changes: Partial<HairswingConfig>): void;
+  /** 16 hex digits of the solver state (the same value natively for the same input). */
+  stateHash(): string;
+  /** World positions of the joints' segment ends after the last step, 3 floats per joint. */
+  tails(): Float32Array;
+  /** The driver matrices last passed to the solver, 16 floats each (hairswing's axes). */
+  driverMatrices(): Float32Array;
+  /** Frees the solver and restores the VRM's own manager; later calls throw. */
+  dispose(): void;
+}

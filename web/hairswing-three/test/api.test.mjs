@@ -1,0 +1,183 @@
+// The package's surface: drop-in replacement of three-vrm's manager, node matching without the
+// GLTFLoader result, mode switching, config, stats, and the errors a user can run into (bad
+// bytes, misuse), which must be JS Errors with a message naming the problem, never a crash, and
+// must leave nothing half-built.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { HairswingSpringBones, DEFAULT_CONFIG } from '../src/index.js';
+import { demoAvatar, headTurn, load, missing, sharedData } from './helpers.mjs';
+
+async function setup(file, options = {}) {
+  const side = await load(file);
+  if (side.gltf.parser.json.extensions.VRM) side.VRMUtils.rotateVRM0(side.vrm);
+  side.root.updateMatrixWorld(true);
+  const springs = await HairswingSpringBones.fromVRM(side.vrm, side.data, options);
+  return { side, springs };
+}
+
+function turnHead(side, t) {
+  const head = side.vrm.humanoid.getNormalizedBoneNode('head');
+  head.rotation.set(headTurn(t).pitch, headTurn(t).yaw, 0);
+}
+
+test('replaces vrm.springBoneManager; vrm.update(delta) moves the hair; dispose puts it back', async (t) => {
+  if (missing()) return t.skip(missing());
+  const { side, springs } = await setup(demoAvatar('layered'));
+  const original = springs.replacedManager;
+  assert.ok(original && typeof original.update === 'function', 'three-vrm manager kept');
+  assert.equal(side.vrm.springBoneManager, springs);
+  const bone = springs.joints.find((j) => j.bone).bone;
+  const rest = bone.quaternion.clone();
+  for (let f = 1; f <= 60; f++) {
+    turnHead(side, f / 60);
+    side.vrm.update(1 / 60);
+  }
+  assert.ok(!bone.quaternion.equals(rest), 'the first joint did not turn');
+  const s = springs.stats;
+  assert.equal(s.updates, 60);
+  assert.equal(s.steps, 120, 'two 1/120 s steps per 60 Hz frame');
+  assert.ok(s.p50Micros > 0 && s.p95Micros >= s.p50Micros, `timing ${s.p50Micros} ${s.p95Micros}`);
+  assert.match(springs.stateHash(), /^[0-9a-f]{16}$/);
+  springs.dispose();
+  assert.equal(side.vrm.springBoneManager, original);
+  springs.dispose(); // twice is fine
+});
+
+test('nodes matched from the scene alone equal the loader\'s own record', async (t) => {
+  if (missing()) return t.skip(missing());
+  const files = [demoAvatar('layered'), demoAvatar('ponytail'), path.join(sharedData, 'avatars/godette.vrm')].filter((f) => fs.existsSync(f));
+  for (const file of files) {
+    const side = await load(file);
+    const a = await HairswingSpringBones.fromVRM(side.vrm, side.data, { replaceManager: false });
+    const b = await HairswingSpringBones.fromVRM(side.vrm, side.data, { replaceManager: false, gltf: side.gltf });
+    assert.deepEqual(a.drivers, b.drivers, path.basename(file));
+    assert.deepEqual(a.joints.map((j) => j.bone), b.joints.map((j) => j.bone), path.basename(file));
+    for (const j of b.joints) {
+      if (j.bone) assert.equal(side.gltf.parser.associations.get(j.bone).nodes, j.node);
+    }
+    a.dispose();
+    b.dispose();
+  }
+});
+
+test('mode switches at run time and changes the motion; configure rebuilds', async (t) => {
+  if (missing()) return t.skip(missing());
+  const runs = {};
+  for (const plan of [['arc'], ['parent'], ['arc', 'parent']]) {
+    const { side, springs } = await setup(demoAvatar('layered'), { mode: plan[0] });
+    for (let f = 1; f <= 120; f++) {
+      if (f === 60 && plan[1]) springs.mode = plan[1];
+      turnHead(side, f / 60);
+      side.vrm.update(1 / 60);
+    }
+    assert.equal(springs.mode, plan[plan.length - 1]);
+    runs[plan.join('>')] = springs.stateHash();
+    springs.dispose();
+  }
+  assert.notEqual(runs.arc, runs.parent);
+  assert.notEqual(runs['arc>parent'], runs.arc);
+  assert.notEqual(runs['arc>parent'], runs.parent);
+
+  const { springs } = await setup(demoAvatar('layered'));
+  assert.deepEqual(springs.config, { ...DEFAULT_CONFIG });
+  springs.configure({ mode: 'vrm', stepping: 'frame', threeVrmCompat: true });
+  assert.equal(springs.config.stepping, 'frame');
+  springs.update(1 / 30);
+  assert.equal(springs.stats.steps, 1, 'frame stepping: one step per update');
+  assert.throws(() => { springs.mode = 'arc'; }, /stepping 'frame'.*vrm mode only/);
+  assert.throws(() => springs.configure({ arcLiveliness: 2 }), /arcLiveliness must be in \[0, 1\]/);
+  assert.throws(() => springs.configure({ colour: 'red' }), /unknown option colour/);
+  assert.equal(springs.config.mode, 'vrm', 'a refused change leaves the config as it was');
+  springs.dispose();
+});
+
+test('bad bytes: a JS Error naming the file and the field, nothing half-built', async (t) => {
+  if (missing()) return t.skip(missing());
+  const side = await load(demoAvatar('ponytail'));
+  const good = new Uint8Array(side.data);
+  const manager = side.vrm.springBoneManager;
+  const cases = [
+    ['text.vrm', new TextEncoder().encode('hello, I am not a model'), /text\.vrm: not a glTF file/],
+    ['truncated.vrm', good.subarray(0, 200), /truncated\.vrm/],
+    ['empty.vrm', new Uint8Array(0), /empty\.vrm/],
+  ];
+  // A GLB whose JSON names a node that does not exist: the message names the field.
+  const json = JSON.parse(new TextDecoder().decode(good.subarray(20, 20 + new DataView(good.buffer, good.byteOffset).getUint32(12, true))));
+  json.extensions.VRMC_springBone.springs[0].joints[0].node = 9999;
+  const text = new TextEncoder().encode(JSON.stringify(json).padEnd(Math.ceil(JSON.stringify(json).length / 4) * 4, ' '));
+  const rest = good.subarray(20 + new DataView(good.buffer, good.byteOffset).getUint32(12, true));
+  const glb = new Uint8Array(20 + text.length + rest.length);
+  const dv = new DataView(glb.buffer);
+  dv.setUint32(0, 0x46546c67, true); dv.setUint32(4, 2, true); dv.setUint32(8, glb.length, true);
+  dv.setUint32(12, text.length, true); dv.setUint32(16, 0x4e4f534a, true);
+  glb.set(text, 20); glb.set(rest, 20 + text.length);
+  cases.push(['badnode.vrm', glb, /badnode\.vrm.*springs\[0\]\.joints\[0\]\.node/]);
+  for (const [name, bytes, pattern] of cases) {
+    await assert.rejects(HairswingSpringBones.fromVRM(side.vrm, bytes, { name }), (e) => {
+      assert.ok(e instanceof Error);
+      assert.match(e.message, pattern);
+      return true;
+    }, name);
+    assert.equal(side.vrm.springBoneManager, manager, `${name}: the VRM was changed`);
+  }
+  // Nothing leaks: many failed loads do not grow the module's memory, and a good load still works.
+  const { default: createHairswing } = await import('../wasm/hairswing.mjs'); // (same module file)
+  assert.ok(createHairswing);
+  const probe = await HairswingSpringBones.fromVRM(side.vrm, good, { replaceManager: false });
+  const heapBefore = probe._M.HEAPU8.length;
+  for (let i = 0; i < 300; i++) await HairswingSpringBones.fromVRM(side.vrm, glb, { name: 'badnode.vrm' }).catch(() => {});
+  assert.equal(probe._M.HEAPU8.length, heapBefore, 'failed loads grew the module memory');
+  probe.dispose();
+  await assert.rejects(HairswingSpringBones.fromVRM(side.vrm, 'not bytes'), TypeError);
+  await assert.rejects(HairswingSpringBones.fromVRM(null, good), TypeError);
+  await assert.rejects(HairswingSpringBones.fromVRM(side.vrm, good, { mode: 'wobbly' }), /mode must be one of arc, parent, vrm/);
+});
+
+test('misuse: constructor, NaN or negative delta, calls after dispose', async (t) => {
+  if (missing()) return t.skip(missing());
+  assert.throws(() => new HairswingSpringBones(), /HairswingSpringBones\.fromVRM/);
+  const { springs } = await setup(demoAvatar('ponytail'));
+  const before = springs.stateHash();
+  for (const bad of [NaN, -0.1, Infinity, '0.016', undefined]) {
+    assert.throws(() => springs.update(bad), RangeError, String(bad));
+  }
+  assert.equal(springs.stateHash(), before, 'a refused update changed the state');
+  springs.update(0); // zero is allowed and does nothing
+  assert.equal(springs.stateHash(), before);
+  springs.dispose();
+  for (const call of [() => springs.update(0.01), () => springs.reset(), () => springs.stateHash(), () => springs.tails(), () => { springs.mode = 'vrm'; }]) {
+    assert.throws(call, /after dispose\(\)/);
+  }
+});
+
+test('a .gltf with separate buffers: packed from the buffers GLTFLoader loaded', async (t) => {
+  if (missing()) return t.skip(missing());
+  const file = path.join(sharedData, 'fixtures/three-vrm/sphere-collider.gltf');
+  if (!fs.existsSync(file)) return t.skip('../shared/data/fixtures/three-vrm/sphere-collider.gltf not present');
+  const side = await load(file);
+  const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const bytes = fs.readFileSync(file);
+  for (const gltf of [undefined, { scene: side.gltf.scene, userData: {} }]) {
+    await assert.rejects(HairswingSpringBones.fromVRM({ scene: side.gltf.scene }, bytes, { gltf, name: 'sphere-collider.gltf' }),
+      /sphere-collider\.gltf: buffers\[0\]\.uri "sphere_mesh\.bin" is a separate file: pass options\.gltf/);
+  }
+  // A GLTFLoader result whose parser hands out the buffers (the fixture ships without its .bin,
+  // which holds only the sphere's mesh: zeros of the declared size stand in for it).
+  let asked = 0;
+  const parser = {
+    associations: side.gltf.parser.associations,
+    getDependency: async (type, i) => {
+      assert.equal(type, 'buffer');
+      asked++;
+      return new ArrayBuffer(json.buffers[i].byteLength);
+    },
+  };
+  const springs = await HairswingSpringBones.fromVRM(side.gltf, bytes, { gltf: { scene: side.gltf.scene, userData: {}, parser } });
+  assert.equal(asked, json.buffers.length);
+  const ours = new Set(springs.joints.map((j) => j.bone));
+  for (const j of side.manager.joints) assert.ok(ours.has(j.bone), `three-vrm joint ${j.bone.name} missing`);
+  springs.update(1 / 60);
+  springs.dispose();
+});
