@@ -53,6 +53,26 @@ typedef enum hs_mode {
   HS_MODE_MAX_ENUM = 0x7FFFFFFF
 } hs_mode;
 
+typedef enum hs_collider_shape {
+  HS_SHAPE_SPHERE = 0,
+  HS_SHAPE_CAPSULE = 1,
+  HS_SHAPE_INSIDE_SPHERE = 2, /* VRMC_springBone_extended_collider: keeps joints inside */
+  HS_SHAPE_INSIDE_CAPSULE = 3,
+  HS_SHAPE_PLANE = 4,
+  HS_SHAPE_MAX_ENUM = 0x7FFFFFFF
+} hs_collider_shape;
+
+/* A collider as the solver uses it, in its node's local frame (hairswing's axes, see
+ * hs_avatar_axes_flipped). radius is in the node's units; unused for planes. */
+typedef struct hs_collider {
+  int32_t node; /* rig node */
+  hs_collider_shape shape;
+  float offset[3]; /* sphere centre, capsule head, a point on the plane */
+  float tail[3];   /* capsule tail */
+  float normal[3]; /* plane normal */
+  float radius;
+} hs_collider;
+
 /* Step report flags (what happened during the frame or step; bits accumulate). */
 enum {
   HS_STEP_REFUSED_NON_FINITE = 1 << 0, /* NaN/inf in the input: nothing changed */
@@ -117,6 +137,9 @@ HS_API hs_status hs_avatar_rest_pose(const hs_avatar* avatar, float* pose10, siz
  * scene graph computes them. */
 HS_API hs_status hs_avatar_world_from_pose(const hs_avatar* avatar, const float* pose10,
                                            float* world16, size_t count);
+/* The colliders of the avatar's springs (for overlays and engines that draw or reuse them). */
+HS_API size_t hs_avatar_collider_count(const hs_avatar* avatar);
+HS_API hs_status hs_avatar_collider(const hs_avatar* avatar, size_t index, hs_collider* out);
 /* State hash after the 12 s standard head-turn, clip-driven at fps frames per second (10..1000):
  * what `hairswing hash` prints. */
 HS_API hs_status hs_head_turn_hash(const hs_avatar* avatar, hs_mode mode, int32_t fps,

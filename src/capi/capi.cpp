@@ -37,6 +37,17 @@ namespace {
 
 using hairswing::Transform;
 
+// The C enums are the C++ ones by value (the API casts between them).
+static_assert(static_cast<int>(hairswing::ColliderShape::kSphere) == HS_SHAPE_SPHERE &&
+              static_cast<int>(hairswing::ColliderShape::kCapsule) == HS_SHAPE_CAPSULE &&
+              static_cast<int>(hairswing::ColliderShape::kInsideSphere) == HS_SHAPE_INSIDE_SPHERE &&
+              static_cast<int>(hairswing::ColliderShape::kInsideCapsule) ==
+                  HS_SHAPE_INSIDE_CAPSULE &&
+              static_cast<int>(hairswing::ColliderShape::kPlane) == HS_SHAPE_PLANE);
+static_assert(static_cast<int>(hairswing::SolverMode::kArc) == HS_MODE_ARC &&
+              static_cast<int>(hairswing::SolverMode::kParent) == HS_MODE_PARENT &&
+              static_cast<int>(hairswing::SolverMode::kVrm) == HS_MODE_VRM);
+
 thread_local std::string g_error;
 
 hs_status Fail(hs_status code, std::string message) {
@@ -199,6 +210,32 @@ hs_status hs_avatar_world_from_pose(const hs_avatar* a, const float* pose10, flo
     std::vector<glm::mat4> world(count);
     hairswing::ComputeWorld(a->rig, local, world);
     std::memcpy(world16, static_cast<const void*>(world.data()), count * sizeof(glm::mat4));
+    return Ok();
+  });
+}
+
+size_t hs_avatar_collider_count(const hs_avatar* a) {
+  return a ? a->rig.collider_node().size() : 0;
+}
+
+hs_status hs_avatar_collider(const hs_avatar* a, size_t index, hs_collider* out) {
+  return Guard([&] {
+    if (!a || !out) return Fail(HS_INVALID_ARGUMENT, "hs_avatar_collider: NULL argument");
+    const hairswing::Rig& r = a->rig;
+    if (index >= r.collider_node().size())
+      return Fail(HS_INVALID_ARGUMENT,
+                  "hs_avatar_collider: index " + std::to_string(index) + " out of range (" +
+                      std::to_string(r.collider_node().size()) + " colliders)");
+    hs_collider c{};
+    c.node = r.collider_node()[index];
+    c.shape = static_cast<hs_collider_shape>(r.collider_shape()[index]);
+    for (int k = 0; k < 3; ++k) {
+      c.offset[k] = r.collider_offset()[index][k];
+      c.tail[k] = r.collider_tail()[index][k];
+      c.normal[k] = r.collider_normal()[index][k];
+    }
+    c.radius = r.collider_radius()[index];
+    *out = c;
     return Ok();
   });
 }

@@ -150,6 +150,16 @@ int main(int argc, char** argv) {
       CHECK(f >= -1 && f < (int32_t)n, "joint %zu: file node %d", j, (int)f);
     }
     CHECK(hs_avatar_file_node(av, (int32_t)n) == -2, "out-of-range node");
+    /* Colliders: each on a node of the avatar, with a shape the header names. */
+    const size_t nc = hs_avatar_collider_count(av);
+    CHECK(nc > 0, "the ponytail demo has colliders");
+    for (size_t i = 0; i < nc; ++i) {
+      hs_collider c;
+      CHECK(hs_avatar_collider(av, i, &c) == HS_OK, "collider %zu", i);
+      CHECK(c.node >= 0 && c.node < (int32_t)n && c.shape <= HS_SHAPE_PLANE, "collider %zu", i);
+    }
+    hs_collider none;
+    CHECK(hs_avatar_collider(av, nc, &none) == HS_INVALID_ARGUMENT, "collider out of range");
     free(drivers);
     free(rot);
     hs_world_destroy(a);

@@ -59,6 +59,20 @@ export interface HairswingJoint {
   bone: Object3DLike | null;
 }
 
+export interface HairswingCollider {
+  /** The collider's node object (null if it is not in the scene). */
+  object: Object3DLike | null;
+  /** glTF node index. */
+  node: number;
+  shape: 'sphere' | 'capsule' | 'insideSphere' | 'insideCapsule' | 'plane';
+  /** In the node's local frame: sphere centre / capsule head / a point on the plane. */
+  offset: [number, number, number];
+  tail: [number, number, number];
+  normal: [number, number, number];
+  /** In the node's units; unused for planes. */
+  radius: number;
+}
+
 export interface HairswingStats {
   updates: number;
   /** Solver steps run since creation. */
@@ -86,6 +100,8 @@ export class HairswingSpringBones {
   readonly joints: ReadonlyArray<HairswingJoint>;
   /** The objects whose world matrices the solver reads: chain attachments, centres, collider nodes. */
   readonly drivers: Object3DLike[];
+  /** The springs' colliders (read-only; for overlays). */
+  readonly colliders: ReadonlyArray<HairswingCollider>;
   /** The manager this one replaced on the VRM (put back by dispose), or null. */
   readonly replacedManager: unknown;
   mode: HairswingMode;

@@ -15,6 +15,8 @@
 import createHairswing from '../wasm/hairswing.mjs';
 
 const MODES = ['arc', 'parent', 'vrm'];
+const SHAPES = ['sphere', 'capsule', 'insideSphere', 'insideCapsule', 'plane'];
+const COLLIDER_BYTES = 48; // hs_collider: node, shape, offset[3], tail[3], normal[3], radius
 const STEPPINGS = ['fixed', 'frame'];
 const STATUS = ['ok', 'invalid input', 'invalid argument', 'out of memory', 'internal error',
   'unsupported', 'i/o error'];
@@ -251,6 +253,10 @@ export class HairswingSpringBones {
       this._release();
       throw e;
     }
+    /** The springs' colliders, in their node's frame (file axes): {object, node, shape, offset,
+     *  tail, normal, radius}; shape is 'sphere', 'capsule', 'insideSphere', 'insideCapsule' or
+     *  'plane'. Read-only: the solver's copy is fixed at load. */
+    this.colliders = this._readColliders();
     /** The manager this one replaced on the VRM (restored by dispose), or null. */
     this.replacedManager = null;
     this._target = target;
@@ -337,6 +343,29 @@ export class HairswingSpringBones {
       M._free(pose);
     }
     this._heap = null;
+  }
+
+  _readColliders() {
+    const M = this._M;
+    const n = Number(M._hs_avatar_collider_count(this._avatar));
+    const out = [];
+    const p = M._malloc(COLLIDER_BYTES);
+    try {
+      const flip = this._flipped ? -1 : 1;
+      for (let i = 0; i < n; i++) {
+        const status = M._hs_avatar_collider(this._avatar, i, p);
+        if (status !== 0) throw hairswingError(M, status, 'collider');
+        const i32 = M.HEAP32;
+        const f = M.HEAPF32;
+        const b = p >> 2;
+        const vec = (k) => [flip * f[b + k], f[b + k + 1], flip * f[b + k + 2]];
+        const node = M._hs_avatar_file_node(this._avatar, i32[b]);
+        out.push({ object: node >= 0 ? this._objects[node] : null, node, shape: SHAPES[i32[b + 1]], offset: vec(2), tail: vec(5), normal: vec(8), radius: f[b + 11] });
+      }
+    } finally {
+      M._free(p);
+    }
+    return out;
   }
 
   _nodeName(node) {

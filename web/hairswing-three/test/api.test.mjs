@@ -62,6 +62,31 @@ test('nodes matched from the scene alone equal the loader\'s own record', async 
   }
 });
 
+test('colliders: the same shapes, nodes and sizes three-vrm read from the file', async (t) => {
+  if (missing()) return t.skip(missing());
+  const files = [demoAvatar('layered'), path.join(sharedData, 'avatars/godette.vrm'),
+    path.join(sharedData, 'fixtures/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm')].filter((f) => fs.existsSync(f));
+  for (const file of files) {
+    const { side, springs } = await setup(file);
+    const theirs = Array.from(side.manager.colliders);
+    assert.ok(theirs.length > 0, `${path.basename(file)}: no colliders`);
+    assert.equal(springs.colliders.length, theirs.length, path.basename(file));
+    // three-vrm puts each collider on an object under its node; match by node and offset.
+    for (const c of theirs) {
+      const shape = c.shape;
+      const match = springs.colliders.find((o) => o.object === c.parent &&
+        Math.hypot(o.offset[0] - shape.offset.x, o.offset[1] - shape.offset.y, o.offset[2] - shape.offset.z) < 1e-6);
+      assert.ok(match, `${path.basename(file)}: no collider on ${c.parent.name} at ${shape.offset.toArray()}`);
+      assert.equal(match.shape.toLowerCase().includes(shape.type), true, `${match.shape} vs ${shape.type}`);
+      assert.ok(Math.abs(match.radius - shape.radius) < 1e-6, `radius ${match.radius} vs ${shape.radius}`);
+      if (shape.type === 'capsule') {
+        assert.ok(Math.hypot(match.tail[0] - shape.tail.x, match.tail[1] - shape.tail.y, match.tail[2] - shape.tail.z) < 1e-6);
+      }
+    }
+    springs.dispose();
+  }
+});
+
 test('mode switches at run time and changes the motion; configure rebuilds', async (t) => {
   if (missing()) return t.skip(missing());
   const runs = {};
