@@ -11,6 +11,10 @@
 // of the driver nodes in, spring joint rotations out: two 1/120 s steps per frame) after the
 // caller's own world transforms were computed (not timed). Arc and parent run whole-link contact
 // checks on the stress rigs (as the targets of issue 10 ask) and the file's own choice elsewhere.
+// A fifth column, when the WebAssembly module is built (scripts/build-wasm): the npm package
+// hairswing-three in arc mode in this process, its update(1/60) timed like three-vrm's (it reads
+// the driver objects' world matrices and writes the bones' quaternions itself; segment checks as
+// the file says).
 // Writes DIR/peer.json and DIR/peer.md and prints the table.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +42,12 @@ if (!bench || files.length === 0 || !(rounds >= 2)) {
 }
 fs.mkdirSync(outDir, { recursive: true });
 const FRAMES = 720; // the 12 s head-turn at 60 fps
+let HairswingSpringBones = null;
+try {
+  ({ HairswingSpringBones } = await import('../../web/hairswing-three/src/index.js'));
+} catch (e) {
+  process.stderr.write(`peer: the npm package is not measured (${String(e.message).slice(0, 120)}; run scripts/build-wasm)\n`);
+}
 const MODES = ['arc', 'parent', 'vrm'];
 
 function stats(ns) {
@@ -99,14 +109,42 @@ async function benchFile(file) {
     }
     return ns;
   };
+  // The npm package on its own copy of the scene, under the same motion.
+  let wasmRound = null;
+  if (HairswingSpringBones) {
+    const copy = await loadForSprings(fs.readFileSync(file));
+    if (motion.vrm0) VRMUtils.rotateVRM0(copy.vrm);
+    copy.root.updateMatrixWorld(true);
+    const springs = await HairswingSpringBones.fromVRM(copy.vrm || copy.gltf, copy.data, { gltf: copy.gltf, replaceManager: false, mode: 'arc', name: label });
+    const h2 = copy.nodes[motion.head];
+    const p2 = motion.hips >= 0 ? copy.nodes[motion.hips] : null;
+    let f2 = 0;
+    wasmRound = () => {
+      const ns = new Array(FRAMES);
+      for (let i = 0; i < FRAMES; ++i, ++f2) {
+        const f = motion.frames[f2 % FRAMES];
+        h2.quaternion.set(flip * f.head[0], f.head[1], flip * f.head[2], f.head[3]);
+        if (p2) p2.position.set(flip * f.hips[0], f.hips[1], flip * f.hips[2]);
+        copy.root.updateMatrixWorld(true);
+        const t0 = process.hrtime.bigint();
+        springs.update(motion.dt);
+        ns[i] = Number(process.hrtime.bigint() - t0);
+      }
+      return ns;
+    };
+  }
   const checks = label.startsWith('stress-') ? 'on' : 'file';
   const servers = Object.fromEntries(MODES.map((m) => [m, startServe(file, m, m === 'vrm' ? 'file' : checks)]));
   const info = await servers.arc.ready;
   for (const m of MODES.slice(1)) await servers[m].ready;
-  const times = { 'three-vrm': [], ...Object.fromEntries(MODES.map((m) => [m, []])) };
+  const times = { 'three-vrm': [], wasm: [], ...Object.fromEntries(MODES.map((m) => [m, []])) };
   for (let r = 0; r < rounds; ++r) {
     const t = threeRound();
     if (r > 0) times['three-vrm'].push(...t);
+    if (wasmRound) {
+      const w = wasmRound();
+      if (r > 0) times.wasm.push(...w);
+    }
     for (const m of MODES) {
       const res = await servers[m].run(FRAMES);
       if (r > 0) times[m].push(...res.ns);
@@ -123,6 +161,10 @@ async function benchFile(file) {
     s.ns_per_joint_step = (s.p50_us * 1000) / (2 * info.joints);
     row[m] = s;
   }
+  if (times.wasm.length) {
+    row.wasm = stats(times.wasm);
+    row.wasm.ratio = ref.p50_us / row.wasm.p50_us;
+  }
   return row;
 }
 
@@ -133,11 +175,11 @@ for (const f of files) {
 }
 const fmt = (x) => x.toFixed(1);
 let md = `Per 60 fps frame of the 12 s head-turn, median (p95) in microseconds; ${rounds - 1} interleaved rounds of ${FRAMES} frames after one warm-up round.\n`;
-md += 'three-vrm: springBoneManager.update(1/60). hairswing: DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). ratio = three-vrm median / hairswing median.\n\n';
-md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | arc ns/joint-step |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+md += 'three-vrm: springBoneManager.update(1/60). hairswing (native): DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). wasm arc: the npm package hairswing-three in node, update(1/60) (reads the driver objects, writes the bones; segment checks as the file says). ratio = three-vrm median / hairswing median.\n\n';
+md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | arc ns/joint-step | wasm arc | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
 for (const r of rows) {
   const c = (s) => `${fmt(s.p50_us)} (${fmt(s.p95_us)})`;
-  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${r.arc.ns_per_joint_step.toFixed(0)} |\n`;
+  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${r.arc.ns_per_joint_step.toFixed(0)} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} |\n`;
 }
 fs.writeFileSync(path.join(outDir, 'peer.json'), JSON.stringify({ rounds: rounds - 1, frames: FRAMES, rows }, null, 2));
 fs.writeFileSync(path.join(outDir, 'peer.md'), md);
