@@ -12,6 +12,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "clip_file.h"
 #include "commands.h"
 #include "hairswing/anim.h"
 #include "hairswing/files.h"
@@ -20,21 +21,6 @@
 #include "hairswing/retarget.h"
 
 namespace hairswing::cli {
-namespace {
-
-struct ClipFile {
-  std::string path;
-  Avatar avatar;
-  HumanoidMap map;
-  Rig rig;
-  std::vector<Clip> clips;
-};
-
-struct Target {
-  std::string path;
-  Avatar avatar;
-  HumanoidMap map;
-};
 
 bool LoadClipFile(const std::string& path, ClipFile* out) {
   auto loaded = LoadOrReport(path);
@@ -58,6 +44,15 @@ bool LoadClipFile(const std::string& path, ClipFile* out) {
   }
   return true;
 }
+
+namespace {
+
+struct Target {
+  std::string path;
+  Avatar avatar;
+  HumanoidMap map;
+};
+
 
 struct RunResult {
   std::string avatar, clip;

@@ -131,6 +131,11 @@ struct Spring {
   /// hairswing: test whole links against colliders (not a VRM field; written to the spring's
   /// extras as "hairswing_segment_checks", which other readers ignore).
   bool segment_checks = false;
+  /// hairswing bake: the spring's motion is baked into the avatar's animations, so no runtime
+  /// should simulate it (it would overwrite the baked rotations). Written into
+  /// VRMC_springBone.extras.hairswing_baked_springs instead of "springs" (same schema, read back
+  /// here), and left out of the Rig.
+  bool baked = false;
 };
 
 enum class ColliderShape { kSphere, kCapsule, kInsideSphere, kInsideCapsule, kPlane };

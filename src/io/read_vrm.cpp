@@ -101,35 +101,42 @@ void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::
       g.colliders.push_back(CheckIndex(cs[k], av.vrm.colliders.size(), Idx(f + ".colliders", k)));
     av.vrm.collider_groups.push_back(std::move(g));
   }
-  const Json& springs = GetArray(sb, "springs", base);
-  for (size_t i = 0; i < springs.size(); ++i) {
-    const std::string f = Idx(base + ".springs", i);
-    const Json& js = springs[i];
-    Spring s;
-    s.name = GetString(js, "name", "", f);
-    s.center = GetIndex(js, "center", -1, n_nodes, f);
-    if (const Json* ex = Find(js, "extras"))
-      s.segment_checks = GetBool(*ex, "hairswing_segment_checks", false, f + ".extras");
-    const Json& cg = GetArray(js, "colliderGroups", f);
-    for (size_t k = 0; k < cg.size(); ++k)
-      s.collider_groups.push_back(
-          CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
-    const Json& joints = GetArray(js, "joints", f);
-    for (size_t k = 0; k < joints.size(); ++k) {
-      const std::string jf = Idx(f + ".joints", k);
-      const Json& jj = joints[k];
-      SpringJoint j;  // spec defaults come from the struct initialisers
-      j.node = GetIndex(jj, "node", -1, n_nodes, jf);
-      if (j.node < 0) throw ReadError(jf + ".node", "missing");
-      j.hit_radius = GetFloat(jj, "hitRadius", j.hit_radius, jf);
-      j.stiffness = GetFloat(jj, "stiffness", j.stiffness, jf);
-      j.gravity_power = GetFloat(jj, "gravityPower", j.gravity_power, jf);
-      j.gravity_dir = GetVec<3>(jj, "gravityDir", j.gravity_dir, jf);
-      j.drag_force = GetFloat(jj, "dragForce", j.drag_force, jf);
-      s.joints.push_back(j);
+  // Springs, then the ones hairswing bake moved aside (same schema, not simulated).
+  auto read_springs = [&](const Json& springs, const std::string& where, bool baked) {
+    for (size_t i = 0; i < springs.size(); ++i) {
+      const std::string f = Idx(where, i);
+      const Json& js = springs[i];
+      Spring s;
+      s.baked = baked;
+      s.name = GetString(js, "name", "", f);
+      s.center = GetIndex(js, "center", -1, n_nodes, f);
+      if (const Json* ex = Find(js, "extras"))
+        s.segment_checks = GetBool(*ex, "hairswing_segment_checks", false, f + ".extras");
+      const Json& cg = GetArray(js, "colliderGroups", f);
+      for (size_t k = 0; k < cg.size(); ++k)
+        s.collider_groups.push_back(
+            CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
+      const Json& joints = GetArray(js, "joints", f);
+      for (size_t k = 0; k < joints.size(); ++k) {
+        const std::string jf = Idx(f + ".joints", k);
+        const Json& jj = joints[k];
+        SpringJoint j;  // spec defaults come from the struct initialisers
+        j.node = GetIndex(jj, "node", -1, n_nodes, jf);
+        if (j.node < 0) throw ReadError(jf + ".node", "missing");
+        j.hit_radius = GetFloat(jj, "hitRadius", j.hit_radius, jf);
+        j.stiffness = GetFloat(jj, "stiffness", j.stiffness, jf);
+        j.gravity_power = GetFloat(jj, "gravityPower", j.gravity_power, jf);
+        j.gravity_dir = GetVec<3>(jj, "gravityDir", j.gravity_dir, jf);
+        j.drag_force = GetFloat(jj, "dragForce", j.drag_force, jf);
+        s.joints.push_back(j);
+      }
+      av.vrm.springs.push_back(std::move(s));
     }
-    av.vrm.springs.push_back(std::move(s));
-  }
+  };
+  read_springs(GetArray(sb, "springs", base), base + ".springs", false);
+  if (const Json* ex = Find(sb, "extras"))
+    read_springs(GetArray(*ex, "hairswing_baked_springs", base + ".extras"),
+                 base + ".extras.hairswing_baked_springs", true);
 }
 
 void ReadConstraints(const Json& root, Avatar& av) {

@@ -107,7 +107,7 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
     if (!g.name.empty()) jg["name"] = g.name;
     groups.push_back(jg);
   }
-  Json springs = Json::array();
+  Json springs = Json::array(), baked = Json::array();
   for (const auto& s : av.vrm.springs) {
     Json js = Json::object();
     if (!s.name.empty()) js["name"] = s.name;
@@ -140,11 +140,12 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
       joints.push_back(joint_json(tj));
     }
     js["joints"] = joints;
-    springs.push_back(js);
+    (s.baked ? baked : springs).push_back(js);
   }
   if (!colliders.empty()) sb["colliders"] = colliders;
   if (!groups.empty()) sb["colliderGroups"] = groups;
   sb["springs"] = springs;
+  if (!baked.empty()) sb["extras"] = {{"hairswing_baked_springs", baked}};
   return sb;
 }
 

@@ -99,7 +99,7 @@ Result<Rig> BuildRig(const Avatar& av) {
   // Chains, in rig order of their first joint (a branch starts below its enclosing chain).
   std::vector<size_t> order;
   for (size_t s = 0; s < av.vrm.springs.size(); ++s)
-    if (!av.vrm.springs[s].joints.empty()) order.push_back(s);
+    if (!av.vrm.springs[s].joints.empty() && !av.vrm.springs[s].baked) order.push_back(s);
   for (size_t s : order)
     for (const auto& j : av.vrm.springs[s].joints)
       if (j.node < 0 || j.node >= n_src)

@@ -1,0 +1,346 @@
+// Baking hair motion into clips: see include/hairswing/bake.h for what is computed and why.
+#include "hairswing/bake.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/det_math.h"
+
+namespace hairswing {
+namespace {
+
+// Angle between two rotations in degrees (deterministic: atan2 of the half-angle's sine and
+// cosine, the same bits on every platform).
+double AngleDeg(const glm::quat& a, const glm::quat& b) {
+  const glm::quat d = glm::conjugate(a) * b;
+  const double s = std::sqrt(static_cast<double>(d.x) * d.x + static_cast<double>(d.y) * d.y +
+                             static_cast<double>(d.z) * d.z);
+  return 2.0 * det::Atan2(s, std::fabs(static_cast<double>(d.w))) *
+         (180.0 / 3.14159265358979323846);
+}
+
+// One joint's rotation track: samples at shared times, and the keys a reduction kept.
+struct JointTrack {
+  std::vector<glm::quat> q;  // per frame
+  std::vector<int> kept;     // frame indices, first and last always kept
+
+  // The reduced track at frame i (slerp between the kept keys around it).
+  glm::quat At(const std::vector<double>& t, size_t i, size_t* seg) const {
+    while (*seg + 1 < kept.size() && static_cast<size_t>(kept[*seg + 1]) < i) ++*seg;
+    const int a = kept[*seg];
+    if (static_cast<size_t>(a) == i || *seg + 1 >= kept.size()) return q[a];
+    const int b = kept[*seg + 1];
+    if (static_cast<size_t>(b) == i) return q[b];
+    const float u = static_cast<float>((t[i] - t[a]) / (t[b] - t[a]));
+    return glm::normalize(det::Slerp(q[a], q[b], u));
+  }
+};
+
+// Greedy reduction: from each kept key, reach as far as slerp to a later key reproduces every
+// frame in between within max_deg.
+std::vector<int> Reduce(const std::vector<double>& t, const std::vector<glm::quat>& q,
+                        double max_deg) {
+  const int m = static_cast<int>(q.size());
+  std::vector<int> kept{0};
+  if (m <= 1) return kept;
+  if (max_deg <= 0.0) {
+    for (int i = 1; i < m; ++i) kept.push_back(i);
+    return kept;
+  }
+  auto fits = [&](int a, int c) {
+    for (int i = a + 1; i < c; ++i) {
+      const float u = static_cast<float>((t[i] - t[a]) / (t[c] - t[a]));
+      if (AngleDeg(glm::normalize(det::Slerp(q[a], q[c], u)), q[i]) > max_deg) return false;
+    }
+    return true;
+  };
+  int a = 0;
+  while (a < m - 1) {
+    int b = a + 1;
+    while (b + 1 < m && fits(a, b + 1)) ++b;
+    kept.push_back(b);
+    a = b;
+  }
+  return kept;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+Result<BakedClip> BakeClip(const Rig& rig, const Clip& body,
+                           std::span<const RigConstraint> constraints, const BakeOptions& opt) {
+  const auto started = std::chrono::steady_clock::now();
+  if (!(opt.rate >= 1.0 && opt.rate <= 240.0))
+    return Status(StatusCode::kInvalidInput, "bake: rate must be in [1, 240] keys per second");
+  if (!(opt.max_error_deg >= 0.0f) || !(opt.max_error_m > 0.0f) || !(opt.settle_seconds >= 0.0) ||
+      opt.settle_seconds > 3600.0 || opt.max_cycles < 1 || !(opt.periodic_tolerance_m > 0.0f))
+    return Status(StatusCode::kInvalidInput, "bake: an option is out of range");
+  if (rig.chains().empty())
+    return Status(StatusCode::kInvalidInput, "the avatar has no springs to bake");
+  const double T = body.duration;
+  if (opt.cyclic && !(T > 0.0))
+    return Status(StatusCode::kInvalidInput,
+                  "clip \"" + body.name +
+                      "\" has no duration: a single pose cannot loop (bake it "
+                      "one-shot)");
+  if (!(T >= 0.0) || T > 3600.0)
+    return Status(StatusCode::kInvalidInput, "clip \"" + body.name + "\": duration out of range");
+
+  SpringConfig cfg;
+  cfg.mode = opt.mode;
+  auto world = SpringWorld::Create(rig, cfg);
+  if (!world.ok()) return world.status();
+  world->SetOwnedNodes(body.AnimatedNodes(rig.node_count()));
+  ClipSampler sampler(rig, body, std::vector<RigConstraint>(constraints.begin(), constraints.end()),
+                      ClipSampler::Playback::kOnce);
+  const size_t nn = rig.node_count();
+  const size_t nj = rig.joint_node().size();
+  const double h = SpringWorld::kStep;
+  std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
+
+  // Recorded frames: clip time and every joint's local rotation.
+  std::vector<double> times;
+  std::vector<glm::quat> rot;  // frames x joints
+  auto record = [&](double t) {
+    times.push_back(t);
+    for (size_t j = 0; j < nj; ++j) rot.push_back(pose[rig.joint_node()[j]].rotation);
+  };
+
+  BakedClip out;
+  BakeReport& rep = out.report;
+  rep.clip = body.name;
+  rep.cyclic = opt.cyclic;
+  if (opt.cyclic) {
+    const long n = std::max(1L, std::lround(T / h));
+    const double tau = T / static_cast<double>(n);  // clip seconds per step
+    auto run_to = [&](long from, long to) {
+      for (long k = from + 1; k <= to; ++k) {
+        sampler.Sample(static_cast<double>(k) * tau, pose);
+        world->Step(pose);
+      }
+    };
+    sampler.Sample(0.0, pose);
+    world->Reset(pose);
+    std::vector<glm::vec3> prev_t(world->tails().begin(), world->tails().end());
+    std::vector<glm::vec3> prev_v(world->velocities().begin(), world->velocities().end());
+    rep.cycles_to_periodic = -1;
+    for (int c = 1; c <= opt.max_cycles; ++c) {
+      run_to(0, n);
+      float dp = 0.0f, dv = 0.0f;
+      for (size_t j = 0; j < nj; ++j) {
+        dp = std::max(dp, glm::length(world->tails()[j] - prev_t[j]));
+        dv = std::max(dv, glm::length(world->velocities()[j] - prev_v[j]));
+        prev_t[j] = world->tails()[j];
+        prev_v[j] = world->velocities()[j];
+      }
+      if (dp <= opt.periodic_tolerance_m &&
+          dv * static_cast<float>(h) <= opt.periodic_tolerance_m) {
+        rep.cycles_to_periodic = c;
+        break;
+      }
+    }
+    // One more loop, recorded: frame f at step round(f n / F); frame F closes the loop.
+    const long frames = std::max(1L, std::lround(T * opt.rate));
+    record(0.0);
+    long k = 0;
+    for (long f = 1; f <= frames; ++f) {
+      const long kf = std::lround(static_cast<double>(f) * static_cast<double>(n) /
+                                  static_cast<double>(frames));
+      run_to(k, kf);
+      k = kf;
+      record(f == frames ? T : static_cast<double>(k) * tau);
+    }
+  } else {
+    const double total = T + opt.settle_seconds;
+    const long frames = std::max(1L, static_cast<long>(std::ceil(total * opt.rate - 1e-9)));
+    sampler.Sample(0.0, pose);
+    world->Reset(pose);
+    record(0.0);
+    long k = 0;
+    for (long f = 1; f <= frames; ++f) {
+      const long kf = std::lround(std::min(static_cast<double>(f) / opt.rate, total) / h);
+      for (; k < kf;) {
+        ++k;
+        sampler.Sample(std::min(static_cast<double>(k) * h, T), pose);
+        world->Step(pose);
+      }
+      record(static_cast<double>(k) * h);
+    }
+  }
+  const size_t nf = times.size();
+  rep.frames = static_cast<int>(nf);
+
+  // Body pose per frame, and joint world positions for a set of joint rotations.
+  std::vector<Transform> frame_pose(nf * nn);
+  for (size_t f = 0; f < nf; ++f) {
+    sampler.Sample(std::min(times[f], T), pose);
+    std::copy(pose.begin(), pose.end(), frame_pose.begin() + static_cast<std::ptrdiff_t>(f * nn));
+  }
+  // Each joint's chain attachment (its root's parent), whose frame the seam figures use: the
+  // body clip itself may not close (UAL's Jog_Fwd_Loop ends 30 mm from where it starts), and the
+  // hair's seam is what the hair adds to that.
+  std::vector<int> attach_of(nj, -1);
+  for (const RigChain& ch : rig.chains())
+    for (int j = ch.joint_begin; j < ch.joint_end; ++j) attach_of[j] = ch.attach;
+  std::vector<glm::mat4> world_m(nn);
+  // Joint world positions (p) and positions in the attachment's frame (rel, may be null).
+  auto positions = [&](size_t f, auto rotation_of, glm::vec3* p, glm::vec3* rel) {
+    std::copy_n(frame_pose.begin() + static_cast<std::ptrdiff_t>(f * nn), nn, pose.begin());
+    for (size_t j = 0; j < nj; ++j) pose[rig.joint_node()[j]].rotation = rotation_of(j);
+    ComputeWorld(rig, pose, world_m);
+    for (size_t j = 0; j < nj; ++j) {
+      p[j] = glm::vec3(world_m[rig.joint_node()[j]][3]);
+      if (rel)
+        rel[j] = attach_of[j] < 0
+                     ? p[j]
+                     : glm::vec3(glm::inverse(world_m[attach_of[j]]) * glm::vec4(p[j], 1));
+    }
+  };
+  if (opt.cyclic) {  // the body's own seam: every node at the clip's end against its start
+    std::vector<glm::mat4> w0(nn), w1(nn);
+    ComputeWorld(rig, std::span<const Transform>(frame_pose.data(), nn), w0);
+    ComputeWorld(rig, std::span<const Transform>(frame_pose.data() + (nf - 1) * nn, nn), w1);
+    for (size_t n = 0; n < nn; ++n)
+      rep.body_seam_mm = std::max(rep.body_seam_mm,
+                                  1000.0 * glm::length(glm::vec3(w1[n][3]) - glm::vec3(w0[n][3])));
+  }
+  out.reference_times = times;
+  out.reference_positions.resize(nf * nj);
+  std::vector<glm::vec3> sim_rel(nf * nj);
+  for (size_t f = 0; f < nf; ++f)
+    positions(
+        f, [&](size_t j) { return rot[f * nj + j]; }, &out.reference_positions[f * nj],
+        &sim_rel[f * nj]);
+
+  // The joints that get a track: every segment start (a chain's last joint only ends a segment)
+  // that the clip does not animate itself.
+  std::vector<uint8_t> animated = body.AnimatedNodes(nn);
+  std::vector<int> track_joint;
+  std::vector<int> chain_of(nj, -1);
+  for (size_t c = 0; c < rig.chains().size(); ++c) {
+    const RigChain& ch = rig.chains()[c];
+    for (int j = ch.joint_begin; j < ch.joint_end; ++j) chain_of[j] = static_cast<int>(c);
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+      if (!animated[rig.joint_node()[j]]) track_joint.push_back(j);
+  }
+  std::vector<JointTrack> tracks(nj);
+  for (size_t j = 0; j < nj; ++j) {
+    tracks[j].q.resize(nf);
+    for (size_t f = 0; f < nf; ++f) tracks[j].q[f] = rot[f * nj + j];
+  }
+
+  // Cyclic: spread the seam's mismatch over the loop so that the last key equals the first.
+  if (opt.cyclic) {
+    for (size_t j = 0; j < nj; ++j)
+      rep.seam_position_mm = std::max(
+          rep.seam_position_mm, 1000.0 * glm::length(sim_rel[(nf - 1) * nj + j] - sim_rel[j]));
+    for (int j : track_joint) {
+      std::vector<glm::quat>& q = tracks[j].q;
+      glm::quat d = glm::conjugate(q[nf - 1] * glm::conjugate(q[0]));
+      if (d.w < 0.0f) d = -d;
+      for (size_t f = 0; f < nf; ++f) {
+        const float u = static_cast<float>(times[f] / T);
+        q[f] = glm::normalize(det::Slerp(glm::quat(1, 0, 0, 0), d, u) * q[f]);
+      }
+      q[nf - 1] = q[0];
+    }
+  }
+
+  // Reduction, per chain: halve the angle bound until every joint position is within bound.
+  std::vector<glm::vec3> full(nf * nj), reduced(nf * nj), reduced_rel(nf * nj);
+  for (size_t f = 0; f < nf; ++f)
+    positions(
+        f, [&](size_t j) { return tracks[j].q[f]; }, &full[f * nj], nullptr);
+  std::vector<double> bound(rig.chains().size(), opt.max_error_deg);
+  std::vector<uint8_t> redo(rig.chains().size(), 1);
+  for (int iteration = 0; iteration < 12; ++iteration) {
+    for (int j : track_joint)
+      if (redo[chain_of[j]]) tracks[j].kept = Reduce(times, tracks[j].q, bound[chain_of[j]]);
+    std::vector<size_t> seg(nj, 0);
+    std::vector<double> err(rig.chains().size(), 0.0);
+    for (size_t f = 0; f < nf; ++f) {
+      positions(
+          f,
+          [&](size_t j) {
+            return tracks[j].kept.empty() ? tracks[j].q[f] : tracks[j].At(times, f, &seg[j]);
+          },
+          &reduced[f * nj], &reduced_rel[f * nj]);
+      for (size_t j = 0; j < nj; ++j)
+        err[chain_of[j]] =
+            std::max(err[chain_of[j]],
+                     static_cast<double>(glm::length(reduced[f * nj + j] - full[f * nj + j])));
+    }
+    bool again = false;
+    for (size_t c = 0; c < err.size(); ++c) {
+      redo[c] = err[c] > opt.max_error_m;
+      if (!redo[c]) continue;
+      again = true;
+      bound[c] = bound[c] > 1e-4 ? bound[c] / 2 : 0.0;  // at last: keep every key
+    }
+    if (!again) break;
+  }
+  rep.keys_before = track_joint.size() * nf;
+  for (int j : track_joint) {
+    rep.keys_after += tracks[j].kept.size();
+    size_t s = 0;
+    for (size_t f = 0; f < nf; ++f)
+      rep.reduction_error_deg =
+          std::max(rep.reduction_error_deg, AngleDeg(tracks[j].At(times, f, &s), tracks[j].q[f]));
+  }
+  for (size_t i = 0; i < nf * nj; ++i)
+    rep.reduction_error_mm =
+        std::max(rep.reduction_error_mm, 1000.0 * glm::length(reduced[i] - full[i]));
+
+  // Seam figures on the written tracks. A jump is visible against how far the joints move per
+  // frame on screen (world), and the hair's own jump is its change of step in its attachment's
+  // frame (the body clip's own seam, if any, is body_seam_mm): the change of a joint's step
+  // across the seam (frame F-1 -> F = 0 -> 1) and, for comparison, inside the clip, over the
+  // median world frame-to-frame step of all joints.
+  if (nf >= 3) {
+    std::vector<double> steps;
+    for (size_t f = 0; f + 1 < nf; ++f)
+      for (size_t j = 0; j < nj; ++j)
+        steps.push_back(glm::length(reduced[(f + 1) * nj + j] - reduced[f * nj + j]));
+    const double median = Median(steps);
+    rep.median_step_mm = 1000.0 * median;
+    const std::vector<glm::vec3>& r = reduced_rel;
+    double seam = 0.0, interior = 0.0;
+    for (size_t j = 0; j < nj; ++j) {
+      auto step = [&](size_t f) { return r[(f + 1) * nj + j] - r[f * nj + j]; };
+      if (opt.cyclic)
+        seam = std::max(seam, static_cast<double>(glm::length(step(0) - step(nf - 2))));
+      for (size_t f = 1; f + 1 < nf; ++f)
+        interior = std::max(interior, static_cast<double>(glm::length(step(f) - step(f - 1))));
+    }
+    if (median > 1e-5) {  // 0.01 mm: below that nothing moves and ratios mean nothing
+      rep.seam_velocity_ratio = seam / median;
+      rep.interior_velocity_ratio = interior / median;
+    }
+  }
+
+  // The written clip: the body's tracks, then the hair's.
+  out.clip = body;
+  for (int j : track_joint) {
+    Track tr;
+    tr.node = rig.joint_node()[j];
+    tr.path = AnimationChannel::Path::kRotation;
+    tr.interpolation = AnimationChannel::Interp::kLinear;
+    for (int f : tracks[j].kept) {
+      tr.times.push_back(static_cast<float>(times[f]));
+      const glm::quat& q = tracks[j].q[f];
+      tr.values.insert(tr.values.end(), {q.x, q.y, q.z, q.w});
+    }
+    out.clip.tracks.push_back(std::move(tr));
+  }
+  out.clip.duration = std::max(T, times.back());
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+}  // namespace hairswing
