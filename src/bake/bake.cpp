@@ -158,7 +158,8 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& body,
     }
   } else {
     const double total = T + opt.settle_seconds;
-    const long frames = std::max(1L, static_cast<long>(std::ceil(total * opt.rate - 1e-9)));
+    // (1e-6: 0.8333 s at 30 keys/s is 25.000000000000004 frames, not 26)
+    const long frames = std::max(1L, static_cast<long>(std::ceil(total * opt.rate - 1e-6)));
     sampler.Sample(0.0, pose);
     world->Reset(pose);
     record(0.0);
@@ -170,6 +171,7 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& body,
         sampler.Sample(std::min(static_cast<double>(k) * h, T), pose);
         world->Step(pose);
       }
+      if (kf > 0 && static_cast<double>(k) * h <= times.back()) continue;  // no duplicate key
       record(static_cast<double>(k) * h);
     }
   }

@@ -6,9 +6,9 @@ import { VRMLoaderPlugin, VRMUtils } from '@pixiv/three-vrm';
 
 export { THREE, VRMUtils };
 
-/** Returns {gltf, vrm, manager, root, nodes, data} (data: the stripped file GLTFLoader parsed, an
- * ArrayBuffer or a JSON string); options.extendedSpecVersion as in three_vrm_run. */
-export async function loadForSprings(bytes, options = {}) {
+/** The file without what node cannot decode (images, textures; for a .gltf also its meshes, whose
+ * buffers are separate files): an ArrayBuffer (GLB, binary chunk unchanged) or a JSON string. */
+export function stripForNode(bytes, options = {}) {
   const motion = { extendedSpecVersion: !!options.extendedSpecVersion };
   // Node cannot decode images: drop images, textures and material texture references. For a
   // .gltf whose buffers are external, drop meshes (the springs do not need them). The binary chunk
@@ -60,7 +60,13 @@ export async function loadForSprings(bytes, options = {}) {
     delete json.skins;
     data = JSON.stringify(json);
   }
+  return data;
+}
 
+/** Returns {gltf, vrm, manager, root, nodes, data} (data: the stripped file GLTFLoader parsed, an
+ * ArrayBuffer or a JSON string); options.extendedSpecVersion as in three_vrm_run. */
+export async function loadForSprings(bytes, options = {}) {
+  const data = stripForNode(bytes, options);
   const loader = new GLTFLoader();
   loader.register((parser) => new VRMLoaderPlugin(parser));
   const gltf = await new Promise((resolve, reject) => loader.parse(data, '', resolve, reject));

@@ -1,0 +1,183 @@
+// hairswing bake (BakeClip): a synthetic looping head turn on the layered demo, checked from the
+// outside: the written clip, played with Clip::Apply (glTF sampling) and forward kinematics, puts
+// every joint where the solver had it (reference positions) within the reduction bound plus the
+// seam correction; loops close exactly; reduction keeps within its bounds; one-shot settles; bad
+// options fail; baked springs survive a write and read and are not simulated.
+#include "hairswing/bake.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "hairswing/demo.h"
+#include "hairswing/io.h"
+
+namespace hairswing {
+namespace {
+
+// A 1 s loop: the head turns +-0.5 rad and nods, keys every 1/30 s (linear).
+Clip HeadLoop(const Rig& rig, int head, double seconds = 1.0) {
+  Clip c;
+  c.name = "HeadLoop";
+  c.duration = seconds;
+  Track tr;
+  tr.node = head;
+  tr.path = AnimationChannel::Path::kRotation;
+  const glm::quat rest = rig.rest_local()[head].rotation;
+  const int keys = static_cast<int>(std::lround(seconds * 30));
+  for (int k = 0; k <= keys; ++k) {
+    const double t = seconds * k / keys;
+    const double w = 2 * 3.14159265358979 * t / seconds;
+    const glm::quat q =
+        glm::angleAxis(static_cast<float>(0.5 * std::sin(w)), glm::vec3(0, 1, 0)) *
+        glm::angleAxis(static_cast<float>(0.2 * std::sin(2 * w)), glm::vec3(1, 0, 0)) * rest;
+    tr.times.push_back(static_cast<float>(t));
+    tr.values.insert(tr.values.end(), {q.x, q.y, q.z, q.w});
+  }
+  c.tracks.push_back(tr);
+  return c;
+}
+
+struct Fixture {
+  Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  Rig rig = *BuildRig(av);
+  int head = HumanoidRigNode(av, rig, "head");
+};
+
+// Plays the baked clip at the reference times (Clip::Apply, as a glTF player samples) and returns
+// the largest joint distance from the solver's own positions.
+double PlaybackError(const Rig& rig, const BakedClip& b) {
+  const size_t nj = rig.joint_node().size();
+  std::vector<Transform> pose(rig.node_count());
+  std::vector<glm::mat4> world(rig.node_count());
+  double worst = 0;
+  for (size_t f = 0; f < b.reference_times.size(); ++f) {
+    pose.assign(rig.rest_local().begin(), rig.rest_local().end());
+    b.clip.Apply(b.reference_times[f], pose);
+    ComputeWorld(rig, pose, world);
+    for (size_t j = 0; j < nj; ++j)
+      worst =
+          std::max(worst, static_cast<double>(glm::length(glm::vec3(world[rig.joint_node()[j]][3]) -
+                                                          b.reference_positions[f * nj + j])));
+  }
+  return worst;
+}
+
+TEST(Bake, CyclicLoopClosesAndPlaysBackWithinBounds) {
+  Fixture fx;
+  ASSERT_GE(fx.head, 0);
+  const Clip body = HeadLoop(fx.rig, fx.head);
+  BakeOptions opt;
+  auto b = BakeClip(fx.rig, body, {}, opt);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  const BakeReport& r = b->report;
+  EXPECT_GE(r.cycles_to_periodic, 1);
+  EXPECT_LT(r.seam_position_mm, 0.5);
+  EXPECT_EQ(r.body_seam_mm, 0.0);
+  EXPECT_LT(r.seam_velocity_ratio, 2.0);
+  EXPECT_EQ(r.frames, 31);  // 30 keys per second, plus the closing key
+  // Every hair track closes: its last key is its first.
+  size_t hair_tracks = 0;
+  for (const Track& t : b->clip.tracks) {
+    if (t.node == fx.head) continue;
+    ++hair_tracks;
+    ASSERT_GE(t.times.size(), 2u);
+    EXPECT_FLOAT_EQ(t.times.front(), 0.0f);
+    EXPECT_FLOAT_EQ(t.times.back(), 1.0f);
+    const size_t n = t.values.size();
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(t.values[k], t.values[n - 4 + k]);
+  }
+  EXPECT_GT(hair_tracks, 10u);
+  // Reduction: something went, and what stayed keeps the stated bounds (measured and checked).
+  EXPECT_LT(r.keys_after, r.keys_before);
+  EXPECT_LE(r.reduction_error_deg, opt.max_error_deg + 1e-6);
+  EXPECT_LE(r.reduction_error_mm, 1000.0 * opt.max_error_m + 1e-6);
+  // Played back independently: reduction bound plus the seam correction (at most seam_position).
+  const double err = PlaybackError(fx.rig, *b);
+  EXPECT_LE(err, opt.max_error_m + r.seam_position_mm / 1000.0 + 1e-6);
+  RecordProperty("playback_error_mm", std::to_string(1000 * err));
+  RecordProperty("keys", std::to_string(r.keys_before) + " -> " + std::to_string(r.keys_after));
+}
+
+TEST(Bake, NoReductionKeepsEveryKeyAndPlaysBackExactly) {
+  Fixture fx;
+  BakeOptions opt;
+  opt.max_error_deg = 0.0f;
+  opt.rate = 60;
+  auto b = BakeClip(fx.rig, HeadLoop(fx.rig, fx.head), {}, opt);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->report.keys_after, b->report.keys_before);
+  EXPECT_EQ(b->report.frames, 61);
+  EXPECT_EQ(b->report.reduction_error_mm, 0.0);
+  EXPECT_LE(PlaybackError(fx.rig, *b), b->report.seam_position_mm / 1000.0 + 1e-5);
+}
+
+TEST(Bake, OneShotStartsAtRestAndSettles) {
+  Fixture fx;
+  BakeOptions opt;
+  opt.cyclic = false;
+  opt.settle_seconds = 1.0;
+  const Clip body = HeadLoop(fx.rig, fx.head, 0.5);
+  auto b = BakeClip(fx.rig, body, {}, opt);
+  ASSERT_TRUE(b.ok()) << b->report.clip;
+  EXPECT_DOUBLE_EQ(b->clip.duration, 1.5);
+  EXPECT_EQ(b->report.frames, 46);
+  EXPECT_DOUBLE_EQ(b->reference_times.back(), 1.5);
+  // From rest: the first key of every hair track is the joint's rest rotation (the clip starts at
+  // the rest pose, and a reset puts the hair on its rest arc).
+  for (const Track& t : b->clip.tracks) {
+    if (t.node == fx.head) continue;
+    const glm::quat rest = fx.rig.rest_local()[t.node].rotation;
+    const glm::quat first(t.values[3], t.values[0], t.values[1], t.values[2]);
+    EXPECT_GT(std::fabs(glm::dot(first, rest)), 1.0f - 1e-6f) << "node " << t.node;
+  }
+  // Settling: the last half second moves the tips less than the first half second did.
+  const size_t nj = fx.rig.joint_node().size();
+  auto motion = [&](size_t f0, size_t f1) {
+    double m = 0;
+    for (size_t f = f0; f < f1; ++f)
+      for (size_t j = 0; j < nj; ++j)
+        m += glm::length(b->reference_positions[(f + 1) * nj + j] -
+                         b->reference_positions[f * nj + j]);
+    return m;
+  };
+  EXPECT_LT(motion(30, 45), 0.5 * motion(0, 15));
+}
+
+TEST(Bake, BadOptionsAndClipsFail) {
+  Fixture fx;
+  Clip still = HeadLoop(fx.rig, fx.head);
+  still.duration = 0.0;
+  auto r = BakeClip(fx.rig, still, {}, BakeOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("one-shot"), std::string::npos) << r.status().message();
+  BakeOptions bad;
+  bad.rate = 0;
+  EXPECT_FALSE(BakeClip(fx.rig, HeadLoop(fx.rig, fx.head), {}, bad).ok());
+  bad = {};
+  bad.max_error_m = 0;
+  EXPECT_FALSE(BakeClip(fx.rig, HeadLoop(fx.rig, fx.head), {}, bad).ok());
+}
+
+TEST(Bake, BakedSpringsSurviveWriteAndReadAndAreNotSimulated) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  const size_t springs = av.vrm.springs.size();
+  ASSERT_GT(springs, 0u);
+  av.vrm.springs[0].baked = true;
+  auto glb = EncodeGlb(av, true);
+  ASSERT_TRUE(glb.ok()) << glb.status().message();
+  auto back = LoadAvatarFromMemory(glb->data(), glb->size(), "baked.vrm", "");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->avatar.vrm.springs.size(), springs);
+  size_t baked = 0;
+  for (const Spring& s : back->avatar.vrm.springs) baked += s.baked;
+  EXPECT_EQ(baked, 1u);
+  auto rig0 = BuildRig(av);
+  auto rig1 = BuildRig(back->avatar);
+  ASSERT_TRUE(rig0.ok() && rig1.ok());
+  EXPECT_EQ(rig1->chains().size() + 1,
+            BuildRig(MakeDemoAvatar(DemoVariant::kPonytail))->chains().size());
+}
+
+}  // namespace
+}  // namespace hairswing
