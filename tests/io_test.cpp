@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "test_util.h"
 
 namespace hairswing {
 namespace {
+
+using Json = nlohmann::json;
 
 using test::Shared;
 
@@ -92,7 +95,23 @@ TEST(Import, GodetteVrm0) {
   EXPECT_EQ(mats, (std::vector<std::string>{"Body", "GodotLogo", "Backpack"}));
   // The meta is converted to VRM 1.0 fields.
   EXPECT_NE(av.vrm.meta_json.find("\"licenseUrl\""), std::string::npos);
-  EXPECT_TRUE(AnyWarningContains(loaded.warnings, "blendShapeMaster"));
+  // CC_BY: credit required, redistribution and modification allowed (VRM 1.0's separate fields).
+  const Json meta = Json::parse(av.vrm.meta_json);
+  EXPECT_EQ(meta["creditNotation"], "required");
+  EXPECT_EQ(meta["allowRedistribution"], true);
+  EXPECT_EQ(meta["modification"], "allowModificationRedistribution");
+  // The face is converted, not dropped: expressions (presets renamed), lookAt, first person,
+  // and the MToon materials (tests/parity/vrm0_convert.mjs checks them against three-vrm).
+  EXPECT_FALSE(AnyWarningContains(loaded.warnings, "blendShapeMaster"));
+  const Json vrm = Json::parse(av.vrm.vrmc_vrm_json);
+  EXPECT_TRUE(vrm["expressions"]["preset"].contains("blink"));
+  EXPECT_TRUE(vrm["expressions"]["preset"].contains("happy"));  // v0 "joy"
+  EXPECT_EQ(vrm["lookAt"]["type"], "expression");
+  EXPECT_TRUE(vrm["firstPerson"]["meshAnnotations"].is_array());
+  size_t mtoon = 0;
+  for (const auto& m : av.materials)
+    mtoon += Json::parse(m.json)["extensions"].contains("VRMC_materials_mtoon");
+  EXPECT_GE(mtoon, 2u);
 }
 
 TEST(Import, GodetteFacesPlusZAfterNormalisation) {

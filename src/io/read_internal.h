@@ -14,6 +14,12 @@ void ReadVrm1(const Json& root, Avatar& avatar, Warnings& warnings);
 /// Call after the core reader and before NormaliseVrm0Axes.
 void ReadVrm0(const Json& root, Avatar& avatar, Warnings& warnings);
 
+/// VRM 0.x materialProperties (MToon, VRM/Unlit*) -> VRMC_materials_mtoon 1.0 in the materials.
+void ConvertVrm0Materials(const Json& vrm, Avatar& avatar, Warnings& warnings);
+/// VRM 0.x blendShapeMaster and firstPerson -> VRMC_vrm expressions, lookAt and firstPerson
+/// (the returned object; empty when the file has neither). Needs the humanoid read first.
+Json ConvertVrm0Face(const Json& vrm, const Json& root, const Avatar& avatar, Warnings& warnings);
+
 /// Rotates a VRM 0.x avatar by 180 degrees about +Y (x -> -x, z -> -z) in every node, vertex,
 /// bind matrix, animation key and collider, so it faces +Z like VRM 1.0 (docs/conventions.md).
 void NormaliseVrm0Axes(Avatar& avatar);

@@ -224,7 +224,16 @@ Json ConvertMeta0(const Json& m, const Avatar& av, const Json& root) {
   out["licenseUrl"] = "https://vrm.dev/licenses/1.0/";
   std::string other = GetString(m, "otherLicenseUrl", "", f);
   if (!other.empty()) out["otherLicenseUrl"] = other;
+  // licenseName carries what 1.0 says in separate fields (CC_BY_NC_ND: credit required, no
+  // commercial use, no derivatives); "Other" and unknown names grant nothing beyond the rest.
   std::string lic = GetString(m, "licenseName", "", f);
+  const bool cc = lic == "CC0" || lic.rfind("CC_BY", 0) == 0;
+  out["creditNotation"] = lic.rfind("CC_BY", 0) == 0 ? "required" : "unnecessary";
+  out["allowRedistribution"] = cc;
+  out["modification"] = !cc || lic.find("_ND") != std::string::npos
+                            ? "prohibited"
+                            : "allowModificationRedistribution";
+  if (lic.find("_NC") != std::string::npos) out["commercialUsage"] = "personalNonProfit";
   if (!lic.empty()) out["extras"] = {{"vrm0LicenseName", lic}};
   return out;
 }
@@ -291,10 +300,10 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
   }
   if (const Json* meta = GetObject(vrm, "meta", base))
     av.vrm.meta_json = Dump(ConvertMeta0(*meta, av, root));
-  for (const char* dropped : {"blendShapeMaster", "firstPerson", "materialProperties"})
-    if (const Json* d = Find(vrm, dropped); d && !d->empty())
-      warnings.push_back(file + ": " + base + "." + dropped +
-                         " is VRM 0.x only and is not converted to VRM 1.0");
+  // The face and the look: expressions, lookAt, firstPerson and MToon (io/vrm0_convert.cpp).
+  ConvertVrm0Materials(vrm, av, warnings);
+  if (Json face = ConvertVrm0Face(vrm, root, av, warnings); !face.empty())
+    av.vrm.vrmc_vrm_json = Dump(face);
 
   const Json* sa = GetObject(vrm, "secondaryAnimation", base);
   if (!sa) return;

@@ -72,7 +72,7 @@ export async function loadForSprings(bytes, options = {}) {
   const gltf = await new Promise((resolve, reject) => loader.parse(data, '', resolve, reject));
   const vrm = gltf.userData.vrm;
   const manager = vrm ? vrm.springBoneManager : gltf.userData.vrmSpringBoneManager;
-  if (!manager) throw new Error('no spring bones found');
+  if (!manager && !options.allowNoSprings) throw new Error('no spring bones found');
   const root = vrm ? vrm.scene : gltf.scene;
   const nodes = await gltf.parser.getDependencies('node');
   return { gltf, vrm, manager, root, nodes, data };
