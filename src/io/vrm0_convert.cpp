@@ -108,6 +108,21 @@ std::vector<double> GammaColour(std::vector<double> c, bool keep_alpha) {
   return c;
 }
 
+// The glTF side both shaders share (alpha mode and cutoff), and the MToon extension in place of
+// the unlit one the v0 exporters write for old readers.
+void SetAlpha(Json& mat, bool transparent, bool cutoff, const Json* floats) {
+  mat["alphaMode"] = transparent ? "BLEND" : cutoff ? "MASK" : "OPAQUE";
+  if (cutoff) mat["alphaCutoff"] = Num(floats, "_Cutoff", 0.5);
+}
+
+Json WithMToon(Json mat, Json mtoon) {
+  if (!mat.contains("extensions") || !mat["extensions"].is_object())
+    mat["extensions"] = Json::object();
+  mat["extensions"].erase("KHR_materials_unlit");
+  mat["extensions"]["VRMC_materials_mtoon"] = std::move(mtoon);
+  return mat;
+}
+
 Json ConvertMToon(const Json& mp, Json mat, const QueueMaps& maps) {
   const Json* f = Find(mp, "floatProperties");
   const Json* v = Find(mp, "vectorProperties");
@@ -126,8 +141,7 @@ Json ConvertMToon(const Json& mp, Json mat, const QueueMaps& maps) {
   std::vector<double> emissive = GammaColour(Vec4(v, "_EmissionColor", {0, 0, 0, 1}), false);
   mat["emissiveFactor"] = {emissive[0], emissive[1], emissive[2]};
   if (int i = TexIndex(t, "_EmissionMap"); i >= 0) mat["emissiveTexture"] = TexRef(i, tt);
-  mat["alphaMode"] = transparent ? "BLEND" : cutoff ? "MASK" : "OPAQUE";
-  if (cutoff) mat["alphaCutoff"] = Num(f, "_Cutoff", 0.5);
+  SetAlpha(mat, transparent, cutoff, f);
   mat["doubleSided"] = Num(f, "_CullMode", 2) == 0;
 
   Json m = {{"specVersion", "1.0"},
@@ -170,11 +184,7 @@ Json ConvertMToon(const Json& mp, Json mat, const QueueMaps& maps) {
   m["uvAnimationScrollXSpeedFactor"] = Num(f, "_UvAnimScrollX", 0.0);
   m["uvAnimationScrollYSpeedFactor"] = -Num(f, "_UvAnimScrollY", 0.0);  // v0's v axis points up
   m["uvAnimationRotationSpeedFactor"] = Num(f, "_UvAnimRotation", 0.0);
-  if (!mat.contains("extensions") || !mat["extensions"].is_object())
-    mat["extensions"] = Json::object();
-  mat["extensions"].erase("KHR_materials_unlit");
-  mat["extensions"]["VRMC_materials_mtoon"] = m;
-  return mat;
+  return WithMToon(std::move(mat), std::move(m));
 }
 
 Json ConvertUnlit(const Json& mp, Json mat, const QueueMaps& maps) {
@@ -197,13 +207,8 @@ Json ConvertUnlit(const Json& mp, Json mat, const QueueMaps& maps) {
     m["shadeMultiplyTexture"] = TexRef(i, tt);
   }
   mat["pbrMetallicRoughness"] = pbr;
-  mat["alphaMode"] = transparent ? "BLEND" : cutoff ? "MASK" : "OPAQUE";
-  if (cutoff) mat["alphaCutoff"] = Num(f, "_Cutoff", 0.5);
-  if (!mat.contains("extensions") || !mat["extensions"].is_object())
-    mat["extensions"] = Json::object();
-  mat["extensions"].erase("KHR_materials_unlit");
-  mat["extensions"]["VRMC_materials_mtoon"] = m;
-  return mat;
+  SetAlpha(mat, transparent, cutoff, f);
+  return WithMToon(std::move(mat), std::move(m));
 }
 
 const std::map<std::string, std::string>& PresetNames() {

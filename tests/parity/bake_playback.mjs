@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { THREE, loadForSprings, stripForNode } from './load_vrm.mjs';
+import { THREE, glbJson, loadForSprings, stripForNode } from './load_vrm.mjs';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 const [cli, work, ual, godette] = process.argv.slice(2);
@@ -78,7 +78,7 @@ for (const c of cases) {
 // As .vrm: three-vrm loads it, simulates none of the baked springs, and plays the hair.
 const vrmOut = path.join(work, 'layered-Walk_Loop.vrm');
 run(['bake', layered, '--motion', ual, '--clip', 'Walk_Loop', '-o', vrmOut]);
-const baked = JSON.parse(fs.readFileSync(vrmOut).subarray(20, 20 + fs.readFileSync(vrmOut).readUInt32LE(12)).toString('utf8'));
+const baked = glbJson(fs.readFileSync(vrmOut));
 const sb = baked.extensions.VRMC_springBone;
 const movedAside = sb.extras && sb.extras.hairswing_baked_springs ? sb.extras.hairswing_baked_springs.length : 0;
 let vrmJoints = -1;

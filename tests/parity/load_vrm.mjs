@@ -6,6 +6,25 @@ import { VRMLoaderPlugin, VRMUtils } from '@pixiv/three-vrm';
 
 export { THREE, VRMUtils };
 
+/** The JSON chunk of a GLB (Buffer). */
+export function glbJson(bytes) {
+  return JSON.parse(bytes.subarray(20, 20 + bytes.readUInt32LE(12)).toString('utf8'));
+}
+
+/** The GLB with its JSON chunk replaced by `json` (binary chunk unchanged), as a Buffer. */
+export function glbWithJson(bytes, json) {
+  const rest = bytes.subarray(20 + bytes.readUInt32LE(12));
+  let text = Buffer.from(JSON.stringify(json), 'utf8');
+  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
+  const header = Buffer.alloc(20);
+  header.writeUInt32LE(0x46546c67, 0);
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(20 + text.length + rest.length, 8);
+  header.writeUInt32LE(text.length, 12);
+  header.writeUInt32LE(0x4e4f534a, 16);
+  return Buffer.concat([header, text, rest]);
+}
+
 /** The file without what node cannot decode (images, textures; for a .gltf also its meshes, whose
  * buffers are separate files): an ArrayBuffer (GLB, binary chunk unchanged) or a JSON string. */
 export function stripForNode(bytes, options = {}) {
@@ -39,19 +58,7 @@ export function stripForNode(bytes, options = {}) {
 
   let data;
   if (bytes.readUInt32LE(0) === 0x46546c67) {
-    const jsonLen = bytes.readUInt32LE(12);
-    const json = strip(JSON.parse(bytes.subarray(20, 20 + jsonLen).toString('utf8')));
-    let text = Buffer.from(JSON.stringify(json), 'utf8');
-    const pad = (4 - (text.length % 4)) % 4;
-    text = Buffer.concat([text, Buffer.alloc(pad, 0x20)]);
-    const rest = bytes.subarray(20 + jsonLen);
-    const header = Buffer.alloc(20);
-    header.writeUInt32LE(0x46546c67, 0);
-    header.writeUInt32LE(2, 4);
-    header.writeUInt32LE(20 + text.length + rest.length, 8);
-    header.writeUInt32LE(text.length, 12);
-    header.writeUInt32LE(0x4e4f534a, 16);
-    const glb = Buffer.concat([header, text, rest]);
+    const glb = glbWithJson(bytes, strip(glbJson(bytes)));
     data = glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.length);
   } else {
     const json = strip(JSON.parse(bytes.toString('utf8')));

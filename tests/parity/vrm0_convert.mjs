@@ -10,14 +10,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { loadForSprings } from './load_vrm.mjs';
+import { glbJson, glbWithJson, loadForSprings } from './load_vrm.mjs';
 import { VRMMaterialsV0CompatPlugin } from '@pixiv/three-vrm-materials-v0compat';
 
 const [cli, work, ...files] = process.argv.slice(2);
 fs.mkdirSync(work, { recursive: true });
 let failures = 0;
 const fail = (msg) => { failures++; console.log(`FAIL ${msg}`); };
-const glbJson = (bytes) => JSON.parse(bytes.subarray(20, 20 + bytes.readUInt32LE(12)).toString('utf8'));
 const r6 = (x) => Math.round(x * 1e6) / 1e6;
 const vec = (v) => v.toArray().map(r6).join(',');
 
@@ -64,18 +63,6 @@ function near(a, b, where) {
 
 // A variant of the first file with what it lacks: material-colour and texture-transform binds, a
 // custom binary expression, a third-person-only mesh and a transparent MToon material.
-function glbWithJson(bytes, json) {
-  const rest = bytes.subarray(20 + bytes.readUInt32LE(12));
-  let text = Buffer.from(JSON.stringify(json), 'utf8');
-  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
-  const header = Buffer.alloc(20);
-  header.writeUInt32LE(0x46546c67, 0);
-  header.writeUInt32LE(2, 4);
-  header.writeUInt32LE(20 + text.length + rest.length, 8);
-  header.writeUInt32LE(text.length, 12);
-  header.writeUInt32LE(0x4e4f534a, 16);
-  return Buffer.concat([header, text, rest]);
-}
 if (files.length && fs.existsSync(files[0])) {
   const bytes = fs.readFileSync(files[0]);
   const j = glbJson(bytes);
