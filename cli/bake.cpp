@@ -45,7 +45,7 @@ void AddBake(CLI::App& app, int& exit_code) {
       "are moved aside in the output (VRMC_springBone extras, see docs/bake.md) so that a runtime "
       "does not simulate them over the baked motion; --keep-springs keeps them live.");
   struct Opts {
-    std::string avatar, motion, clip, solver = "arc", out, json, reference;
+    std::string avatar, motion, clip, solver = "arc", out, json, reference, vrm_version;
     bool all = false, cyclic = false, one_shot = false, force = false, keep_springs = false;
     int rate = 30;
     double max_error_deg = 0.1, max_error_mm = 0.3, settle = 0.0;
@@ -81,6 +81,7 @@ void AddBake(CLI::App& app, int& exit_code) {
                   "playback checks)");
   cmd->add_flag("--keep-springs", o->keep_springs, "keep the baked springs live in the output");
   cmd->add_flag("--force", o->force, "overwrite existing outputs");
+  AddVrmVersion(cmd, o->vrm_version);
   cmd->callback([o, &exit_code] {
     if (!OutputsWritable({o->out, o->json, o->reference}, o->force)) {
       exit_code = kExitBadInput;
@@ -178,9 +179,13 @@ void AddBake(CLI::App& app, int& exit_code) {
                           av.animations.end());
       av.animations.push_back(ClipToAnimation(r->clip, rig));
     }
-    if (!o->keep_springs)
+    const bool written_v0 =
+        o->vrm_version == "0" || (o->vrm_version.empty() && av.vrm.version == VrmVersion::kV0);
+    if (!o->keep_springs) {
       for (Spring& s : av.vrm.springs) s.baked = true;
-    if (Status st = SaveAvatar(av, o->out, {o->force}); !st.ok()) {
+      // VRM 0.x cannot mark springs as baked: they are left out of the file (with a warning).
+    }
+    if (Status st = SaveWithVersion(av, o->out, o->force, o->vrm_version); !st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       exit_code = kExitBadInput;
       return;
@@ -222,7 +227,10 @@ void AddBake(CLI::App& app, int& exit_code) {
       if (!o->reference.empty()) {
         OJson joints = OJson::array(), pos = OJson::array();
         for (int n : rig.joint_node()) joints.push_back(rig.source_node()[n]);
-        for (const glm::vec3& p : r->reference_positions) pos.push_back({p.x, p.y, p.z});
+        // In the written file's axes: VRM 0.x output is turned back by 180 degrees about Y.
+        const float flip = written_v0 ? -1.0f : 1.0f;
+        for (const glm::vec3& p : r->reference_positions)
+          pos.push_back({flip * p.x, p.y, flip * p.z});
         jref.push_back({{"clip", b.clip},
                         {"times", r->reference_times},
                         {"joints", joints},

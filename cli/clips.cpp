@@ -53,7 +53,6 @@ struct Target {
   HumanoidMap map;
 };
 
-
 struct RunResult {
   std::string avatar, clip;
   std::vector<std::string> missing;
@@ -281,7 +280,7 @@ void AddRetarget(CLI::App& app, int& exit_code) {
       "length; horizontal root motion removed unless --keep-root-motion) and write the avatar "
       "with the retargeted animation as .glb/.vrm.");
   struct Opts {
-    std::string avatar, clips, clip, out;
+    std::string avatar, clips, clip, out, vrm_version;
     bool keep_root = false, force = false;
   };
   auto o = std::make_shared<Opts>();
@@ -290,6 +289,7 @@ void AddRetarget(CLI::App& app, int& exit_code) {
   cmd->add_option("--clip", o->clip, "clip name (default: every clip in the file)");
   cmd->add_option("-o,--output", o->out, "output .glb or .vrm")->required();
   cmd->add_flag("--keep-root-motion", o->keep_root, "keep the hips' horizontal travel");
+  AddVrmVersion(cmd, o->vrm_version);
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   cmd->callback([o, &exit_code] {
     ClipFile cf;
@@ -323,7 +323,7 @@ void AddRetarget(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    Status st = SaveAvatar(av, o->out, {o->force});
+    Status st = SaveWithVersion(av, o->out, o->force, o->vrm_version);
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       exit_code = kExitBadInput;

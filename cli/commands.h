@@ -60,6 +60,32 @@ inline std::optional<LoadedAvatar> LoadOrReport(const std::string& path) {
   return std::move(loaded.value());
 }
 
+// --vrm-version for every command that writes an avatar: "" (default) keeps the input's VRM
+// version, "0" writes VRM 0.x (only for VRM 0.x input), "1" VRM 1.0.
+inline void AddVrmVersion(CLI::App* cmd, std::string& version) {
+  cmd->add_option("--vrm-version", version,
+                  "write VRM 0.x (0; only for VRM 0.x input: its VRM extension is kept, springs "
+                  "written as secondaryAnimation) or VRM 1.0 (1: expressions, lookAt, MToon and "
+                  "meta converted); default: the input's version")
+      ->check(CLI::IsMember({"0", "1"}));
+}
+
+// Saves with the chosen VRM version; prints what the output could not carry as warnings.
+inline Status SaveWithVersion(const Avatar& avatar, const std::string& path, bool force,
+                              const std::string& version) {
+  std::vector<std::string> warnings;
+  SaveOptions options;
+  options.force = force;
+  options.vrm = version == "0"   ? VrmOutput::kVrm0
+                : version == "1" ? VrmOutput::kVrm1
+                                 : VrmOutput::kKeepInput;
+  options.warnings = &warnings;
+  Status st = SaveAvatar(avatar, path, options);
+  for (const std::string& w : warnings)
+    std::fprintf(stderr, "warning: %s: %s\n", path.c_str(), w.c_str());
+  return st;
+}
+
 void AddInspect(CLI::App& app, int& exit_code);
 void AddConvert(CLI::App& app, int& exit_code);
 void AddMakeDemoAvatar(CLI::App& app, int& exit_code);

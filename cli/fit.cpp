@@ -23,7 +23,7 @@ void AddFit(CLI::App& app, int& exit_code) {
       "them) stay rigid on the head and are reported. --colliders also fits the colliders. --undo "
       "restores a fitted file exactly.");
   struct Opts {
-    std::string avatar, hair, wear, out, attach = "head", report;
+    std::string avatar, hair, wear, out, attach = "head", report, vrm_version;
     int joints = 6;
     FitOptions fit;
     bool undo = false, force = false, colliders = false;
@@ -59,6 +59,7 @@ void AddFit(CLI::App& app, int& exit_code) {
                 "for long front chains)");
   cmd->add_flag("--undo", o->undo, "restore what an earlier fit changed in AVATAR");
   cmd->add_flag("--force", o->force, "overwrite an existing output");
+  AddVrmVersion(cmd, o->vrm_version);
   cmd->callback([o, &exit_code] {
     // Both outputs are checked before any work, so a refused --report leaves no avatar behind.
     if (!OutputsWritable({o->out, o->report}, o->force)) {
@@ -124,7 +125,7 @@ void AddFit(CLI::App& app, int& exit_code) {
         for (const auto& w : cf->warnings) rep["warnings"].push_back(w);
       }
     }
-    Status st = SaveAvatar(av, o->out, {o->force});
+    Status st = SaveWithVersion(av, o->out, o->force, o->vrm_version);
     if (!st.ok()) return fail(st.message());
     for (const auto& c : rep["changes"])
       std::printf("  %s\n", OneLine(c.get<std::string>()).c_str());

@@ -13,8 +13,9 @@ namespace {
 
 using Json = nlohmann::json;
 
-Result<LoadedAvatar> Reload(const Avatar& av, bool as_vrm) {
-  auto bytes = EncodeGlb(av, as_vrm);
+Result<LoadedAvatar> Reload(const Avatar& av, bool as_vrm, VrmOutput vrm = VrmOutput::kVrm1,
+                            std::vector<std::string>* warnings = nullptr) {
+  auto bytes = EncodeGlb(av, as_vrm, vrm, warnings);
   if (!bytes.ok()) return bytes.status();
   return LoadAvatarFromMemory(bytes->data(), bytes->size(), "roundtrip.glb", ".");
 }
@@ -282,6 +283,79 @@ TEST(RoundTrip, Vrm0ToVrm1KeepsColliderWorldPositionsAndChainShape) {
     EXPECT_FALSE(s.has_virtual_tail);
     EXPECT_EQ(s.joints.size(), 3u);
   }
+}
+
+// VRM 0.x written back as VRM 0.x (the default for 0.x input): the file's own VRM extension and
+// materials, the axes turned back, and springs/colliders as secondaryAnimation that read back to
+// the same chains and the same collider world positions. A spring of its own (as the fitter
+// makes) becomes a bone group of its own; a capsule becomes a row of spheres, with a warning.
+TEST(RoundTrip, Vrm0StaysVrm0WithItsFaceAndSprings) {
+  HS_LOAD_SHARED_OR_SKIP(v0, "avatars/godette.vrm");
+  auto back = Reload(v0.avatar, true, VrmOutput::kKeepInput);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const Avatar& a = v0.avatar;
+  const Avatar& b = back->avatar;
+  EXPECT_EQ(b.vrm.version, VrmVersion::kV0);
+  EXPECT_EQ(Json::parse(a.vrm.vrm0_json)["blendShapeMaster"],
+            Json::parse(b.vrm.vrm0_json)["blendShapeMaster"]);
+  EXPECT_EQ(Json::parse(a.vrm.vrm0_json)["materialProperties"],
+            Json::parse(b.vrm.vrm0_json)["materialProperties"]);
+  EXPECT_EQ(a.vrm.vrm0_materials_json.size(), b.vrm.vrm0_materials_json.size());
+  for (size_t i = 0; i < a.vrm.vrm0_materials_json.size(); ++i)
+    EXPECT_EQ(Json::parse(a.vrm.vrm0_materials_json[i]), Json::parse(b.vrm.vrm0_materials_json[i]));
+  EXPECT_EQ(a.vrm.humanoid, b.vrm.humanoid);
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (size_t n = 0; n < a.nodes.size(); ++n) {
+    EXPECT_LT(glm::length(a.nodes[n].translation - b.nodes[n].translation), 1e-6f) << n;
+    EXPECT_GT(std::fabs(glm::dot(a.nodes[n].rotation, b.nodes[n].rotation)), 1.0f - 1e-6f) << n;
+  }
+  ASSERT_EQ(a.vrm.springs.size(), b.vrm.springs.size());
+  for (size_t s = 0; s < a.vrm.springs.size(); ++s) {
+    ASSERT_EQ(a.vrm.springs[s].joints.size(), b.vrm.springs[s].joints.size()) << s;
+    for (size_t j = 0; j < a.vrm.springs[s].joints.size(); ++j) {
+      const SpringJoint &x = a.vrm.springs[s].joints[j], &y = b.vrm.springs[s].joints[j];
+      EXPECT_EQ(x.node, y.node);
+      EXPECT_FLOAT_EQ(x.stiffness, y.stiffness);
+      EXPECT_LT(glm::length(x.gravity_dir - y.gravity_dir), 1e-6f);
+    }
+  }
+  ASSERT_EQ(a.vrm.colliders.size(), b.vrm.colliders.size());
+  for (size_t c = 0; c < a.vrm.colliders.size(); ++c) {
+    EXPECT_EQ(a.vrm.colliders[c].node, b.vrm.colliders[c].node);
+    EXPECT_LT(glm::length(a.vrm.colliders[c].offset - b.vrm.colliders[c].offset), 1e-6f);
+  }
+
+  // A spring of its own and a capsule collider.
+  Avatar fitted = a;
+  Spring own = fitted.vrm.springs[0];
+  own.name = "fitted";
+  own.source_group = -1;
+  own.has_virtual_tail = false;
+  own.joints.pop_back();
+  Collider cap = fitted.vrm.colliders[0];
+  cap.shape = ColliderShape::kCapsule;
+  cap.tail = cap.offset + glm::vec3(0, 0.1f, 0);
+  own.collider_groups = {static_cast<int>(fitted.vrm.collider_groups.size())};
+  fitted.vrm.collider_groups.push_back(
+      {"capsule", {static_cast<int>(fitted.vrm.colliders.size())}});
+  fitted.vrm.colliders.push_back(cap);
+  fitted.vrm.springs.push_back(own);
+  std::vector<std::string> warnings;
+  auto f = Reload(fitted, true, VrmOutput::kVrm0, &warnings);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  bool warned = false;
+  for (const auto& w : warnings) warned = warned || w.find("no capsules") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_GT(f->avatar.vrm.colliders.size(), a.vrm.colliders.size() + 1);  // the capsule's spheres
+  bool found = false;  // its own bone group, named by its comment
+  for (const Spring& sp : f->avatar.vrm.springs)
+    found = found ||
+            (sp.name.rfind("fitted/", 0) == 0 && sp.joints.front().node == own.joints.front().node);
+  EXPECT_TRUE(found);
+  // VRM 1.0 input cannot be written as VRM 0.x.
+  Avatar v1 = b;
+  v1.vrm.version = VrmVersion::kV1;
+  EXPECT_FALSE(EncodeGlb(v1, true, VrmOutput::kVrm0).ok());
 }
 
 TEST(Save, AtomicAndNeverOverwritesWithoutForce) {

@@ -181,6 +181,10 @@ struct VrmData {
   std::vector<Collider> colliders;
   std::vector<ColliderGroup> collider_groups;
   std::vector<NodeConstraint> constraints;
+  /// VRM 0.x source: the file's `VRM` extension object and its glTF materials as they were
+  /// (before the conversion to VRM 1.0 above), so the avatar can be written back as VRM 0.x.
+  std::string vrm0_json;
+  std::vector<std::string> vrm0_materials_json;
 };
 
 struct Avatar {

@@ -42,8 +42,19 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
 /// animation "bvh" from the motion (docs/conventions.md, "BVH"). `name` is used in messages.
 Result<LoadedAvatar> LoadBvhFromText(const std::string& text, const std::string& name);
 
+/// Which VRM a .vrm/.glb is written as.
+enum class VrmOutput {
+  kKeepInput,  ///< the version the avatar was read from (VRM 0.x stays 0.x); 1.0 otherwise
+  kVrm0,       ///< VRM 0.x: only for avatars read from VRM 0.x (their VRM extension is kept)
+  kVrm1,       ///< VRM 1.0 (VRM 0.x converted: expressions, lookAt, MToon, springs...)
+};
+
 struct SaveOptions {
   bool force = false;  ///< allow overwriting an existing file (never the source without it)
+  VrmOutput vrm = VrmOutput::kKeepInput;
+  /// Receives what the output cannot carry (e.g. capsule colliders approximated by spheres in
+  /// VRM 0.x); may be null.
+  std::vector<std::string>* warnings = nullptr;
 };
 
 /// Writes a binary glTF. The extension of `path` decides the flavour: ".vrm" requires a
@@ -52,7 +63,9 @@ struct SaveOptions {
 Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptions& options = {});
 
 /// Serialises to GLB bytes in memory (what SaveAvatar writes). Deterministic for equal input.
-Result<std::vector<uint8_t>> EncodeGlb(const Avatar& avatar, bool as_vrm);
+Result<std::vector<uint8_t>> EncodeGlb(const Avatar& avatar, bool as_vrm,
+                                       VrmOutput vrm = VrmOutput::kKeepInput,
+                                       std::vector<std::string>* warnings = nullptr);
 
 /// Non-fatal problems in a loaded avatar: spring joints that are not ancestors of the next one,
 /// zero radii, springs without joints, humanoid roles missing... One message per finding.

@@ -300,7 +300,10 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
   }
   if (const Json* meta = GetObject(vrm, "meta", base))
     av.vrm.meta_json = Dump(ConvertMeta0(*meta, av, root));
-  // The face and the look: expressions, lookAt, firstPerson and MToon (io/vrm0_convert.cpp).
+  // Kept as they are for writing VRM 0.x back; converted for VRM 1.0: the face and the look
+  // (expressions, lookAt, firstPerson, MToon; io/vrm0_convert.cpp).
+  av.vrm.vrm0_json = Dump(vrm);
+  for (const Material& m : av.materials) av.vrm.vrm0_materials_json.push_back(m.json);
   ConvertVrm0Materials(vrm, av, warnings);
   if (Json face = ConvertVrm0Face(vrm, root, av, warnings); !face.empty())
     av.vrm.vrmc_vrm_json = Dump(face);

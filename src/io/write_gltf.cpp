@@ -2,9 +2,12 @@
 // deterministic) and pack all binary data into one buffer. VRM data is always written as VRM 1.0.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "hairswing/files.h"
@@ -394,10 +397,109 @@ std::vector<uint8_t> PackGlb(const Json& root, const std::vector<uint8_t>& bin) 
 }  // namespace
 }  // namespace io
 
-Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
-  using namespace io;
+namespace io {
+namespace {
+
+// VRM 0.x stores offsets and directions in Unity's axes; hairswing's are the file's glTF axes
+// turned 180 degrees about Y (NormaliseVrm0Axes): (x, y, z) here is (-x, y, z) there.
+Json Unity(const glm::vec3& v) { return {{"x", -v.x}, {"y", v.y}, {"z", v.z}}; }
+
+// secondaryAnimation from the avatar's springs and colliders. VRM 0.x has sphere colliders on
+// one node per group, and bone groups whose every descendant of a root swings with one set of
+// parameters: a VRM 1.0 collider group becomes one 0.x group per node, a capsule a row of
+// spheres, a spring read from 0.x goes back to its bone group, a spring of its own (fitted) gets
+// a group with its first joint as root and its first joint's parameters.
+Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warnings) {
+  auto warn = [&](const std::string& w) {
+    if (warnings) warnings->push_back(w);
+  };
+  Json groups = Json::array();
+  std::vector<std::vector<int>> v0_groups(av.vrm.collider_groups.size());
+  for (size_t g = 0; g < av.vrm.collider_groups.size(); ++g) {
+    std::map<int, Json> by_node;
+    for (int ci : av.vrm.collider_groups[g].colliders) {
+      const Collider& c = av.vrm.colliders[ci];
+      Json& spheres = by_node[c.node]["colliders"];
+      if (spheres.is_null()) spheres = Json::array();
+      if (c.shape == ColliderShape::kSphere) {
+        spheres.push_back({{"offset", Unity(c.offset)}, {"radius", c.radius}});
+      } else if (c.shape == ColliderShape::kCapsule) {
+        const float len = glm::length(c.tail - c.offset);
+        const int n = std::max(2, static_cast<int>(std::ceil(len / std::max(c.radius, 1e-4f))) + 1);
+        for (int i = 0; i < n; ++i)
+          spheres.push_back({{"offset", Unity(c.offset + (c.tail - c.offset) *
+                                                             (static_cast<float>(i) / (n - 1)))},
+                             {"radius", c.radius}});
+        warn("collider " + std::to_string(ci) + ": VRM 0.x has no capsules; written as " +
+             std::to_string(n) + " spheres along it");
+      } else {
+        warn("collider " + std::to_string(ci) + " (" + ColliderShapeName(c.shape) +
+             "): VRM 0.x has no such shape; left out");
+      }
+    }
+    for (auto& [node, j] : by_node) {
+      j["node"] = node;
+      v0_groups[g].push_back(static_cast<int>(groups.size()));
+      groups.push_back(j);
+    }
+  }
+  Json bone_groups = Json::array();
+  auto emit = [&](const std::vector<const Spring*>& ss, const std::vector<int>& roots) {
+    const Spring& s = *ss[0];
+    const SpringJoint& p = s.joints[0];
+    auto same = [&p](const SpringJoint& j) {
+      return std::fabs(j.stiffness - p.stiffness) <= 1e-4f * std::max(1.0f, p.stiffness) &&
+             std::fabs(j.drag_force - p.drag_force) <= 1e-4f &&
+             std::fabs(j.gravity_power - p.gravity_power) <= 1e-4f &&
+             std::fabs(j.hit_radius - p.hit_radius) <= 1e-6f;
+    };
+    for (const Spring* o : ss)
+      if (!std::all_of(o->joints.begin(), o->joints.end(), same))
+        warn("spring \"" + o->name + "\": VRM 0.x has one set of parameters per bone group; " +
+             "its first joint's are written");
+    std::set<int> cgs;
+    for (const Spring* o : ss)
+      for (int g : o->collider_groups)
+        if (g >= 0 && static_cast<size_t>(g) < v0_groups.size())
+          cgs.insert(v0_groups[g].begin(), v0_groups[g].end());
+    bone_groups.push_back({{"comment", s.name},
+                           {"stiffiness", p.stiffness},  // sic: the VRM 0.x field name
+                           {"gravityPower", p.gravity_power},
+                           {"gravityDir", Unity(p.gravity_dir)},
+                           {"dragForce", p.drag_force},
+                           {"center", s.center},
+                           {"hitRadius", p.hit_radius},
+                           {"bones", roots},
+                           {"colliderGroups", std::vector<int>(cgs.begin(), cgs.end())}});
+  };
+  std::map<int, std::vector<const Spring*>> by_source;
+  for (const Spring& s : av.vrm.springs) {
+    if (s.joints.empty()) continue;
+    if (s.baked) {
+      warn("spring \"" + s.name + "\" is baked: VRM 0.x cannot mark it, so it is left out");
+      continue;
+    }
+    if (s.source_group >= 0) {
+      by_source[s.source_group].push_back(&s);
+    } else {
+      emit({&s}, {s.joints[0].node});
+    }
+  }
+  for (const auto& [group, ss] : by_source) {
+    std::set<int> joints;
+    for (const Spring* s : ss)
+      for (const SpringJoint& j : s->joints) joints.insert(j.node);
+    std::vector<int> roots;
+    for (const Spring* s : ss)
+      if (!joints.count(av.nodes[s->joints[0].node].parent)) roots.push_back(s->joints[0].node);
+    emit(ss, roots);
+  }
+  return {{"colliderGroups", groups}, {"boneGroups", bone_groups}};
+}
+
+Result<std::vector<uint8_t>> Encode(const Avatar& av, bool as_vrm, const Json* vrm0) {
   try {
-    if (as_vrm && av.vrm.humanoid.empty())
+    if (as_vrm && av.vrm.humanoid.empty() && !vrm0)
       return Status(StatusCode::kUnsupported,
                     "cannot write .vrm: the avatar has no humanoid bones");
     BinWriter bw;
@@ -405,7 +507,8 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
     root["asset"] = WriteAsset(av);
     std::vector<Node> nodes = av.nodes;  // may grow (virtual tails become nodes)
     bool uses_extended = false;
-    const Json ext = WriteRootExtensions(av, nodes, &uses_extended);
+    Json ext = WriteRootExtensions(av, nodes, &uses_extended);
+    if (vrm0) ext["VRM"] = *vrm0;
     root["nodes"] = WriteNodes(av, nodes);
     root["scenes"] = Json::array({{{"nodes", av.scene_roots}}});
     root["scene"] = 0;
@@ -427,6 +530,37 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm) {
   }
 }
 
+}  // namespace
+}  // namespace io
+
+Result<std::vector<uint8_t>> EncodeGlb(const Avatar& av, bool as_vrm, VrmOutput vrm,
+                                       std::vector<std::string>* warnings) {
+  using namespace io;
+  const bool from0 = av.vrm.version == VrmVersion::kV0 && !av.vrm.vrm0_json.empty();
+  if (vrm == VrmOutput::kVrm0 && !from0)
+    return Status(StatusCode::kUnsupported,
+                  "cannot write VRM 0.x: only avatars read from VRM 0.x files can be written "
+                  "back as 0.x (VRM 1.0 -> 0.x is not supported)");
+  if (vrm == VrmOutput::kVrm1 || !from0) return Encode(av, as_vrm, nullptr);
+  // VRM 0.x: the file's own VRM extension with the springs as they are now, on the avatar
+  // turned back to the file's axes and with its original materials.
+  Json v0;
+  try {
+    v0 = Json::parse(av.vrm.vrm0_json);
+    v0["secondaryAnimation"] = WriteSecondaryAnimation(av, warnings);
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInvalidInput, std::string("encode: ") + e.what());
+  }
+  Avatar out = av;
+  NormaliseVrm0Axes(out);
+  for (size_t i = 0; i < out.materials.size() && i < av.vrm.vrm0_materials_json.size(); ++i)
+    out.materials[i].json = av.vrm.vrm0_materials_json[i];
+  out.vrm = VrmData{};  // written as the VRM extension above, not as VRMC_*
+  if (!av.vrm.constraints.empty() && warnings)
+    warnings->push_back("VRMC_node_constraint has no VRM 0.x form: left out");
+  return Encode(out, as_vrm, &v0);
+}
+
 Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptions& options) {
   namespace fs = std::filesystem;
   std::string ext = fs::path(path).extension().string();
@@ -439,7 +573,7 @@ Status SaveAvatar(const Avatar& avatar, const std::string& path, const SaveOptio
     return Status(StatusCode::kIoError, path + (same ? ": is the input file" : ": already exists") +
                                             "; pass --force to overwrite");
   }
-  auto bytes = EncodeGlb(avatar, ext == ".vrm");
+  auto bytes = EncodeGlb(avatar, ext == ".vrm", options.vrm, options.warnings);
   if (!bytes.ok()) return Status(bytes.status().code(), path + ": " + bytes.status().message());
   // Never write a file we would refuse to read: the bytes are loaded back first (a few ms), so a
   // value that does not survive the round trip, or a record that edits broke, fails here with

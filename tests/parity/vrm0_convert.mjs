@@ -5,6 +5,8 @@
 // turned with the model), the same first-person annotations, a VRM 1.0 meta; every bind must
 // resolve to an existing node/morph target/material; and the MToon materials must equal what
 // three-vrm's own VRM 0.x material converter (VRMMaterialsV0CompatPlugin) makes of the original.
+// Written back as VRM 0.x (--vrm-version 0), three-vrm must see the original's face and as many
+// spring joints.
 //
 //   node vrm0_convert.mjs CLI WORKDIR FILE.vrm...
 import fs from 'node:fs';
@@ -89,7 +91,7 @@ for (const file of files) {
   const name = path.basename(file);
   if (!fs.existsSync(file)) { console.log(`note: ${file} not present, skipped`); continue; }
   const out = path.join(work, name.replace(/\.vrm$/, '.v1.vrm'));
-  execFileSync(cli, ['convert', file, '-o', out, '--force'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(cli, ['convert', file, '-o', out, '--force', '--vrm-version', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const before = failures;
   const a = await loadForSprings(fs.readFileSync(file), { allowNoSprings: true });
   const b = await loadForSprings(fs.readFileSync(out), { allowNoSprings: true });
@@ -141,6 +143,13 @@ for (const file of files) {
       mtoon: x.extensions.VRMC_materials_mtoon });
     near(pick(m), pick(ours), `${name}: materials[${i}] ${m.name}`);
   });
+  // Written back as VRM 0.x (--vrm-version 0): three-vrm sees the original's face and springs.
+  const out0 = path.join(work, name.replace(/\.vrm$/, '.v0.vrm'));
+  execFileSync(cli, ['convert', file, '-o', out0, '--force', '--vrm-version', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const c = await loadForSprings(fs.readFileSync(out0), { allowNoSprings: true });
+  if (JSON.stringify(describe(c.vrm)) !== JSON.stringify(da)) fail(`${name}: written as VRM 0.x, three-vrm sees a different face`);
+  const joints = (x) => (x.manager ? x.manager.joints.size : 0);
+  if (joints(c) !== joints(a)) fail(`${name}: written as VRM 0.x, ${joints(c)} spring joints instead of ${joints(a)}`);
   console.log(`${failures === before ? 'ok  ' : 'FAIL'} ${name}: ${names.length} expressions (${binds} binds resolve), lookAt ${da.lookAt.type}, ${da.firstPerson.length} first-person annotations, ${mtoon} MToon materials equal to three-vrm's conversion`);
 }
 process.exit(failures ? 1 : 0);
