@@ -156,6 +156,16 @@ TEST(RoundTrip, GltfWithoutVrmAndUnknownExtensions) {
   doc["extensions"]["EXT_hairswing_test"] = {{"answer", 42}, {"list", {1, 2, 3}}};
   doc["nodes"][1]["extensions"]["EXT_node_test"] = {{"flag", true}};
   doc["nodes"][1]["extras"] = {{"note", "kept"}};
+  // ... and on a mesh, its primitive and the accessors behind POSITION and the indices.
+  doc["meshes"][0]["extensions"]["EXT_mesh_test"] = {{"lod", 2}};
+  doc["meshes"][0]["extras"] = {{"targetNames", {"smile"}}};
+  Json& prim = doc["meshes"][0]["primitives"][0];
+  prim["extensions"]["EXT_primitive_test"] = {{"variant", 1}};
+  prim["extras"] = {{"tag", "p0"}};
+  doc["accessors"][prim["attributes"]["POSITION"].get<int>()]["extensions"]["EXT_accessor_test"] = {
+      {"quantised", false}};
+  if (prim.contains("indices"))
+    doc["accessors"][prim["indices"].get<int>()]["extensions"]["EXT_index_test"] = {{"k", 3}};
   doc["nodes"][2]["extensions"]["VRMC_node_constraint"] = {
       {"specVersion", "1.0"},
       {"constraint", {{"roll", {{"source", 1}, {"rollAxis", "Y"}, {"weight", 0.5}}}}}};
@@ -174,6 +184,26 @@ TEST(RoundTrip, GltfWithoutVrmAndUnknownExtensions) {
   ASSERT_TRUE(b.ok()) << b.status().message();
   ExpectSameAvatar(a->avatar, b->avatar);
   EXPECT_EQ(Json::parse(b->avatar.unknown_extensions.at("EXT_hairswing_test"))["answer"], 42);
+  // Written out, the mesh, primitive and accessor extensions sit where they were.
+  auto bytes = EncodeGlb(b->avatar, false);
+  ASSERT_TRUE(bytes.ok());
+  const uint32_t len = (*bytes)[12] | (*bytes)[13] << 8 | (*bytes)[14] << 16 | (*bytes)[15] << 24;
+  const Json out = Json::parse(std::string(bytes->begin() + 20, bytes->begin() + 20 + len));
+  const Json& m = out["meshes"][0];
+  EXPECT_EQ(m["extensions"]["EXT_mesh_test"]["lod"], 2);
+  EXPECT_EQ(m["extras"]["targetNames"][0], "smile");
+  EXPECT_EQ(m["primitives"][0]["extensions"]["EXT_primitive_test"]["variant"], 1);
+  EXPECT_EQ(m["primitives"][0]["extras"]["tag"], "p0");
+  const int pos = m["primitives"][0]["attributes"]["POSITION"];
+  EXPECT_EQ(out["accessors"][pos]["extensions"]["EXT_accessor_test"]["quantised"], false);
+  if (prim.contains("indices")) {
+    const int ix = m["primitives"][0]["indices"];
+    EXPECT_EQ(out["accessors"][ix]["extensions"]["EXT_index_test"]["k"], 3);
+  }
+  for (const char* e : {"EXT_mesh_test", "EXT_primitive_test", "EXT_accessor_test"})
+    EXPECT_NE(std::find(out["extensionsUsed"].begin(), out["extensionsUsed"].end(), e),
+              out["extensionsUsed"].end())
+        << e;
 }
 
 TEST(RoundTrip, EncodingIsDeterministic) {

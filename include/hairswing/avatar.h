@@ -59,15 +59,21 @@ struct Primitive {
   std::vector<uint32_t> indices;     ///< triangle list for mode 4; generated 0..n-1 if absent
   std::map<std::string, ExtraAttribute> extra_attributes;
   std::vector<MorphTarget> targets;
-  int material = -1;  ///< index into Avatar::materials, or -1
-  int mode = 4;       ///< glTF primitive mode (4 = triangles)
+  int material = -1;            ///< index into Avatar::materials, or -1
+  int mode = 4;                 ///< glTF primitive mode (4 = triangles)
+  std::string extensions_json;  ///< the primitive's extensions, verbatim JSON object or ""
+  std::string extras_json;      ///< the primitive's extras, verbatim JSON or ""
+  /// Extensions of the accessors behind the attributes ("POSITION", ...) and "indices",
+  /// verbatim: the writer puts them on the accessors it makes for the same data.
+  std::map<std::string, std::string> accessor_extensions;
 };
 
 struct Mesh {
   std::string name;
   std::vector<Primitive> primitives;
   std::vector<float> morph_weights;
-  std::string extras_json;  ///< verbatim (often holds morph target names)
+  std::string extras_json;      ///< verbatim (often holds morph target names)
+  std::string extensions_json;  ///< the mesh's extensions, verbatim JSON object or ""
 };
 
 /// Materials, textures and samplers pass through unchanged: we keep their JSON. Texture indices

@@ -207,7 +207,9 @@ void CheckCoreTypes(const Json& root);
 // Scene conversion, in this order (later steps read what earlier ones wrote).
 void ReadNodes(const tinygltf::Model& m, const Json& root, Avatar& av);
 void ReadSkins(const Reader& r, Avatar& av);
-void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& warnings);
+/// `root` is the document's JSON, for what passes through verbatim (extras, extensions).
+void ReadMeshes(const Reader& r, const Json& root, const std::string& file, Avatar& av,
+                Warnings& warnings);
 /// JOINTS_0 within the skin of every node that draws the mesh (weight-0 influences repaired).
 void CheckSkinJoints(Avatar& av);
 void ReadAnimations(const Reader& r, Avatar& av);

@@ -203,7 +203,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
 
     ReadNodes(model, root, av);
     ReadSkins(reader, av);
-    ReadMeshes(reader, file, av, out.warnings);
+    ReadMeshes(reader, root, file, av, out.warnings);
     CheckSkinJoints(av);
     ReadAnimations(reader, av);
     ReadPassThrough(model, root, file, reader.missing_buffers, av, out.warnings);

@@ -156,7 +156,20 @@ void ReadSkins(const Reader& r, Avatar& av) {
   }
 }
 
-void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& warnings) {
+void ReadMeshes(const Reader& r, const Json& root, const std::string& file, Avatar& av,
+                Warnings& warnings) {
+  const Json& jmeshes = GetArray(root, "meshes", "");
+  const Json& jaccessors = GetArray(root, "accessors", "");
+  // Extras and extensions of a JSON object, verbatim ("" when absent).
+  auto kept = [](const Json& obj, const char* key) {
+    const Json* v = obj.is_object() ? Find(obj, key) : nullptr;
+    return v && !v->is_null() ? Dump(*v) : std::string();
+  };
+  auto accessor_ext = [&](int index) {
+    return index >= 0 && static_cast<size_t>(index) < jaccessors.size()
+               ? kept(jaccessors[index], "extensions")
+               : std::string();
+  };
   const auto& m = r.m;
   std::vector<int> remap(m.meshes.size(), -1);
   for (size_t i = 0; i < m.meshes.size(); ++i) {
@@ -176,12 +189,23 @@ void ReadMeshes(const Reader& r, const std::string& file, Avatar& av, Warnings& 
     }
     Mesh dst;
     dst.name = src.name;
+    const Json& jm = i < jmeshes.size() ? jmeshes[i] : Json::object();
+    dst.extras_json = kept(jm, "extras");
+    dst.extensions_json = kept(jm, "extensions");
     for (double w : src.weights) dst.morph_weights.push_back(static_cast<float>(w));
     for (size_t pi = 0; pi < src.primitives.size(); ++pi) {
       const auto& sp = src.primitives[pi];
       const std::string pf = Idx(f + ".primitives", pi);
       Primitive p;
       p.mode = sp.mode < 0 ? 4 : sp.mode;
+      if (const Json* jps = Find(jm, "primitives"); jps && jps->is_array() && pi < jps->size()) {
+        p.extensions_json = kept((*jps)[pi], "extensions");
+        p.extras_json = kept((*jps)[pi], "extras");
+      }
+      for (const auto& [name, acc] : sp.attributes)
+        if (std::string e = accessor_ext(acc); !e.empty()) p.accessor_extensions[name] = e;
+      if (std::string e = accessor_ext(sp.indices); !e.empty())
+        p.accessor_extensions["indices"] = e;
       if (p.mode > 6) throw ReadError(pf + ".mode", "invalid primitive mode");
       if (sp.material < -1 || sp.material >= static_cast<int>(m.materials.size()))
         throw ReadError(pf + ".material", "index out of range");

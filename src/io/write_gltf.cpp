@@ -254,6 +254,14 @@ Json WritePrimitive(const Primitive& p, BinWriter& bw) {
   }
   Json jp = {{"attributes", attrs}, {"mode", p.mode}};
   jp["indices"] = bw.Accessor(p.indices.data(), p.indices.size(), 1, kUInt, 34963);
+  // The source accessors' extensions, on the accessors made for the same data.
+  for (const auto& [name, ext] : p.accessor_extensions) {
+    const Json& index = name == "indices" ? jp["indices"] : attrs.value(name, Json());
+    if (index.is_number_integer())
+      bw.accessors[index.get<size_t>()]["extensions"] = Json::parse(ext);
+  }
+  if (!p.extensions_json.empty()) jp["extensions"] = Json::parse(p.extensions_json);
+  if (!p.extras_json.empty()) jp["extras"] = Json::parse(p.extras_json);
   if (p.material >= 0) jp["material"] = p.material;
   if (!p.targets.empty()) {
     Json targets = Json::array();
@@ -280,6 +288,7 @@ Json WriteMeshes(const Avatar& av, BinWriter& bw) {
     jm["primitives"] = prims;
     if (!mesh.morph_weights.empty()) jm["weights"] = mesh.morph_weights;
     if (!mesh.extras_json.empty()) jm["extras"] = Json::parse(mesh.extras_json);
+    if (!mesh.extensions_json.empty()) jm["extensions"] = Json::parse(mesh.extensions_json);
     meshes.push_back(jm);
   }
   return meshes;
