@@ -46,7 +46,8 @@ void AddBake(CLI::App& app, int& exit_code) {
       "does not simulate them over the baked motion; --keep-springs keeps them live.");
   struct Opts {
     std::string avatar, motion, clip, solver = "arc", out, json, reference, vrm_version;
-    bool all = false, cyclic = false, one_shot = false, force = false, keep_springs = false;
+    bool all = false, cyclic = false, one_shot = false, force = false, keep_springs = false,
+         keep_body_seam = false;
     int rate = 30;
     double max_error_deg = 0.1, max_error_mm = 0.3, settle = 0.0;
   };
@@ -80,6 +81,9 @@ void AddBake(CLI::App& app, int& exit_code) {
                   "write the solver's own joint world positions per baked frame as JSON (for "
                   "playback checks)");
   cmd->add_flag("--keep-springs", o->keep_springs, "keep the baked springs live in the output");
+  cmd->add_flag("--keep-body-seam", o->keep_body_seam,
+                "cyclic: leave the body clip's own seam as it is (by default a clip whose end "
+                "does not meet its start is closed, the mismatch spread over the loop)");
   cmd->add_flag("--force", o->force, "overwrite existing outputs");
   AddVrmVersion(cmd, o->vrm_version);
   cmd->callback([o, &exit_code] {
@@ -134,6 +138,7 @@ void AddBake(CLI::App& app, int& exit_code) {
     base.max_error_deg = static_cast<float>(o->max_error_deg);
     base.max_error_m = static_cast<float>(o->max_error_mm / 1000.0);
     base.settle_seconds = o->settle;
+    base.close_body_loop = !o->keep_body_seam;
 
     const auto started = std::chrono::steady_clock::now();
     std::vector<Result<BakedClip>> results(clips.size(), Status(StatusCode::kInvalidInput, ""));

@@ -6,7 +6,8 @@
 // periodic_tolerance_m of where it was one loop earlier, velocities likewise), then one more
 // loop is recorded. What is left of the mismatch at the seam is spread over the loop as a
 // rotation correction that grows linearly from nothing at the start to the whole mismatch at the
-// end, so the written tracks close exactly. The loop is run as N = round(T * 120) fixed steps,
+// end, so the written tracks close exactly. The body clip's own seam, if it does not close, is
+// closed the same way first (close_body_loop). The loop is run as N = round(T * 120) fixed steps,
 // i.e. the clip plays at T / (N / 120) of its speed while the hair is simulated (at most half a
 // step, 1/240 s, per loop).
 // One-shot clips: from rest through the clip, then settle_seconds with the body holding its last
@@ -36,6 +37,9 @@ struct BakeOptions {
   double settle_seconds = 0.0;  ///< one-shot: time after the clip, body holding its last pose
   int max_cycles = 40;          ///< cyclic: loops run before giving up on a periodic state
   float periodic_tolerance_m = 5e-5f;  ///< cyclic: tails this close to the previous loop's
+  /// cyclic: close the body clip's own seam first (its end-to-start mismatch spread linearly
+  /// over the loop, see body_seam_mm), so neither the body nor the hair jumps when it loops.
+  bool close_body_loop = true;
 };
 
 struct BakeReport {
@@ -49,7 +53,7 @@ struct BakeReport {
   /// before the correction.
   double seam_position_mm = 0.0;
   /// Cyclic: the body clip's own mismatch at the seam, the largest node distance between its last
-  /// and first pose (mm, world); the hair follows the body, so this much jump is the clip's.
+  /// and first pose (mm, world), before close_body_loop closed it.
   double body_seam_mm = 0.0;
   /// Cyclic, on the written tracks: the largest change of a joint's frame-to-frame step across
   /// the seam in its chain attachment's frame (the hair's own velocity jump), over the median

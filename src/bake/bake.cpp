@@ -65,6 +65,59 @@ std::vector<int> Reduce(const std::vector<double>& t, const std::vector<glm::qua
   return kept;
 }
 
+// The body clip made to close: each track's mismatch between its value at T and at 0 is spread
+// over the loop, growing linearly from nothing at 0 to the whole mismatch at T, so the pose at T
+// is the pose at 0 (rotations by slerp of the difference; cubic keys move with their values).
+Clip CloseLoop(const Clip& body) {
+  Clip out = body;
+  const double T = body.duration;
+  for (Track& tr : out.tracks) {
+    if (tr.path == AnimationChannel::Path::kWeights || tr.times.empty()) continue;
+    const bool rot = tr.path == AnimationChannel::Path::kRotation;
+    const int comps = rot ? 4 : 3;
+    const bool cubic = tr.interpolation == AnimationChannel::Interp::kCubicSpline;
+    float a[4] = {0, 0, 0, 1}, b[4] = {0, 0, 0, 1};
+    SampleTrack(tr, 0.0, a);
+    SampleTrack(tr, T, b);
+    glm::quat d(1, 0, 0, 0);
+    if (rot) {
+      d = glm::quat(a[3], a[0], a[1], a[2]) * glm::conjugate(glm::quat(b[3], b[0], b[1], b[2]));
+      if (d.w < 0.0f) d = -d;
+    }
+    for (size_t k = 0; k < tr.times.size(); ++k) {
+      const float u = static_cast<float>(std::clamp(tr.times[k] / T, 0.0, 1.0));
+      float* v =
+          tr.values.data() + (cubic ? 3 * k + 1 : k) * comps;  // cubic: the value, not tangents
+      if (rot) {
+        const glm::quat q = glm::normalize(det::Slerp(glm::quat(1, 0, 0, 0), d, u) *
+                                           glm::quat(v[3], v[0], v[1], v[2]));
+        v[0] = q.x;
+        v[1] = q.y;
+        v[2] = q.z;
+        v[3] = q.w;
+      } else {
+        for (int c = 0; c < 3; ++c) v[c] += u * (a[c] - b[c]);
+      }
+    }
+  }
+  return out;
+}
+
+// The largest node distance between a clip's pose at its end and at its start (metres).
+double BodySeam(const Rig& rig, const Clip& clip) {
+  std::vector<Transform> p0(rig.rest_local().begin(), rig.rest_local().end()), p1 = p0;
+  clip.Apply(0.0, p0);
+  clip.Apply(clip.duration, p1);
+  std::vector<glm::mat4> w0(rig.node_count()), w1(rig.node_count());
+  ComputeWorld(rig, p0, w0);
+  ComputeWorld(rig, p1, w1);
+  double worst = 0.0;
+  for (size_t n = 0; n < rig.node_count(); ++n)
+    worst = std::max(worst,
+                     static_cast<double>(glm::length(glm::vec3(w1[n][3]) - glm::vec3(w0[n][3]))));
+  return worst;
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -73,7 +126,7 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-Result<BakedClip> BakeClip(const Rig& rig, const Clip& body,
+Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
                            std::span<const RigConstraint> constraints, const BakeOptions& opt) {
   const auto started = std::chrono::steady_clock::now();
   if (!(opt.rate >= 1.0 && opt.rate <= 240.0))
@@ -83,14 +136,15 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& body,
     return Status(StatusCode::kInvalidInput, "bake: an option is out of range");
   if (rig.chains().empty())
     return Status(StatusCode::kInvalidInput, "the avatar has no springs to bake");
-  const double T = body.duration;
+  const double T = source.duration;
   if (opt.cyclic && !(T > 0.0))
     return Status(StatusCode::kInvalidInput,
-                  "clip \"" + body.name +
-                      "\" has no duration: a single pose cannot loop (bake it "
-                      "one-shot)");
+                  "clip \"" + source.name +
+                      "\" has no duration: a single pose cannot loop (bake it one-shot)");
   if (!(T >= 0.0) || T > 3600.0)
-    return Status(StatusCode::kInvalidInput, "clip \"" + body.name + "\": duration out of range");
+    return Status(StatusCode::kInvalidInput, "clip \"" + source.name + "\": duration out of range");
+  // A cyclic bake plays (and writes) the body clip closed, if asked (the default).
+  const Clip body = opt.cyclic && opt.close_body_loop ? CloseLoop(source) : source;
 
   SpringConfig cfg;
   cfg.mode = opt.mode;
@@ -204,14 +258,7 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& body,
                      : glm::vec3(glm::inverse(world_m[attach_of[j]]) * glm::vec4(p[j], 1));
     }
   };
-  if (opt.cyclic) {  // the body's own seam: every node at the clip's end against its start
-    std::vector<glm::mat4> w0(nn), w1(nn);
-    ComputeWorld(rig, std::span<const Transform>(frame_pose.data(), nn), w0);
-    ComputeWorld(rig, std::span<const Transform>(frame_pose.data() + (nf - 1) * nn, nn), w1);
-    for (size_t n = 0; n < nn; ++n)
-      rep.body_seam_mm = std::max(rep.body_seam_mm,
-                                  1000.0 * glm::length(glm::vec3(w1[n][3]) - glm::vec3(w0[n][3])));
-  }
+  if (opt.cyclic) rep.body_seam_mm = 1000.0 * BodySeam(rig, source);
   out.reference_times = times;
   out.reference_positions.resize(nf * nj);
   std::vector<glm::vec3> sim_rel(nf * nj);

@@ -234,7 +234,12 @@ Json ConvertMeta0(const Json& m, const Avatar& av, const Json& root) {
                             ? "prohibited"
                             : "allowModificationRedistribution";
   if (lic.find("_NC") != std::string::npos) out["commercialUsage"] = "personalNonProfit";
-  if (!lic.empty()) out["extras"] = {{"vrm0LicenseName", lic}};
+  // What 1.0 has no field for stays readable in the meta's extras.
+  Json extras = Json::object();
+  if (!lic.empty()) extras["vrm0LicenseName"] = lic;
+  if (std::string perm = GetString(m, "otherPermissionUrl", "", f); !perm.empty())
+    extras["vrm0OtherPermissionUrl"] = perm;
+  if (!extras.empty()) out["extras"] = extras;
   return out;
 }
 
