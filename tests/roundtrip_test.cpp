@@ -377,6 +377,11 @@ TEST(RoundTrip, Vrm0StaysVrm0WithItsFaceAndSprings) {
   for (const auto& w : warnings) warned = warned || w.find("no capsules") != std::string::npos;
   EXPECT_TRUE(warned);
   EXPECT_GT(f->avatar.vrm.colliders.size(), a.vrm.colliders.size() + 1);  // the capsule's spheres
+  // The springs come back in their order: the file's first, then the one of its own.
+  ASSERT_GT(f->avatar.vrm.springs.size(), a.vrm.springs.size());
+  for (size_t i = 0; i < a.vrm.springs.size(); ++i)
+    EXPECT_EQ(f->avatar.vrm.springs[i].joints.front().node, a.vrm.springs[i].joints.front().node)
+        << i;
   bool found = false;  // its own bone group, named by its comment
   for (const Spring& sp : f->avatar.vrm.springs)
     found = found ||

@@ -481,26 +481,31 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
                            {"bones", roots},
                            {"colliderGroups", std::vector<int>(cgs.begin(), cgs.end())}});
   };
+  // In the springs' order (a bone group where its first spring is), so that reading the file
+  // back gives the springs in the same order.
   std::map<int, std::vector<const Spring*>> by_source;
+  for (const Spring& s : av.vrm.springs)
+    if (!s.joints.empty() && !s.baked && s.source_group >= 0)
+      by_source[s.source_group].push_back(&s);
+  std::set<int> emitted;
   for (const Spring& s : av.vrm.springs) {
     if (s.joints.empty()) continue;
     if (s.baked) {
       warn("spring \"" + s.name + "\" is baked: VRM 0.x cannot mark it, so it is left out");
       continue;
     }
-    if (s.source_group >= 0) {
-      by_source[s.source_group].push_back(&s);
-    } else {
+    if (s.source_group < 0) {
       emit({&s}, {s.joints[0].node});
+      continue;
     }
-  }
-  for (const auto& [group, ss] : by_source) {
+    if (!emitted.insert(s.source_group).second) continue;
+    const std::vector<const Spring*>& ss = by_source[s.source_group];
     std::set<int> joints;
-    for (const Spring* s : ss)
-      for (const SpringJoint& j : s->joints) joints.insert(j.node);
+    for (const Spring* o : ss)
+      for (const SpringJoint& j : o->joints) joints.insert(j.node);
     std::vector<int> roots;
-    for (const Spring* s : ss)
-      if (!joints.count(av.nodes[s->joints[0].node].parent)) roots.push_back(s->joints[0].node);
+    for (const Spring* o : ss)
+      if (!joints.count(av.nodes[o->joints[0].node].parent)) roots.push_back(o->joints[0].node);
     emit(ss, roots);
   }
   return {{"colliderGroups", groups}, {"boneGroups", bone_groups}};
