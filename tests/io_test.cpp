@@ -112,6 +112,8 @@ TEST(Import, GodetteVrm0) {
   for (const auto& m : av.materials)
     mtoon += Json::parse(m.json)["extensions"].contains("VRMC_materials_mtoon");
   EXPECT_GE(mtoon, 2u);
+  // What 1.0 has no field for is named, not dropped silently.
+  EXPECT_TRUE(AnyWarningContains(loaded.warnings, "_LightColorAttenuation"));
 }
 
 TEST(Import, GodetteFacesPlusZAfterNormalisation) {

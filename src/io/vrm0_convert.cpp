@@ -241,6 +241,59 @@ const std::map<std::string, std::string>& ColourTypes() {
   return m;
 }
 
+// MToon 0.x properties the conversion does not carry: what VRM 1.0 has no field for, named so
+// the user knows (render-state properties that alphaMode, doubleSided and transparentWithZWrite
+// express, and version/debug switches, are not listed).
+std::vector<std::string> UnconvertedMToon(const Json& mp) {
+  static const std::set<std::string> kFloats = {"_ZWrite",
+                                                "_Cutoff",
+                                                "_CullMode",
+                                                "_BumpScale",
+                                                "_ShadeShift",
+                                                "_ShadeToony",
+                                                "_IndirectLightIntensity",
+                                                "_RimLightingMix",
+                                                "_RimFresnelPower",
+                                                "_RimLift",
+                                                "_OutlineWidthMode",
+                                                "_OutlineWidth",
+                                                "_OutlineColorMode",
+                                                "_OutlineLightingMix",
+                                                "_UvAnimScrollX",
+                                                "_UvAnimScrollY",
+                                                "_UvAnimRotation",
+                                                "_BlendMode",
+                                                "_SrcBlend",
+                                                "_DstBlend",
+                                                "_AlphaToMask",
+                                                "_MToonVersion",
+                                                "_DebugMode",
+                                                "_OutlineCullMode"};
+  static const std::set<std::string> kVectors = {"_Color", "_EmissionColor", "_ShadeColor",
+                                                 "_RimColor", "_OutlineColor"};
+  static const std::set<std::string> kTextures = {
+      "_MainTex",   "_BumpMap",    "_EmissionMap",         "_ShadeTexture",
+      "_SphereAdd", "_RimTexture", "_OutlineWidthTexture", "_UvAnimMaskTexture"};
+  std::vector<std::string> out;
+  const Json* f = Find(mp, "floatProperties");
+  const Json* t = Find(mp, "textureProperties");
+  const Json* v = Find(mp, "vectorProperties");
+  if (f && f->is_object())
+    for (auto it = f->begin(); it != f->end(); ++it)
+      if (!kFloats.count(it.key()) && it.value().is_number() && it.value().get<double>() != 0.0)
+        out.push_back(it.key());
+  if (t && t->is_object())
+    for (auto it = t->begin(); it != t->end(); ++it)
+      if (!kTextures.count(it.key())) out.push_back(it.key());
+  if (v && v->is_object())  // a texture's own _ST vector is not a property of its own
+    for (auto it = v->begin(); it != v->end(); ++it)
+      if (!kVectors.count(it.key()) && !kTextures.count(it.key()) &&
+          !(t && t->is_object() && Find(*t, it.key().c_str())) &&
+          it.key() != "_ReceiveShadowTexture" && it.key() != "_ShadingGradeTexture")
+        out.push_back(it.key());
+  return out;
+}
+
 }  // namespace
 
 void ConvertVrm0Materials(const Json& vrm, Avatar& av, Warnings& warnings) {
@@ -253,9 +306,17 @@ void ConvertVrm0Materials(const Json& vrm, Avatar& av, Warnings& warnings) {
     const std::string shader =
         GetString(mp, "shader", "", Idx("extensions.VRM.materialProperties", i));
     Json mat = Json::parse(av.materials[i].json);
-    if (shader == "VRM/MToon")
+    if (shader == "VRM/MToon") {
       av.materials[i].json = Dump(ConvertMToon(mp, std::move(mat), maps));
-    else if (shader.rfind("VRM/Unlit", 0) == 0)
+      if (std::vector<std::string> left = UnconvertedMToon(mp); !left.empty()) {
+        std::string names;
+        for (const std::string& n : left) names += (names.empty() ? "" : ", ") + n;
+        warnings.push_back(
+            av.source_path + ": " + Idx("extensions.VRM.materialProperties", i) + " (\"" +
+            av.materials[i].name +
+            "\"): MToon 0.x properties without a VRM 1.0 field, not converted: " + names);
+      }
+    } else if (shader.rfind("VRM/Unlit", 0) == 0)
       av.materials[i].json = Dump(ConvertUnlit(mp, std::move(mat), maps));
     else if (shader != "VRM_USE_GLTFSHADER" && !shader.empty())
       warnings.push_back(av.source_path + ": " + Idx("extensions.VRM.materialProperties", i) +
