@@ -117,10 +117,8 @@ void AddBake(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto rt = Retargeter::Create(cf.avatar, cf.map, av, MatchHumanoid(av));
-    if (!rt.ok()) {
-      std::fprintf(stderr, "error: %s onto %s: %s\n", o->motion.c_str(), o->avatar.c_str(),
-                   rt.status().message().c_str());
+    auto rt = RetargeterOrReport(cf, av, o->avatar);
+    if (!rt) {
       exit_code = kExitBadInput;
       return;
     }

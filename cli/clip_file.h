@@ -2,6 +2,7 @@
 // validate-clips and bake.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,11 @@ struct ClipFile {
 /// Loads the file, matches its skeleton to a humanoid map and converts every animation to a
 /// clip; on failure prints "error: <why>" and returns false.
 bool LoadClipFile(const std::string& path, ClipFile* out);
+
+/// The retargeter from the clip file's skeleton onto `avatar` (read from `avatar_path`); on
+/// failure prints "error: CLIPS onto AVATAR: <why>" and returns nothing.
+std::optional<Retargeter> RetargeterOrReport(const ClipFile& clips, const Avatar& avatar,
+                                             const std::string& avatar_path,
+                                             const RetargetOptions& options = {});
 
 }  // namespace hairswing::cli

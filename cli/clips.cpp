@@ -45,6 +45,18 @@ bool LoadClipFile(const std::string& path, ClipFile* out) {
   return true;
 }
 
+std::optional<Retargeter> RetargeterOrReport(const ClipFile& clips, const Avatar& avatar,
+                                             const std::string& avatar_path,
+                                             const RetargetOptions& options) {
+  auto rt = Retargeter::Create(clips.avatar, clips.map, avatar, MatchHumanoid(avatar), options);
+  if (!rt.ok()) {
+    std::fprintf(stderr, "error: %s onto %s: %s\n", clips.path.c_str(), avatar_path.c_str(),
+                 rt.status().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(rt).value();
+}
+
 namespace {
 
 struct Target {
@@ -305,10 +317,8 @@ void AddRetarget(CLI::App& app, int& exit_code) {
     Avatar av = std::move(loaded->avatar);
     RetargetOptions ro;
     ro.remove_horizontal_root_motion = !o->keep_root;
-    auto rt = Retargeter::Create(cf.avatar, cf.map, av, MatchHumanoid(av), ro);
-    if (!rt.ok()) {
-      std::fprintf(stderr, "error: %s onto %s: %s\n", o->clips.c_str(), o->avatar.c_str(),
-                   rt.status().message().c_str());
+    auto rt = RetargeterOrReport(cf, av, o->avatar, ro);
+    if (!rt) {
       exit_code = kExitBadInput;
       return;
     }

@@ -44,18 +44,25 @@ Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::st
     }
     return Status();
   };
-  if (Status st = read(j["reset"], "reset"); !st.ok()) return st;
+  if (Status st = read(j.value("reset", nlohmann::json()), "reset"); !st.ok()) return st;
   DrivenFrameDriver driver(*world);
   driver.Reset(m);
   std::vector<glm::quat> rotations(rig->joint_node().size());
-  const auto& frames = j["frames"];
-  if (!frames.is_array()) return Status(StatusCode::kInvalidInput, path + ": frames: not an array");
+  const auto found = j.find("frames");
+  if (found == j.end() || !found->is_array())
+    return Status(StatusCode::kInvalidInput, path + ": frames: not an array");
+  const nlohmann::json& frames = *found;
   for (size_t f = 0; f < frames.size(); ++f) {
     const std::string where = "frames[" + std::to_string(f) + "]";
-    if (Status st = read(frames[f]["m"], where + ".m"); !st.ok()) return st;
-    if (!frames[f]["dt"].is_number())
+    // (value() and not [] on these: a missing key on a const json is undefined behaviour)
+    const nlohmann::json& fr = frames[f];
+    if (!fr.is_object())
+      return Status(StatusCode::kInvalidInput, path + ": " + where + ": not an object");
+    if (Status st = read(fr.value("m", nlohmann::json()), where + ".m"); !st.ok()) return st;
+    const nlohmann::json dt = fr.value("dt", nlohmann::json());
+    if (!dt.is_number())
       return Status(StatusCode::kInvalidInput, path + ": " + where + ".dt: not a number");
-    driver.Advance(m, frames[f]["dt"].get<double>(), rotations);
+    driver.Advance(m, dt.get<double>(), rotations);
   }
   return world->StateHash();
 }

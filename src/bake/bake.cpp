@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/det_math.h"
+#include "hairswing/stats.h"
 
 namespace hairswing {
 namespace {
@@ -65,6 +66,16 @@ std::vector<int> Reduce(const std::vector<double>& t, const std::vector<glm::qua
   return kept;
 }
 
+// A loop that ends on `end` where it started on `start`: the rotation to spread over it (shortest
+// way), and a rotation at loop fraction u with its share of it applied, so u = 1 gives `start`.
+glm::quat LoopMismatch(const glm::quat& start, const glm::quat& end) {
+  const glm::quat d = start * glm::conjugate(end);
+  return d.w < 0.0f ? -d : d;
+}
+glm::quat SpreadMismatch(const glm::quat& d, float u, const glm::quat& q) {
+  return glm::normalize(det::Slerp(glm::quat(1, 0, 0, 0), d, u) * q);
+}
+
 // The body clip made to close: each track's mismatch between its value at T and at 0 is spread
 // over the loop, growing linearly from nothing at 0 to the whole mismatch at T, so the pose at T
 // is the pose at 0 (rotations by slerp of the difference; cubic keys move with their values).
@@ -79,18 +90,15 @@ Clip CloseLoop(const Clip& body) {
     float a[4] = {0, 0, 0, 1}, b[4] = {0, 0, 0, 1};
     SampleTrack(tr, 0.0, a);
     SampleTrack(tr, T, b);
-    glm::quat d(1, 0, 0, 0);
-    if (rot) {
-      d = glm::quat(a[3], a[0], a[1], a[2]) * glm::conjugate(glm::quat(b[3], b[0], b[1], b[2]));
-      if (d.w < 0.0f) d = -d;
-    }
+    const glm::quat d =
+        rot ? LoopMismatch(glm::quat(a[3], a[0], a[1], a[2]), glm::quat(b[3], b[0], b[1], b[2]))
+            : glm::quat(1, 0, 0, 0);
     for (size_t k = 0; k < tr.times.size(); ++k) {
       const float u = static_cast<float>(std::clamp(tr.times[k] / T, 0.0, 1.0));
       float* v =
           tr.values.data() + (cubic ? 3 * k + 1 : k) * comps;  // cubic: the value, not tangents
       if (rot) {
-        const glm::quat q = glm::normalize(det::Slerp(glm::quat(1, 0, 0, 0), d, u) *
-                                           glm::quat(v[3], v[0], v[1], v[2]));
+        const glm::quat q = SpreadMismatch(d, u, glm::quat(v[3], v[0], v[1], v[2]));
         v[0] = q.x;
         v[1] = q.y;
         v[2] = q.z;
@@ -116,12 +124,6 @@ double BodySeam(const Rig& rig, const Clip& clip) {
     worst = std::max(worst,
                      static_cast<double>(glm::length(glm::vec3(w1[n][3]) - glm::vec3(w0[n][3]))));
   return worst;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -250,12 +252,16 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
     std::copy_n(frame_pose.begin() + static_cast<std::ptrdiff_t>(f * nn), nn, pose.begin());
     for (size_t j = 0; j < nj; ++j) pose[rig.joint_node()[j]].rotation = rotation_of(j);
     ComputeWorld(rig, pose, world_m);
+    int inverted = -2;  // a chain's joints are consecutive: one inverse per chain and frame
+    glm::mat4 attach_inv(1.0f);
     for (size_t j = 0; j < nj; ++j) {
       p[j] = glm::vec3(world_m[rig.joint_node()[j]][3]);
-      if (rel)
-        rel[j] = attach_of[j] < 0
-                     ? p[j]
-                     : glm::vec3(glm::inverse(world_m[attach_of[j]]) * glm::vec4(p[j], 1));
+      if (!rel) continue;
+      if (attach_of[j] != inverted) {
+        inverted = attach_of[j];
+        if (inverted >= 0) attach_inv = glm::inverse(world_m[inverted]);
+      }
+      rel[j] = inverted < 0 ? p[j] : glm::vec3(attach_inv * glm::vec4(p[j], 1));
     }
   };
   if (opt.cyclic) rep.body_seam_mm = 1000.0 * BodySeam(rig, source);
@@ -291,12 +297,9 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
           rep.seam_position_mm, 1000.0 * glm::length(sim_rel[(nf - 1) * nj + j] - sim_rel[j]));
     for (int j : track_joint) {
       std::vector<glm::quat>& q = tracks[j].q;
-      glm::quat d = glm::conjugate(q[nf - 1] * glm::conjugate(q[0]));
-      if (d.w < 0.0f) d = -d;
-      for (size_t f = 0; f < nf; ++f) {
-        const float u = static_cast<float>(times[f] / T);
-        q[f] = glm::normalize(det::Slerp(glm::quat(1, 0, 0, 0), d, u) * q[f]);
-      }
+      const glm::quat d = LoopMismatch(q[0], q[nf - 1]);
+      for (size_t f = 0; f < nf; ++f)
+        q[f] = SpreadMismatch(d, static_cast<float>(times[f] / T), q[f]);
       q[nf - 1] = q[0];
     }
   }
@@ -356,7 +359,7 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
     for (size_t f = 0; f + 1 < nf; ++f)
       for (size_t j = 0; j < nj; ++j)
         steps.push_back(glm::length(reduced[(f + 1) * nj + j] - reduced[f * nj + j]));
-    const double median = Median(steps);
+    const double median = QuantileInPlace(steps, 0.5);
     rep.median_step_mm = 1000.0 * median;
     const std::vector<glm::vec3>& r = reduced_rel;
     double seam = 0.0, interior = 0.0;

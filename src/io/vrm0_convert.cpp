@@ -14,6 +14,9 @@
 namespace hairswing::io {
 namespace {
 
+// Lenient readers for the 0.x property maps (unlike GetNumber/GetVec, which throw on a wrong
+// type): these values only change how the avatar looks, and a malformed one falls back to its
+// default as in three-vrm, instead of refusing the whole avatar.
 double Num(const Json* obj, const char* key, double def) {
   if (!obj || !obj->is_object()) return def;
   const Json* v = Find(*obj, key);

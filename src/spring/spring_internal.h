@@ -25,17 +25,14 @@ float TunedRelativeDamping(float k, float c);
 /// through the subnormal floats, where every operation costs ~100 cycles: frames of the still
 /// part of the head-turn ran 3x slower. Flushing in code, not with the CPU's flush-to-zero mode,
 /// keeps results the same on every platform (WebAssembly has no such mode).
+inline float FlushTiny(float x) { return std::fabs(x) < 1e-30f ? 0.0f : x; }
 inline glm::vec3 FlushTiny(const glm::vec3& v) {
-  constexpr float kTiny = 1e-30f;
-  return {std::fabs(v.x) < kTiny ? 0.0f : v.x, std::fabs(v.y) < kTiny ? 0.0f : v.y,
-          std::fabs(v.z) < kTiny ? 0.0f : v.z};
+  return {FlushTiny(v.x), FlushTiny(v.y), FlushTiny(v.z)};
 }
 
 /// The same for a rotation written out (products of small components can be subnormal).
 inline glm::quat FlushTiny(const glm::quat& q) {
-  constexpr float kTiny = 1e-30f;
-  return {std::fabs(q.w) < kTiny ? 0.0f : q.w, std::fabs(q.x) < kTiny ? 0.0f : q.x,
-          std::fabs(q.y) < kTiny ? 0.0f : q.y, std::fabs(q.z) < kTiny ? 0.0f : q.z};
+  return {FlushTiny(q.w), FlushTiny(q.x), FlushTiny(q.y), FlushTiny(q.z)};
 }
 
 /// A reject without division or square root, before the exact contact test: true when a sphere

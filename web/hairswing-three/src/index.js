@@ -300,8 +300,9 @@ export class HairswingSpringBones {
     const w = this._world;
     const nd = Number(M._hs_world_driver_count(w));
     const nj = Number(M._hs_world_joint_count(w));
-    const driverNodes = Array.from(M.HEAP32.subarray(M._hs_world_driver_nodes(w) >> 2, (M._hs_world_driver_nodes(w) >> 2) + nd));
-    const jointNodes = Array.from(M.HEAP32.subarray(M._hs_world_joint_nodes(w) >> 2, (M._hs_world_joint_nodes(w) >> 2) + nj));
+    const int32s = (ptr, n) => Array.from(M.HEAP32.subarray(ptr >> 2, (ptr >> 2) + n));
+    const driverNodes = int32s(M._hs_world_driver_nodes(w), nd);
+    const jointNodes = int32s(M._hs_world_joint_nodes(w), nj);
     // Rig node -> glTF node index (-1: an end node hairswing added for a spring's virtual tail).
     const fileNode = (rigNode) => M._hs_avatar_file_node(this._avatar, rigNode);
     const notInScene = (node, what) => new Error(`hairswing: ${what} glTF node ${node} (${this._nodeName(node)}) is not in the three.js scene; pass options.gltf (the GLTFLoader result) so that nodes are matched by the loader's own record`);
