@@ -18,9 +18,12 @@
 #include "hairswing/files.h"
 
 namespace hairswing::cli {
-namespace {
-
 using OJson = nlohmann::ordered_json;
+
+namespace {
+// JSON number, or null for a figure that does not apply (NaN).
+OJson Num(double v) { return std::isfinite(v) ? OJson(v) : OJson(nullptr); }
+}  // namespace
 
 bool LooksCyclic(const std::string& name) {
   std::string lower = name;
@@ -29,10 +32,35 @@ bool LooksCyclic(const std::string& name) {
   return lower.find("loop") != std::string::npos || lower.find("cycle") != std::string::npos;
 }
 
-// JSON number, or null for a figure that does not apply (NaN).
-OJson Num(double v) { return std::isfinite(v) ? OJson(v) : OJson(nullptr); }
+void PutBakedClip(Avatar& av, const Clip& baked, const Rig& rig, bool keep_springs) {
+  av.animations.erase(std::remove_if(av.animations.begin(), av.animations.end(),
+                                     [&](const Animation& a) { return a.name == baked.name; }),
+                      av.animations.end());
+  av.animations.push_back(ClipToAnimation(baked, rig));
+  // VRM 0.x cannot mark springs as baked: they are left out of the file (with a warning).
+  if (!keep_springs)
+    for (Spring& s : av.vrm.springs) s.baked = true;
+}
 
-}  // namespace
+OJson BakeReportJson(const BakeReport& b, const std::string& solver, bool with_seconds) {
+  const double nan = std::nan("");
+  OJson j = {{"clip", b.clip},
+             {"mode", b.cyclic ? "cyclic" : "one-shot"},
+             {"solver", solver},
+             {"cycles_to_periodic", b.cyclic ? OJson(b.cycles_to_periodic) : OJson()},
+             {"seam_position_mm", Num(b.cyclic ? b.seam_position_mm : nan)},
+             {"body_seam_mm", Num(b.cyclic ? b.body_seam_mm : nan)},
+             {"seam_velocity_ratio", Num(b.cyclic ? b.seam_velocity_ratio : nan)},
+             {"interior_velocity_ratio", Num(b.interior_velocity_ratio)},
+             {"median_step_mm", Num(b.median_step_mm)},
+             {"frames", b.frames},
+             {"keys_before", b.keys_before},
+             {"keys_after", b.keys_after},
+             {"reduction_error_deg", Num(b.reduction_error_deg)},
+             {"reduction_error_mm", Num(b.reduction_error_mm)}};
+  if (with_seconds) j["seconds"] = b.seconds;
+  return j;
+}
 
 void AddBake(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
@@ -175,19 +203,9 @@ void AddBake(CLI::App& app, int& exit_code) {
     }
 
     // The avatar with the baked clips (replacing its own clips of the same names).
-    for (const auto& r : results) {
-      const std::string& name = r->clip.name;
-      av.animations.erase(std::remove_if(av.animations.begin(), av.animations.end(),
-                                         [&](const Animation& a) { return a.name == name; }),
-                          av.animations.end());
-      av.animations.push_back(ClipToAnimation(r->clip, rig));
-    }
+    for (const auto& r : results) PutBakedClip(av, r->clip, rig, o->keep_springs);
     const bool written_v0 =
         o->vrm_version == "0" || (o->vrm_version.empty() && av.vrm.version == VrmVersion::kV0);
-    if (!o->keep_springs) {
-      for (Spring& s : av.vrm.springs) s.baked = true;
-      // VRM 0.x cannot mark springs as baked: they are left out of the file (with a warning).
-    }
     if (Status st = SaveWithVersion(av, o->out, o->force, o->vrm_version); !st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       exit_code = kExitBadInput;
@@ -211,22 +229,7 @@ void AddBake(CLI::App& app, int& exit_code) {
                   fig(b.cyclic, b.seam_velocity_ratio).c_str(),
                   fig(b.median_step_mm >= 0.01, b.interior_velocity_ratio).c_str(), b.keys_before,
                   b.keys_after, b.reduction_error_deg, b.reduction_error_mm);
-      const double nan = std::nan("");
-      jclips.push_back({{"clip", b.clip},
-                        {"mode", b.cyclic ? "cyclic" : "one-shot"},
-                        {"solver", o->solver},
-                        {"cycles_to_periodic", b.cyclic ? OJson(b.cycles_to_periodic) : OJson()},
-                        {"seam_position_mm", Num(b.cyclic ? b.seam_position_mm : nan)},
-                        {"body_seam_mm", Num(b.cyclic ? b.body_seam_mm : nan)},
-                        {"seam_velocity_ratio", Num(b.cyclic ? b.seam_velocity_ratio : nan)},
-                        {"interior_velocity_ratio", Num(b.interior_velocity_ratio)},
-                        {"median_step_mm", Num(b.median_step_mm)},
-                        {"frames", b.frames},
-                        {"keys_before", b.keys_before},
-                        {"keys_after", b.keys_after},
-                        {"reduction_error_deg", Num(b.reduction_error_deg)},
-                        {"reduction_error_mm", Num(b.reduction_error_mm)},
-                        {"seconds", b.seconds}});
+      jclips.push_back(BakeReportJson(b, o->solver, true));
       if (!o->reference.empty()) {
         OJson joints = OJson::array(), pos = OJson::array();
         for (int n : rig.joint_node()) joints.push_back(rig.source_node()[n]);

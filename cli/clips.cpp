@@ -22,24 +22,26 @@
 
 namespace hairswing::cli {
 
-bool LoadClipFile(const std::string& path, ClipFile* out) {
-  auto loaded = LoadOrReport(path);
-  if (!loaded) return false;
+Status ReadClipFile(const std::string& path, ClipFile* out) {
+  auto loaded = LoadAvatar(path);
+  if (!loaded.ok()) return loaded.status();
   out->path = path;
   out->avatar = std::move(loaded->avatar);
   out->map = MatchHumanoid(out->avatar);
   auto rig = BuildRig(out->avatar);
-  if (!rig.ok()) {
-    std::fprintf(stderr, "error: %s: %s\n", path.c_str(), rig.status().message().c_str());
-    return false;
-  }
+  if (!rig.ok()) return Status(rig.status().code(), path + ": " + rig.status().message());
   out->rig = std::move(rig).value();
   for (size_t a = 0; a < out->avatar.animations.size(); ++a) {
     auto c = Clip::FromAvatar(out->avatar, out->rig, static_cast<int>(a));
     if (c.ok()) out->clips.push_back(std::move(c).value());
   }
-  if (out->clips.empty()) {
-    std::fprintf(stderr, "error: %s: no animations\n", path.c_str());
+  if (out->clips.empty()) return Status(StatusCode::kInvalidInput, path + ": no animations");
+  return Status::Ok();
+}
+
+bool LoadClipFile(const std::string& path, ClipFile* out) {
+  if (Status st = ReadClipFile(path, out); !st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
     return false;
   }
   return true;
@@ -57,35 +59,17 @@ std::optional<Retargeter> RetargeterOrReport(const ClipFile& clips, const Avatar
   return std::move(rt).value();
 }
 
-namespace {
-
-struct Target {
-  std::string path;
-  Avatar avatar;
-  HumanoidMap map;
-};
-
-struct RunResult {
-  std::string avatar, clip;
-  std::vector<std::string> missing;
-  int invalid = 0;
-  int hair_tracks = 0;
-  float foot_min = 0, foot_max = 0;
-  bool ok = false;
-  std::string error;
-};
-
-// Retargets one clip onto one avatar (or, when the clip's tracks already name the avatar's own
-// nodes, uses it as is) and checks it.
-RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const Clip& clip,
-                   const Retargeter* rt, const std::string& snapshot_dir, bool force) {
-  RunResult r;
-  r.avatar = std::filesystem::path(t.path).filename().string();
+ClipCheck CheckClip(const std::string& avatar_path, const Avatar& avatar, const HumanoidMap& map,
+                    const Rig& trig, const ClipFile& cf, const Clip& clip, const Retargeter* rt,
+                    const std::string& snapshot_dir, bool force) {
+  ClipCheck r;
+  r.avatar = std::filesystem::path(avatar_path).filename().string();
   r.clip = clip.name;
-  for (const auto& b : t.map.missing_required) r.missing.push_back(b);
+  for (const auto& b : map.missing_required) r.missing.push_back(b);
   for (const auto& b : cf.map.missing_required) r.missing.push_back("source:" + b);
   // The avatar's own clips (same file) play as they are; anything else is retargeted.
-  const bool own = std::filesystem::equivalent(t.path, cf.path);
+  std::error_code same_ec;
+  const bool own = std::filesystem::equivalent(avatar_path, cf.path, same_ec);
   if (own) r.missing.clear();
   if (!own && (!rt || !r.missing.empty())) {
     r.ok = false;
@@ -100,10 +84,8 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
       if (!std::isfinite(v)) ++r.invalid;
   }
   // Foot height range over the clip (world y of both feet), sampled at 30 Hz.
-  const int lf =
-      t.map.bones.count("leftFoot") ? trig.node_to_rig()[t.map.bones.at("leftFoot")] : -1;
-  const int rf =
-      t.map.bones.count("rightFoot") ? trig.node_to_rig()[t.map.bones.at("rightFoot")] : -1;
+  const int lf = map.bones.count("leftFoot") ? trig.node_to_rig()[map.bones.at("leftFoot")] : -1;
+  const int rf = map.bones.count("rightFoot") ? trig.node_to_rig()[map.bones.at("rightFoot")] : -1;
   std::vector<Transform> pose(trig.node_count());
   std::vector<glm::mat4> world(trig.node_count());
   r.foot_min = 1e9f;
@@ -134,7 +116,7 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
       lo = glm::min(lo, glm::vec3(trig.rest_world()[i][3]));
       hi = glm::max(hi, glm::vec3(trig.rest_world()[i][3]));
     }
-    const std::string stem = std::filesystem::path(t.path).stem().string();
+    const std::string stem = std::filesystem::path(avatar_path).stem().string();
     for (auto view : {RenderOptions::View::kFront, RenderOptions::View::kSide}) {
       RenderOptions ro;
       ro.width = 320;
@@ -142,7 +124,7 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
       ro.view = view;
       ro.centre = 0.5f * (lo + hi);
       ro.metres_per_pixel = std::max(hi.y - lo.y, 0.1f) * 1.4f / ro.height;
-      const auto rgb = RenderAvatar(t.avatar, trig, world, ro);
+      const auto rgb = RenderAvatar(avatar, trig, world, ro);
       const std::string png = snapshot_dir + "/" + stem + "-" + clip.name +
                               (view == RenderOptions::View::kFront ? "-front" : "-side") + ".png";
       if (Status st = WritePng(png, ro.width, ro.height, rgb, force); !st.ok() && r.error.empty())
@@ -152,6 +134,27 @@ RunResult CheckOne(const Target& t, const Rig& trig, const ClipFile& cf, const C
   r.ok = r.missing.empty() && r.invalid == 0 && r.hair_tracks == 0 && r.error.empty();
   return r;
 }
+
+nlohmann::ordered_json ClipCheckJson(const ClipCheck& r) {
+  nlohmann::ordered_json j = {{"avatar", r.avatar},
+                              {"clip", r.clip},
+                              {"missing_joints", r.missing},
+                              {"invalid_values", r.invalid},
+                              {"hair_tracks", r.hair_tracks},
+                              {"foot_height_min_m", r.foot_min},
+                              {"foot_height_max_m", r.foot_max},
+                              {"ok", r.ok}};
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
+}
+
+namespace {
+
+struct Target {
+  std::string path;
+  Avatar avatar;
+  HumanoidMap map;
+};
 
 }  // namespace
 
@@ -230,15 +233,16 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
         for (size_t c = 0; c < files[f].clips.size(); ++c) jobs.push_back({t, f, c});
       }
     }
-    std::vector<RunResult> results(jobs.size());
+    std::vector<ClipCheck> results(jobs.size());
     std::atomic<size_t> done{0};
     std::mutex mu;
     const bool tty = isatty(STDERR_FILENO);
     tbb::parallel_for(size_t(0), jobs.size(), [&](size_t i) {
       const Job& j = jobs[i];
-      results[i] = CheckOne(targets[j.target], target_rigs[j.target], files[j.file],
-                            files[j.file].clips[j.clip], rts[j.target][j.file].get(), o->snapshots,
-                            o->force);
+      const Target& t = targets[j.target];
+      results[i] = CheckClip(t.path, t.avatar, t.map, target_rigs[j.target], files[j.file],
+                             files[j.file].clips[j.clip], rts[j.target][j.file].get(), o->snapshots,
+                             o->force);
       const size_t d = ++done;
       if (tty) {
         std::lock_guard<std::mutex> lock(mu);
@@ -264,17 +268,7 @@ void AddValidateClips(CLI::App& app, int& exit_code) {
     if (!o->json.empty()) {
       nlohmann::ordered_json j;
       j["runs"] = nlohmann::ordered_json::array();
-      for (const auto& r : results) {
-        j["runs"].push_back({{"avatar", r.avatar},
-                             {"clip", r.clip},
-                             {"missing_joints", r.missing},
-                             {"invalid_values", r.invalid},
-                             {"hair_tracks", r.hair_tracks},
-                             {"foot_height_min_m", r.foot_min},
-                             {"foot_height_max_m", r.foot_max},
-                             {"ok", r.ok}});
-        if (!r.error.empty()) j["runs"].back()["error"] = r.error;
-      }
+      for (const auto& r : results) j["runs"].push_back(ClipCheckJson(r));
       if (Status st = WriteFileAtomic(o->json, j.dump(2) + "\n", o->force); !st.ok()) {
         std::fprintf(stderr, "error: %s\n", st.message().c_str());
         exit_code = kExitBadInput;
