@@ -322,6 +322,11 @@ export class HairswingSpringBones {
     /** Spring joints in solver order: {index, node (glTF node index), bone (Object3D or null)}. */
     this.joints = joints;
     this._bones = joints.map((j) => j.bone);
+    // three-vrm's spring joints switch matrixAutoUpdate off on their bones (they compose those
+    // matrices themselves). hairswing writes rotations, so three.js must compose the matrices
+    // again, or the hair would not move on screen. dispose() puts the old values back.
+    if (!this._matrixAutoUpdateBefore) this._matrixAutoUpdateBefore = this._bones.map((b) => (b ? b.matrixAutoUpdate : null));
+    for (const b of this._bones) if (b) b.matrixAutoUpdate = true;
     // Buffers on the module heap, sized once; the views are rebuilt only if the heap grows.
     if (this._buf) M._free(this._buf);
     this._nd = nd;
@@ -562,6 +567,7 @@ export class HairswingSpringBones {
   dispose() {
     if (this._disposed) return;
     this._release();
+    if (this._matrixAutoUpdateBefore) this._bones.forEach((b, i) => { if (b) b.matrixAutoUpdate = this._matrixAutoUpdateBefore[i]; });
     this._disposed = true;
     if (this._target && this._target.springBoneManager === this) this._target.springBoneManager = this.replacedManager;
   }

@@ -35,6 +35,13 @@ test('replaces vrm.springBoneManager; vrm.update(delta) moves the hair; dispose 
     side.vrm.update(1 / 60);
   }
   assert.ok(!bone.quaternion.equals(rest), 'the first joint did not turn');
+  // On screen too: three.js composes the bone's matrix from the rotation written (three-vrm had
+  // switched matrixAutoUpdate off on its spring bones; the hair then stood still when rendered).
+  const { THREE } = side;
+  side.vrm.scene.updateMatrixWorld(true);
+  const composed = new THREE.Matrix4().compose(bone.position, bone.quaternion, bone.scale);
+  assert.ok(bone.matrix.equals(composed), 'the bone matrix does not follow the solved rotation');
+  assert.ok(springs.joints.every((j) => !j.bone || j.bone.matrixAutoUpdate), 'matrixAutoUpdate off on a joint bone');
   const s = springs.stats;
   assert.equal(s.updates, 60);
   assert.equal(s.steps, 120, 'two 1/120 s steps per 60 Hz frame');
@@ -42,6 +49,7 @@ test('replaces vrm.springBoneManager; vrm.update(delta) moves the hair; dispose 
   assert.match(springs.stateHash(), /^[0-9a-f]{16}$/);
   springs.dispose();
   assert.equal(side.vrm.springBoneManager, original);
+  assert.equal(bone.matrixAutoUpdate, false, 'dispose did not give three-vrm its bones back as they were');
   springs.dispose(); // twice is fine
 });
 

@@ -1,0 +1,281 @@
+// hairswing view: the interactive hair viewer (web/viewer, SPEC M9) served on 127.0.0.1 with
+// cpp-httplib. The page simulates hair in the browser with the WebAssembly package; this server
+// hands it the avatars, retargets clips onto the avatar on show (the UAL library or a dropped
+// VRMA/BVH/glTF file) and runs the hair-chain and collider fitters.
+#include <httplib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "clip_file.h"
+#include "commands.h"
+#include "hairswing/demo.h"
+#include "hairswing/files.h"
+#include "hairswing/fit.h"
+#include "hairswing/io.h"
+#include "hairswing/retarget.h"
+
+#ifndef HS_VIEWER_DIR
+#define HS_VIEWER_DIR ""
+#endif
+#ifndef HS_SHARED_DATA
+#define HS_SHARED_DATA ""
+#endif
+
+namespace hairswing::cli {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct Shown {
+  std::string name;   ///< file name shown in the picker
+  std::string path;   ///< "" for a built-in demo avatar
+  std::string bytes;  ///< the demo avatar's bytes
+};
+
+void Error(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(Json{{"error", OneLine(message)}}.dump(), "application/json");
+}
+
+bool ReadAll(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+// The avatar as bytes the browser loads: .vrm (it keeps its VRM version) when it has a humanoid.
+Result<std::string> Encode(const Avatar& av) {
+  auto bytes = EncodeGlb(av, !av.vrm.humanoid.empty() || av.vrm.version == VrmVersion::kV0,
+                         VrmOutput::kKeepInput, nullptr);
+  if (!bytes.ok()) return bytes.status();
+  return std::string(bytes->begin(), bytes->end());
+}
+
+Result<LoadedAvatar> FromUpload(const httplib::MultipartFormData& file) {
+  return LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(file.content.data()),
+                              file.content.size(),
+                              file.filename.empty() ? std::string("avatar") : file.filename, "");
+}
+
+// A dropped clip file, read through a temporary file (the loader picks the format by extension).
+Status ReadUploadedClips(const httplib::MultipartFormData& file, ClipFile* out) {
+  std::string ext = fs::path(file.filename).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext != ".vrma" && ext != ".bvh" && ext != ".glb" && ext != ".gltf" && ext != ".vrm")
+    return Status(StatusCode::kInvalidInput,
+                  file.filename + ": not a clip file (.vrma, .bvh, .glb, .gltf)");
+  std::random_device rd;
+  const fs::path tmp = fs::temp_directory_path() / ("hairswing-view-" + std::to_string(getpid()) +
+                                                    "-" + std::to_string(rd()) + ext);
+  if (Status st = WriteFileAtomic(tmp.string(), file.content, false); !st.ok()) return st;
+  Status st = ReadClipFile(tmp.string(), out);
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  if (!st.ok()) {  // name the user's file, not the temporary one
+    std::string msg = st.message();
+    for (size_t at; (at = msg.find(tmp.string())) != std::string::npos;)
+      msg.replace(at, tmp.string().size(), file.filename);
+    return Status(st.code(), msg);
+  }
+  out->path = file.filename;
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddView(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "view",
+      "Serve the interactive hair viewer on 127.0.0.1 and print its URL: three.js + three-vrm "
+      "rendering, hair simulated in the browser by the WebAssembly solver (previous / improved / "
+      "VRM reference, switchable while running), the 46 UAL clips retargeted onto the avatar, "
+      "drag-and-drop of your own .vrm/.glb and of VRMA/BVH clips, the standard head-turn, "
+      "the fitters, timing and a live chart of stretch and tip lag. Without AVATAR it shows the "
+      "two demo avatars and godette (from ../shared/data when present). Ctrl-C stops it.");
+  struct Opts {
+    std::vector<std::string> avatars;
+    int port = 8720;
+    std::string app_dir = HS_VIEWER_DIR, clips;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("AVATAR", o->avatars, "avatars to offer (.vrm/.glb/.gltf)");
+  cmd->add_option("--port", o->port, "TCP port on 127.0.0.1 (0 = any free port)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--clips", o->clips,
+                  "clip library offered in the picker (default: the UAL library in "
+                  "../shared/data when present)");
+  cmd->add_option("--app", o->app_dir, "the built viewer (web/viewer/dist)")->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    if (!fs::is_regular_file(fs::path(o->app_dir) / "index.html")) {
+      std::fprintf(stderr,
+                   "error: the viewer app is not built in %s (scripts/build-viewer builds it)\n",
+                   o->app_dir.c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    std::vector<Shown> shown;
+    if (o->avatars.empty()) {
+      for (DemoVariant v : {DemoVariant::kPonytail, DemoVariant::kLayered}) {
+        auto bytes = Encode(MakeDemoAvatar(v));
+        if (!bytes.ok()) {
+          std::fprintf(stderr, "error: demo avatar: %s\n", bytes.status().message().c_str());
+          exit_code = kExitFailure;
+          return;
+        }
+        shown.push_back({std::string("demo-") + DemoVariantName(v) + ".vrm", "", *bytes});
+      }
+      const std::string godette = std::string(HS_SHARED_DATA) + "/avatars/godette.vrm";
+      if (fs::is_regular_file(godette)) shown.push_back({"godette.vrm", godette, ""});
+    }
+    for (const std::string& a : o->avatars) {
+      if (!fs::is_regular_file(a)) {
+        std::fprintf(stderr, "error: %s: no such file\n", a.c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
+      shown.push_back({fs::path(a).filename().string(), a, ""});
+    }
+    std::string clips_path = o->clips;
+    if (clips_path.empty()) {
+      const std::string ual =
+          std::string(HS_SHARED_DATA) + "/animations/ual1/AnimationLibrary_Godot_Standard.gltf";
+      if (fs::is_regular_file(ual)) clips_path = ual;
+    }
+    auto library = std::make_shared<ClipFile>();
+    if (!clips_path.empty())
+      if (Status st = ReadClipFile(clips_path, library.get()); !st.ok()) {
+        std::fprintf(stderr, "error: --clips: %s\n", st.message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
+
+    httplib::Server server;
+    server.set_payload_max_length(size_t(1) << 30);  // avatars of a few hundred MB still load
+    if (!server.set_mount_point("/", o->app_dir)) {
+      std::fprintf(stderr, "error: %s: cannot serve this folder\n", o->app_dir.c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    // Cross-origin isolation: the page's performance.now() then has microsecond resolution
+    // (100 us without), so the timing readout can show the solver's time per frame.
+    server.set_default_headers({{"Cross-Origin-Opener-Policy", "same-origin"},
+                                {"Cross-Origin-Embedder-Policy", "require-corp"}});
+    server.set_file_extension_and_mimetype_mapping("mjs", "text/javascript");
+    server.set_file_extension_and_mimetype_mapping("wasm", "application/wasm");
+
+    server.Get("/api/avatars", [&](const httplib::Request&, httplib::Response& res) {
+      Json list = Json::array();
+      for (size_t i = 0; i < shown.size(); ++i)
+        list.push_back({{"name", shown[i].name}, {"url", "/api/avatar/" + std::to_string(i)}});
+      Json clips = Json::array();
+      for (const Clip& c : library->clips) clips.push_back(c.name);
+      res.set_content(Json{{"avatars", list},
+                           {"library", fs::path(clips_path).filename().string()},
+                           {"clips", clips}}
+                          .dump(),
+                      "application/json");
+    });
+    server.Get(R"(/api/avatar/(\d+))", [&](const httplib::Request& req, httplib::Response& res) {
+      const size_t i = std::stoul(req.matches[1]);
+      if (i >= shown.size()) return Error(res, 404, "no avatar " + std::to_string(i));
+      std::string bytes = shown[i].bytes;
+      if (!shown[i].path.empty() && !ReadAll(shown[i].path, &bytes))
+        return Error(res, 500, shown[i].path + ": cannot read");
+      res.set_header("X-Avatar-Name", shown[i].name);
+      res.set_content(std::move(bytes), "model/gltf-binary");
+    });
+    // The avatar (form field "avatar") with clips retargeted onto it, as one .vrm/.glb whose
+    // animations the page plays: the library's, or those of a dropped file (field "clips").
+    server.Post("/api/clips", [&](const httplib::Request& req, httplib::Response& res) {
+      if (!req.has_file("avatar")) return Error(res, 400, "no avatar in the request");
+      auto loaded = FromUpload(req.get_file_value("avatar"));
+      if (!loaded.ok()) return Error(res, 400, loaded.status().message());
+      ClipFile dropped;
+      const ClipFile* source = library.get();
+      if (req.has_file("clips")) {
+        if (Status st = ReadUploadedClips(req.get_file_value("clips"), &dropped); !st.ok())
+          return Error(res, 400, st.message());
+        source = &dropped;
+      }
+      if (source->clips.empty()) return Error(res, 404, "no clip library (hairswing view --clips)");
+      Avatar av = std::move(loaded->avatar);
+      auto rt = Retargeter::Create(source->avatar, source->map, av, MatchHumanoid(av));
+      if (!rt.ok())
+        return Error(res, 400, source->path + " onto this avatar: " + rt.status().message());
+      av.animations.clear();
+      for (const Clip& c : source->clips)
+        av.animations.push_back(ClipToAnimation(rt->Retarget(c), rt->target_rig()));
+      auto bytes = Encode(av);
+      if (!bytes.ok()) return Error(res, 500, bytes.status().message());
+      res.set_content(std::move(*bytes), "model/gltf-binary");
+    });
+    // The fitters on the avatar (field "avatar"): "hair" = a selector (MESH, MESH/INDEX or
+    // material:NAME) for the chain fitter, "colliders" = "1" for the collider fitter.
+    server.Post("/api/fit", [&](const httplib::Request& req, httplib::Response& res) {
+      if (!req.has_file("avatar")) return Error(res, 400, "no avatar in the request");
+      auto loaded = FromUpload(req.get_file_value("avatar"));
+      if (!loaded.ok()) return Error(res, 400, loaded.status().message());
+      Avatar av = std::move(loaded->avatar);
+      const std::string hair = req.has_file("hair") ? req.get_file_value("hair").content : "";
+      const bool colliders =
+          req.has_file("colliders") && req.get_file_value("colliders").content == "1";
+      if (hair.empty() && !colliders) return Error(res, 400, "choose hair or colliders to fit");
+      Json changes = Json::array();
+      if (!hair.empty()) {
+        auto sel = SelectHair(av, hair);
+        if (!sel.ok()) return Error(res, 400, sel.status().message());
+        auto fit = FitHairChains(av, sel.value(), FitOptions{});
+        if (!fit.ok()) return Error(res, 400, fit.status().message());
+        for (const auto& c : fit->changes) changes.push_back(OneLine(c));
+        for (const auto& c : fit->rigid) changes.push_back(OneLine(c));
+      }
+      if (colliders) {
+        auto cf = FitColliders(av);
+        if (!cf.ok()) return Error(res, 400, cf.status().message());
+        for (const auto& c : cf->changes) changes.push_back(OneLine(c));
+      }
+      auto bytes = Encode(av);
+      if (!bytes.ok()) return Error(res, 500, bytes.status().message());
+      // The list of changes rides along in a header (the body is the avatar).
+      std::string summary = changes.dump();
+      if (summary.size() > 6000)
+        summary = Json::array({std::to_string(changes.size()) + " changes"}).dump();
+      res.set_header("X-Fit-Changes", summary);
+      res.set_content(std::move(*bytes), "model/gltf-binary");
+    });
+
+    const int port = o->port == 0 ? server.bind_to_any_port("127.0.0.1")
+                     : server.bind_to_port("127.0.0.1", o->port) ? o->port
+                                                                 : -1;
+    if (port <= 0) {
+      std::fprintf(
+          stderr,
+          "error: --port %d: cannot listen on 127.0.0.1 (in use? --port 0 picks a free one)\n",
+          o->port);
+      exit_code = kExitBadInput;
+      return;
+    }
+    std::printf(
+        "hairswing view: open http://127.0.0.1:%d/ in a browser (%zu avatar(s), %zu clips; "
+        "Ctrl-C stops)\n",
+        port, shown.size(), library->clips.size());
+    std::fflush(stdout);
+    if (!server.listen_after_bind()) exit_code = kExitFailure;
+  });
+}
+
+}  // namespace hairswing::cli

@@ -1,0 +1,219 @@
+// The viewer in a real browser (Debian's chromium, WebGL2 through SwiftShader), served by
+// `hairswing view --port 0`: every control changes what it should, files dropped in load or are
+// refused visibly, the head-turn in the browser reproduces natively, and screenshots for people to
+// look at.   node viewer_check.mjs HAIRSWING_CLI WORKDIR SHARED_DATA
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [cli, work, shared] = process.argv.slice(2);
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+const has = (f) => fs.existsSync(path.join(shared, f));
+const log = (...a) => console.log(...a);
+
+const server = spawn(cli, ['view', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise((resolve, reject) => {
+  server.on('exit', (code) => reject(new Error(`hairswing view exited with ${code}`)));
+  server.stdout.on('data', (d) => {
+    const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(String(d));
+    if (m) resolve(m[0]);
+  });
+});
+log(`server: ${url}`);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+});
+const problems = [];
+try {
+  // 800 x 600 of canvas next to the 250-pixel panel.
+  const page = await browser.newPage({ viewport: { width: 1051, height: 600 } });
+  // Errors fail the test; warnings are listed (three-vrm warns about parts of some VRM 0.x files
+  // it does not support, e.g. godette's look-at curves).
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${m.type()}: ${m.text()}`);
+    else if (m.type() === 'warning') log(`browser warning: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  const state = () => page.evaluate(() => window.__hs.state());
+  const shot = async (name) => { const f = path.join(work, `${name}.png`); await page.screenshot({ path: f }); log(`screenshot ${f}`); };
+
+  await page.goto(`${url}?avatar=demo-layered.vrm`);
+  await page.evaluate(() => window.__hs.ready);
+  let s = await state();
+  assert.equal(s.avatar, 'demo-layered.vrm');
+  assert.ok(s.joints > 0, 'no spring joints');
+  // The rest state as Restart makes it (three-vrm recomputes the raw bones from the normalized
+  // ones on every update, so the load-time bits are not the reference).
+  await page.click('#pause');
+  await page.click('#restart');
+  const restHash = (await state()).hash;
+  await page.click('#pause');
+  log(`loaded ${s.avatar}: ${s.joints} joints, rest hash ${restHash}`);
+
+  // The avatar is on screen, with its hair.
+  await page.waitForTimeout(1500);
+  const px = await page.evaluate(() => window.__hs.pixelStats());
+  log(`pixels: ${(100 * px.centreFraction).toFixed(0)} % of the centre third is avatar, ${px.hairPixels} hair pixels, mean hair rgb ${px.hairMeanRgb.map((v) => v.toFixed(0))}`);
+  assert.ok(px.centreFraction > 0.1, 'the centre of the view is empty');
+  assert.ok(px.hairPixels > 2000, 'no hair on screen');
+  const [r, g, b] = px.hairMeanRgb;
+  assert.ok(r > b + 10 && g > b, `the hair pixels are not the demo's brown hair (rgb ${px.hairMeanRgb})`);
+  await shot('full-body-rest');
+
+  // Timing readout and render fps (SwiftShader: software GL, a figure not a target).
+  await page.waitForTimeout(3000);
+  s = await state();
+  const timing = /solver (\d+) µs p50, (\d+) µs p95/.exec(s.timing);
+  assert.ok(timing, `timing readout shows no numbers: "${s.timing}"`);
+  assert.ok(s.fps > 0, 'render fps is 0');
+  assert.ok(s.chartSamples > 0 && Number.isFinite(s.stretch) && Number.isFinite(s.lag), 'the strip chart has no samples');
+  log(`readout: ${s.timing}; render ${s.fps.toFixed(1)} fps at 800x600 (SwiftShader)`);
+
+  // Solvers: the head-turn in each gives a different state; in the browser = native (replay).
+  const native = path.join(work, 'demo-layered.vrm');
+  execFileSync(cli, ['make-demo-avatar', '--variant', 'layered', '-o', native]);
+  const hashes = {};
+  for (const [button, mode] of [['improved', 'arc'], ['previous', 'parent'], ['VRM reference', 'vrm']]) {
+    await page.click(`#solver button:text-is("${button}")`);
+    assert.equal((await state()).mode, mode);
+    const run = await page.evaluate(() => window.__hs.runHeadTurnNow());
+    const rec = path.join(work, `headturn-${mode}.json`);
+    fs.writeFileSync(rec, JSON.stringify(run.recording));
+    const nativeHash = execFileSync(cli, ['hash', native, '--solver', mode, '--replay', rec], { encoding: 'utf8' }).trim();
+    log(`head-turn ${mode}: browser ${run.hash}, native replay ${nativeHash}`);
+    assert.equal(run.hash, nativeHash, `${mode}: the browser's head-turn differs from native`);
+    hashes[mode] = run.hash;
+  }
+  assert.equal(new Set(Object.values(hashes)).size, 3, 'switching the solver did not change the hair state');
+
+  // Close-ups mid head-turn (t = 1.6 s), one per solver.
+  await page.click('#frame-hair');
+  for (const [button, mode] of [['previous', 'parent'], ['improved', 'arc'], ['VRM reference', 'vrm']]) {
+    await page.click('#pause');
+    await page.click(`#solver button:text-is("${button}")`);
+    await page.evaluate(() => { document.getElementById('clip').value = 'headturn'; document.getElementById('clip').dispatchEvent(new Event('change')); });
+    await page.click('#restart');
+    await page.evaluate(() => window.__hs.step(1.6));
+    await shot(`closeup-headturn-${mode}`);
+    await page.click('#pause');
+  }
+
+  // Pause freezes the hair; resume moves it again.
+  await page.click('#frame-body');
+  await page.click('#headturn');
+  s = await state();
+  assert.equal(s.motion, 'headturn');
+  await page.waitForTimeout(800);
+  await page.click('#pause');
+  const frozen = (await state()).hash;
+  await page.waitForTimeout(1000);
+  s = await state();
+  assert.ok(s.paused && s.hash === frozen, 'pause did not freeze the hair');
+  await page.click('#pause');
+  await page.waitForTimeout(1000);
+  assert.notEqual((await state()).hash, frozen, 'resume did not move the hair');
+
+  // Restart: time 0, the rest pose, the hair at rest (the hash at load, in the same solver).
+  await page.click('#pause');
+  await page.click('#solver button:text-is("improved")');
+  await page.click('#restart');
+  s = await state();
+  assert.equal(s.t, 0);
+  assert.equal(s.hash, restHash, 'restart did not return to the rest state');
+  await page.click('#pause');
+
+  // Framing presets move the camera.
+  const body = (await state()).camera;
+  await page.click('#frame-hair');
+  const close = (await state()).camera;
+  assert.ok(Math.hypot(...close.map((v, i) => v - body[i])) > 0.3, 'hair close-up did not move the camera');
+  await page.click('#frame-body');
+  assert.deepEqual((await state()).camera, body, 'full body did not return to the same camera');
+
+  // Hide accessories (the demo's shirt), overlay.
+  await page.check('#accessories');
+  assert.ok((await state()).hiddenMeshes > 0, 'hide accessories hid nothing');
+  await page.uncheck('#accessories');
+  assert.equal((await state()).hiddenMeshes, 0);
+  await page.check('#overlay');
+  s = await state();
+  assert.ok(s.overlay && s.overlayObjects > s.joints, 'no joints/colliders overlay');
+  await page.uncheck('#overlay');
+
+  // Move, then settle: the body moves for 2 s then holds; the hair settles.
+  await page.click('#settle');
+  s = await state();
+  assert.equal(s.motion, 'headturn');
+
+  if (has('animations/ual1/AnimationLibrary_Godot_Standard.gltf')) {
+    await page.waitForFunction(() => window.__hs.state().libraryClips === 46, null, { timeout: 60000 });
+    await page.selectOption('#clip', { label: 'Walk_Loop' });
+    s = await state();
+    assert.equal(s.clip, 'Walk_Loop');
+    const h0 = s.hash;
+    await page.waitForTimeout(800);
+    assert.notEqual((await state()).hash, h0, 'the walk did not move the hair');
+    await page.evaluate(() => window.__hs.step(0.7));
+    await shot('full-body-walk');
+    log('clip picker: 46 UAL clips, Walk_Loop plays');
+  } else log('skip: clip library (no ../shared/data UAL)');
+
+  // Drag and drop (the file input takes the same path): a text file is refused visibly and the
+  // avatar stays; godette loads; a VRMA clip is retargeted onto it.
+  const text = path.join(work, 'notes.vrm');
+  fs.writeFileSync(text, 'this is not an avatar\n');
+  await page.setInputFiles('#file', text);
+  await page.waitForFunction(() => window.__hs.state().message !== '', null, { timeout: 30000 });
+  s = await state();
+  assert.match(s.message, /notes\.vrm: not a loadable avatar/);
+  assert.equal(s.avatar, 'demo-layered.vrm', 'a bad file replaced the avatar');
+  assert.ok(await page.isVisible('#message'), 'the error is not visible');
+  await shot('bad-file-message');
+  log(`bad file: "${s.message}"`);
+  if (has('avatars/godette.vrm')) {
+    await page.setInputFiles('#file', path.join(shared, 'avatars/godette.vrm'));
+    await page.waitForFunction(() => window.__hs.state().avatar === 'godette.vrm', null, { timeout: 60000 });
+    s = await state();
+    assert.ok(s.joints > 0);
+    await page.evaluate(() => window.__hs.step(1));
+    await shot('godette-dropped');
+    log(`godette.vrm dropped: ${s.joints} joints`);
+    if (has('animations/handmade-test.vrma')) {
+      await page.setInputFiles('#file', path.join(shared, 'animations/handmade-test.vrma'));
+      await page.waitForFunction(() => window.__hs.state().droppedClips > 0, null, { timeout: 60000 });
+      s = await state();
+      assert.match(s.clip, /handmade-test\.vrma/);
+      log(`VRMA dropped: ${s.clip}`);
+    }
+  } else log('skip: godette drop (no ../shared/data)');
+
+  // The fitter on a haircut without springs, then undo.
+  if (has('avatars/quaternius-casual.glb')) {
+    await page.setInputFiles('#file', path.join(shared, 'avatars/quaternius-casual.glb'));
+    await page.waitForFunction(() => window.__hs.state().avatar === 'quaternius-casual.glb', null, { timeout: 60000 });
+    assert.equal((await state()).joints, 0);
+    await page.selectOption('#fit-hair', 'material:Hair_Blond');
+    await page.check('#fit-colliders');
+    await page.click('#fit-apply');
+    await page.waitForFunction(() => window.__hs.state().joints > 0, null, { timeout: 60000 });
+    s = await state();
+    assert.ok(s.fitUndo, 'no undo after a fit');
+    log(`fit: ${s.joints} joints; ${s.fitInfo.slice(0, 100)}`);
+    await page.evaluate(() => window.__hs.step(0.5));
+    await page.click('#frame-hair');
+    await shot('casual-fitted');
+    await page.click('#fit-undo');
+    await page.waitForFunction(() => window.__hs.state().joints === 0, null, { timeout: 60000 });
+    log('undo: back to the unfitted haircut');
+  } else log('skip: fitter (no ../shared/data quaternius-casual.glb)');
+} finally {
+  await browser.close();
+  server.kill();
+}
+assert.deepEqual(problems, [], `console errors:\n${problems.join('\n')}`);
+log('viewer: all checks passed');
