@@ -70,8 +70,11 @@ const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 
 // Reads a response body with a progress bar (the size from Content-Length when given).
 async function readWithProgress(response, label) {
-  const total = Number(response.headers.get('Content-Length')) || 0;
-  const reader = response.body.getReader();
+  return readStream(response.body, Number(response.headers.get('Content-Length')) || 0, label);
+}
+
+async function readStream(stream, total, label) {
+  const reader = stream.getReader();
   const parts = [];
   let got = 0;
   for (;;) {
@@ -90,7 +93,7 @@ async function readWithProgress(response, label) {
 
 async function readFileWithProgress(file) {
   if (file.size < 4 << 20) return file.arrayBuffer();
-  return readWithProgress(new Response(file.stream(), { headers: { 'Content-Length': String(file.size) } }), `reading ${file.name}`);
+  return readStream(file.stream(), file.size, `reading ${file.name}`);
 }
 
 async function api(path, form) {
@@ -222,6 +225,10 @@ function plainAvatar(gltf) {
 
 async function showAvatar(bytes, name) {
   const buf = bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const magic = new Uint8Array(buf, 0, Math.min(64, buf.byteLength));
+  const text = String.fromCharCode(...magic).trimStart();
+  if (!(magic[0] === 0x67 && magic[1] === 0x6c && magic[2] === 0x54 && magic[3] === 0x46) && !text.startsWith('{'))
+    throw new Error(`${name}: not a loadable avatar: neither binary glTF (.vrm, .glb) nor glTF JSON`);
   const loader = new GLTFLoader();
   loader.register((parser) => new VRMLoaderPlugin(parser));
   let gltf;
@@ -316,6 +323,7 @@ function poseBody(tb) {
 function advance(dt) {
   S.t += dt;
   const tb = S.holdAt != null ? Math.min(S.t, S.holdAt) : S.t;
+  S.bodyTime = tb;
   poseBody(tb);
   S.vrm.update(dt); // humanoid, look-at, expressions, and the hair (the package replaced the manager)
   if (S.vrm.plain && S.springs) S.springs.update(dt);
@@ -777,7 +785,7 @@ window.__hs = {
   state() {
     return {
       avatar: S && S.name, mode: S && S.springs ? S.springs.mode : mode, paused, motion: S && S.motion,
-      clip: S && S.clip ? S.clip.name : null, t: S ? S.t : 0, hash: S && S.springs ? S.springs.stateHash() : null,
+      clip: S && S.clip ? S.clip.name : null, t: S ? S.t : 0, bodyTime: S ? S.bodyTime : 0, hash: S && S.springs ? S.springs.stateHash() : null,
       camera: camera.position.toArray(), target: controls.target.toArray(),
       meshes: S ? meshesOf(S.vrm.scene).length : 0, hiddenMeshes: S ? meshesOf(S.vrm.scene).filter((m) => !m.visible).length : 0,
       overlay: overlay.visible, overlayObjects: overlay.children.length,
