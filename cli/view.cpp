@@ -164,6 +164,12 @@ void AddView(CLI::App& app, int& exit_code) {
       }
 
     httplib::Server server;
+    // SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, with which a second
+    // `hairswing view` on the same port would start and share the connections instead of failing.
+    server.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     server.set_payload_max_length(size_t(1) << 30);  // avatars of a few hundred MB still load
     if (!server.set_mount_point("/", o->app_dir)) {
       std::fprintf(stderr, "error: %s: cannot serve this folder\n", o->app_dir.c_str());
