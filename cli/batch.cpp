@@ -13,7 +13,6 @@
 #include <fstream>
 #include <mutex>
 #include <regex>
-#include <sstream>
 #include <stdexcept>
 
 #include "commands.h"
@@ -283,7 +282,7 @@ void AddBatch(CLI::App& app, int& exit_code) {
     const size_t skipped = mine.size() - todo.size();
 
     batch::Runner runner(plan, out, todo);
-    std::atomic<size_t> done{0}, failed{0};
+    std::atomic<size_t> done{0};
     std::mutex mu;
     const bool tty = !o->quiet && isatty(STDERR_FILENO);
     if (skipped && !o->quiet)
@@ -306,13 +305,11 @@ void AddBatch(CLI::App& app, int& exit_code) {
             for (const auto& [k, v] : result.items()) r[k] = v;
             r["seconds"] = std::round(seconds * 1000.0) / 1000.0;
             const bool ok = r["status"] == "ok";
-            if (!ok) ++failed;
             if (Status st = WriteFileAtomic((fs::path(out) / job.id / "job.json").string(),
                                             r.dump(1) + "\n", true);
                 !st.ok() && ok) {
               r["status"] = "failed";
               r["error"] = "cannot write its record: " + st.message();
-              ++failed;
             }
             const size_t d = ++done;
             std::lock_guard<std::mutex> lock(mu);

@@ -5,12 +5,10 @@
 #include <httplib.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -196,8 +194,11 @@ void AddView(CLI::App& app, int& exit_code) {
                       "application/json");
     });
     server.Get(R"(/api/avatar/(\d+))", [&](const httplib::Request& req, httplib::Response& res) {
-      const size_t i = std::stoul(req.matches[1]);
-      if (i >= shown.size()) return Error(res, 404, "no avatar " + std::to_string(i));
+      const std::string digits = req.matches[1];
+      size_t i = 0;
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), i).ec != std::errc() ||
+          i >= shown.size())
+        return Error(res, 404, "no avatar " + digits);
       std::string bytes = shown[i].bytes;
       if (!shown[i].path.empty() && !ReadAll(shown[i].path, &bytes))
         return Error(res, 500, shown[i].path + ": cannot read");
