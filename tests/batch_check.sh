@@ -116,7 +116,7 @@ echo "ok: whole run: 25 jobs, 6 failed (the truncated file), $n outputs match th
 same_as_whole() {  # DIR WHAT
   local dir=$1 what=$2 strip='del(.jobs[].seconds)'
   set +e
-  "$cli" batch lib.json --out "$dir" --merge > "$dir.merge.log" 2>&1; local rc=$?
+  "$cli" batch lib.json --out "$dir" --merge --force > "$dir.merge.log" 2>&1; local rc=$?
   set -e
   [[ $rc == 1 ]] || fail "$what: merge exit $rc, expected 1 (failed jobs): $(cat "$dir.merge.log")"
   diff <(jq "$strip" whole/summary.json) <(jq "$strip" "$dir/summary.json") > "$dir.diff" ||
@@ -143,14 +143,10 @@ for p in "${pids[@]}"; do wait "$p" || true; done
 for i in 0 1 2; do [[ -f shards/summary.shard-$i-of-3.json ]] || fail "shard $i wrote no summary: $(cat shard$i.log)"; done
 same_as_whole shards "3 shard processes"
 
-# docs/batch: the Slurm array task script as Slurm would run it (task id and count in the
-# environment), and the Kubernetes Indexed Job's command with its completion index (paths and
-# shard count of the example replaced by this test's).
-for i in 0 1 2; do
-  SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=1 MANIFEST=lib.json OUT=slurm \
-    HAIRSWING=$cli bash "$docs/slurm-array.sh" > slurm$i.log 2>&1 || fail "slurm task $i: $(cat slurm$i.log)"
-done
-same_as_whole slurm "the Slurm array script (3 tasks)"
+# docs/batch: slurm-submit.sh with a stand-in sbatch runs the Slurm array task script as Slurm
+# would (task id and count in the environment) and then the merge; the Kubernetes Indexed Job's
+# command runs with its completion index (paths and shard count of the example replaced by this
+# test's).
 # slurm-submit.sh against a stand-in sbatch that runs what it is given at once, in order: the
 # array's tasks with Slurm's variables, then the merge (--wrap).
 mkdir -p fakebin
@@ -185,7 +181,7 @@ grep -q "queued array job 4242 (3 shards)" submit.log || fail "slurm-submit.sh: 
 [[ -f submitted/summary.json ]] || fail "slurm-submit.sh: no merged summary: $(cat submit.log)"
 diff <(jq 'del(.jobs[].seconds, .manifest)' whole/summary.json) <(jq 'del(.jobs[].seconds, .manifest)' submitted/summary.json) >/dev/null ||
   fail "slurm-submit.sh: merged summary differs from the whole run's"
-echo "ok: slurm-submit.sh (stand-in sbatch) queues 3 tasks and the merge; summary = the whole run"
+same_as_whole submitted "slurm-submit.sh and the Slurm array script (3 tasks, stand-in sbatch)"
 k8s=$(sed -n 's/^ *- \(hairswing batch .*\)$/\1/p' "$docs/k8s-indexed-job.yaml")
 [[ -n $k8s ]] || fail "no hairswing command in k8s-indexed-job.yaml"
 k8s=${k8s//\/data\/library.json/lib.json}
