@@ -5,6 +5,8 @@
 #       gives the same summary (less the seconds) and the same output bytes; a file that fails
 #       to load fails its jobs only; sha256 of inputs and outputs agree with sha256sum; a rerun
 #       skips what is up to date and reruns what changed. Exit 77 without ../shared/data.
+#   batch_check.sh CLI WORKDIR SHARED_DATA shards-only   the same up to the 3 shards (for the
+#       sanitizer build: the cluster scripts and resume are checked in the normal one)
 set -euo pipefail
 cli=$1 work=$2 shared=$3 mode=$4
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -142,6 +144,7 @@ done
 for p in "${pids[@]}"; do wait "$p" || true; done
 for i in 0 1 2; do [[ -f shards/summary.shard-$i-of-3.json ]] || fail "shard $i wrote no summary: $(cat shard$i.log)"; done
 same_as_whole shards "3 shard processes"
+[[ $mode == shards-only ]] && exit 0
 
 # docs/batch: slurm-submit.sh with a stand-in sbatch runs the Slurm array task script as Slurm
 # would (task id and count in the environment) and then the merge; the Kubernetes Indexed Job's
