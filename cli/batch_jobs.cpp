@@ -10,6 +10,7 @@
 
 #include "batch.h"
 #include "clip_file.h"
+#include "commands.h"
 #include "hairswing/bake.h"
 #include "hairswing/files.h"
 #include "hairswing/fit.h"
@@ -46,9 +47,7 @@ struct Slot {
   std::atomic<int> remaining{0};                       ///< jobs of this avatar left here
 };
 
-std::string Ext(const Avatar& av) {
-  return !av.vrm.humanoid.empty() || av.vrm.version == VrmVersion::kV0 ? ".vrm" : ".glb";
-}
+std::string Ext(const Avatar& av) { return WritesAsVrm(av) ? ".vrm" : ".glb"; }
 
 OJson Strings(const std::vector<std::string>& v) {
   OJson a = OJson::array();

@@ -54,18 +54,25 @@ std::string Sha256File(const std::string& path, std::string* error) {
 
 namespace {
 
-// Hashes are taken once per file and process (several jobs name the same avatar and clip file).
-const std::string& CachedSha256(const std::string& file) {
+// A value per file, computed once per process (several jobs name the same avatar and clip file).
+template <typename T, typename Make>
+const T& PerFile(const std::string& file, Make make) {
   static std::mutex mu;
-  static std::map<std::string, std::string> cache;
+  static std::map<std::string, T> cache;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = cache.find(file); it != cache.end()) return it->second;
   }
-  std::string err;
-  std::string sha = Sha256File(file, &err);
+  T value = make(file);
   std::lock_guard<std::mutex> lock(mu);
-  return cache.emplace(file, sha.empty() ? "unreadable" : sha).first->second;
+  return cache.emplace(file, std::move(value)).first->second;
+}
+
+const std::string& CachedSha256(const std::string& file) {
+  return PerFile<std::string>(file, [](const std::string& f) {
+    std::string sha = Sha256File(f, nullptr);
+    return sha.empty() ? std::string("unreadable") : sha;
+  });
 }
 
 // A .gltf's external buffers and images (what its bytes alone do not pin down); the ones that
@@ -105,17 +112,8 @@ std::vector<std::string> ReadGltfExternals(const std::string& file) {
   return out;
 }
 
-// ... read once per file and process.
 const std::vector<std::string>& GltfExternals(const std::string& file) {
-  static std::mutex mu;
-  static std::map<std::string, std::vector<std::string>> cache;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (auto it = cache.find(file); it != cache.end()) return it->second;
-  }
-  std::vector<std::string> found = ReadGltfExternals(file);
-  std::lock_guard<std::mutex> lock(mu);
-  return cache.emplace(file, std::move(found)).first->second;
+  return PerFile<std::vector<std::string>>(file, ReadGltfExternals);
 }
 
 // Options per operation: these defaults are also the list of keys a manifest may set, and their

@@ -70,6 +70,11 @@ inline void AddVrmVersion(CLI::App* cmd, std::string& version) {
       ->check(CLI::IsMember({"0", "1"}));
 }
 
+// Whether an avatar is written as .vrm (it has a VRM humanoid, or came as VRM 0.x) or as .glb.
+inline bool WritesAsVrm(const Avatar& av) {
+  return !av.vrm.humanoid.empty() || av.vrm.version == VrmVersion::kV0;
+}
+
 // Saves with the chosen VRM version; prints what the output could not carry as warnings.
 inline Status SaveWithVersion(const Avatar& avatar, const std::string& path, bool force,
                               const std::string& version) {

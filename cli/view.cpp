@@ -56,8 +56,7 @@ bool ReadAll(const std::string& path, std::string* out) {
 
 // The avatar as bytes the browser loads: .vrm (it keeps its VRM version) when it has a humanoid.
 Result<std::string> Encode(const Avatar& av) {
-  auto bytes = EncodeGlb(av, !av.vrm.humanoid.empty() || av.vrm.version == VrmVersion::kV0,
-                         VrmOutput::kKeepInput, nullptr);
+  auto bytes = EncodeGlb(av, WritesAsVrm(av), VrmOutput::kKeepInput, nullptr);
   if (!bytes.ok()) return bytes.status();
   return std::string(bytes->begin(), bytes->end());
 }
