@@ -16,6 +16,8 @@
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
 #include "hairswing/io.h"
+#include "hairswing/motion.h"
+#include "hairswing/spring.h"
 #include "test_util.h"
 
 namespace hairswing {
@@ -39,12 +41,12 @@ void ExpectHashes(const Avatar& av, const char* arc, const char* parent, const c
 }
 
 TEST(Determinism, PinnedHashesPonytailDemo) {
-  ExpectHashes(MakeDemoAvatar(DemoVariant::kPonytail), "16c9902448684fd7", "0a7454eefe26078e",
+  ExpectHashes(MakeDemoAvatar(DemoVariant::kPonytail), "0cac71b5db3ba716", "efdfe9c210e63940",
                "f5cbb20a5f697624");
 }
 
 TEST(Determinism, PinnedHashesLayeredDemo) {
-  ExpectHashes(MakeDemoAvatar(DemoVariant::kLayered), "2fd6f3cdf02032b2", "0b315860693ef779",
+  ExpectHashes(MakeDemoAvatar(DemoVariant::kLayered), "d7199f905a437e41", "61e445ffadc1cf26",
                "b7682f628bc87928");
 }
 
@@ -53,7 +55,81 @@ TEST(Determinism, PinnedHashesGodette) {
   if (path.empty()) GTEST_SKIP() << "../shared/data/avatars/godette.vrm not present";
   auto loaded = LoadAvatar(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  ExpectHashes(loaded->avatar, "7a913a8aa7d87461", "f0d3d12a6ae8c102", "ee0eb43c3e555d51");
+  ExpectHashes(loaded->avatar, "3691514be413ade0", "3a6af6245f9bc179", "ee0eb43c3e555d51");
+}
+
+// The general path (SpringConfig::flat_path = false) is the reference the flat path is tested
+// against (tests/flat_path_test.cpp); its bits are pinned too, so a change to either is seen.
+// vrm mode never takes the flat path: its values are those above.
+TEST(Determinism, PinnedHashesGeneralPath) {
+  struct Case {
+    DemoVariant variant;
+    const char* arc;
+    const char* parent;
+  };
+  for (const Case& c : {Case{DemoVariant::kPonytail, "4ea23c5205c01d9f", "86611f919bda0289"},
+                        Case{DemoVariant::kLayered, "6b4739aee2335425", "953c8ee2409e8cdc"}}) {
+    const Avatar av = MakeDemoAvatar(c.variant);
+    for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
+      SpringConfig cfg;
+      cfg.mode = mode;
+      cfg.flat_path = false;
+      auto h = HeadTurnHash(av, cfg, 60);
+      ASSERT_TRUE(h.ok()) << h.status().message();
+      EXPECT_EQ(Hex(*h), mode == SolverMode::kArc ? c.arc : c.parent)
+          << SolverModeName(mode)
+          << (c.variant == DemoVariant::kLayered ? " layered" : " ponytail");
+    }
+  }
+}
+
+// Frame-driven, through the engine-facing input: the caller's 60 fps frames of the head-turn as
+// driver world transforms (DrivenFrameDriver interpolates them for the steps between), the
+// rotations it hands back hashed with the state.
+uint64_t DrivenHeadTurnHash(const Avatar& av, SolverMode mode) {
+  const Rig rig = *BuildRig(av);
+  SpringConfig cfg;
+  cfg.mode = mode;
+  SpringWorld world = *SpringWorld::Create(rig, cfg);
+  HeadTurnMotion motion(rig, HumanoidRigNode(av, rig, "head"), HumanoidRigNode(av, rig, "hips"));
+  DrivenFrameDriver driver(world);
+  std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
+  std::vector<glm::mat4> all(rig.node_count()), drivers(world.driver_nodes().size());
+  std::vector<glm::quat> rotations(rig.joint_node().size());
+  auto sample = [&](double t) {
+    motion.Sample(t, pose);
+    ComputeWorld(rig, pose, all);
+    for (size_t i = 0; i < drivers.size(); ++i) drivers[i] = all[world.driver_nodes()[i]];
+  };
+  sample(0.0);
+  driver.Reset(drivers);
+  for (int f = 1; f <= 720; ++f) {
+    sample(f / 60.0);
+    driver.Advance(drivers, 1.0 / 60.0, rotations);
+  }
+  uint64_t h = world.StateHash();
+  for (const glm::quat& q : rotations) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&q);
+    for (size_t i = 0; i < sizeof q; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  }
+  return h;
+}
+
+TEST(Determinism, PinnedHashesFrameDriven) {
+  struct Case {
+    DemoVariant variant;
+    const char* expected[3];  // arc, parent, vrm
+  };
+  for (const Case& c :
+       {Case{DemoVariant::kPonytail, {"77335d5bc1fdbd3f", "e64246637a88c14b", "0a734b83bd6c547e"}},
+        Case{DemoVariant::kLayered,
+             {"dd42476132a43dbc", "12c20518dff30b6e", "03e851048b141953"}}}) {
+    const Avatar av = MakeDemoAvatar(c.variant);
+    for (int m = 0; m < 3; ++m)
+      EXPECT_EQ(Hex(DrivenHeadTurnHash(av, static_cast<SolverMode>(m))), c.expected[m])
+          << SolverModeName(static_cast<SolverMode>(m))
+          << (c.variant == DemoVariant::kLayered ? " layered" : " ponytail");
+  }
 }
 
 TEST(Determinism, HashRefusesAvatarsItCannotTurn) {

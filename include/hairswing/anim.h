@@ -128,5 +128,7 @@ class HeadTurnMotion : public PoseSampler {
 /// the same code (-ffp-contract=off); tests/determinism_test.cpp pins the values. Fails on an
 /// avatar without a humanoid head or without springs.
 Result<uint64_t> HeadTurnHash(const Avatar& avatar, SolverMode mode, int fps);
+/// The same with a whole config (e.g. SpringConfig::flat_path = false for the general path).
+Result<uint64_t> HeadTurnHash(const Avatar& avatar, const SpringConfig& config, int fps);
 
 }  // namespace hairswing

@@ -55,6 +55,12 @@ struct SpringConfig {
   /// has moved in the same update, so moving chains stretch). Off (default) = the spec's true
   /// world-space bone length. docs/solver.md lists every known three-vrm difference.
   bool vrm_three_compat = false;
+  /// arc/parent: let plain chains (direct parent-child joints, uniform scale, not owned by a
+  /// clip) take the flat path, which carries only joint positions through the joint loop and
+  /// builds rotations once per caller frame (docs/solver.md, "Two paths"). false = every chain
+  /// takes the general path with world matrices: the reference the flat path is tested against
+  /// (same physics; results differ in the last bits).
+  bool flat_path = true;
   /// Per Rig chain: 1 = test the whole link against colliders, 0 = the link's end point only.
   /// Empty = each chain's own RigChain::segment_checks (off for plain VRM rigs, as VRM does).
   std::vector<uint8_t> segment_checks;
@@ -158,6 +164,8 @@ class SpringWorld {
   /// nodes between them, and every ancestor of a chain, a collider or a center node. Other nodes
   /// are not updated; build them from the output pose with ComputeWorld when needed.
   std::span<const glm::mat4> world() const { return world_; }
+  /// How many chains took the flat path in the last step (SpringConfig::flat_path).
+  int flat_chains() const { return flat_chains_; }
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
   /// Per segment coefficients in use (index = flat joint index; the tail joint's entry unused).
@@ -167,19 +175,56 @@ class SpringWorld {
 
  private:
   SpringWorld() = default;
-  StepReport Run(std::span<Transform> pose, float h, bool variable);
-  StepReport Solve(std::span<Transform> pose, float h, bool variable, StepReport rep);
+  StepReport Run(std::span<Transform> pose, float h, bool variable, bool write);
+  StepReport Solve(std::span<Transform> pose, float h, bool variable, bool check_pose,
+                   StepReport rep);
   StepReport RunDriven(std::span<const glm::mat4> driver_world, std::span<glm::quat> rotations,
-                       float h, bool variable);
+                       float h, bool variable, bool write);
   void ComputeStaleChildren(std::span<Transform> pose, bool whole_pose);
   void SetDriverWorld(std::span<const glm::mat4> driver_world);
   void PrepareWorld(std::span<Transform> pose);
   void ResolveColliders(bool scale_radius);
   void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
   bool CheckTeleport(int chain);
+  bool Teleported(const glm::mat4& attach_now, const glm::mat4& attach_before) const;
   void ResetChain(int chain, std::span<Transform> pose);
   void UpdateWorldPath(int joint, std::span<const Transform> pose);
+  struct ModeCoefficients;
+  // What one arc/parent link step needs besides the joint (arc_solver.cpp).
+  struct LinkContext {
+    const ModeCoefficients* mc;
+    glm::mat3 attach;  // rotation x scale of the attachment's world frame
+    float h, inv_h;
+    bool fixed;                // h is kStep: the per-step factors are precomputed
+    bool arc;                  // arc mode (else parent)
+    bool segment;              // whole-link contact
+    int near_begin, near_end;  // the chain's colliders that passed the broad phase
+  };
+  int NearColliders(int chain, const glm::vec3& root, float scale, float h);
+  void AddNear(int k, int collider);
+  int EndNear(int near_end);
+  int NarrowLink(const LinkContext& lc, const glm::vec3& o, float reach_r);
+  bool IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
+                     float len, float joint_scale, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
+  bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const;
+  LinkContext FlatBegin(int chain, float h);
+  void SolveChainFlat(int chain, float h, StepReport& rep);
+  void EndChain(int chain);
+  void FlatRotations(int chain, int upto);
+  void WriteFlatChain(int chain, std::span<Transform> pose);
+  // Deferred write-back (the drivers): a step leaves the flat chains' joint rotations and world
+  // matrices unwritten; WriteBack writes them once, after the caller frame's last step. The
+  // state a step computes does not depend on them, so the result is the same as writing after
+  // every step.
+  friend class ClipDriver;
+  friend class FrameDriver;
+  friend class DrivenFrameDriver;
+  StepReport StepDeferred(std::span<Transform> pose);
+  StepReport StepDrivenDeferred(std::span<const glm::mat4> driver_world,
+                                std::span<glm::quat> rotations);
+  void WriteBack(std::span<Transform> pose);
+  void WriteBackDriven(std::span<glm::quat> rotations);
   void SolveChainVrm(int chain, std::span<Transform> pose, float h, bool variable, StepReport& rep);
 
   const Rig* rig_ = nullptr;
@@ -213,7 +258,8 @@ class SpringWorld {
   std::vector<glm::vec3> axis_local_;          // child offset in the joint's rest local frame
   std::vector<glm::vec3> axis_unit_;           // the same, normalised
   std::vector<float> axis_len_;                // its length (local units)
-  std::vector<uint8_t> chain_fast_;    // chain qualifies for composed frames (see arc_solver.cpp)
+  std::vector<uint8_t> chain_flat_;            // chain may take the flat path (see arc_solver.cpp)
+  std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
   std::vector<float> rest_length_;     // metres at rest
   std::vector<int> path_begin_, path_end_;  // nodes from joint (excl.) to the next joint (incl.)
@@ -223,6 +269,21 @@ class SpringWorld {
   std::vector<glm::mat4> prev_attach_;  // attachment world at the previous step
   std::vector<uint8_t> has_prev_attach_;
   std::vector<glm::vec3> prev_root_;  // chain root position at the previous step
+  // Flat chains: the root frame of the last step (what WriteBack builds the rotations from).
+  struct FlatChain {
+    glm::vec3 root{0.0f};              // root joint position, world
+    float scale = 1.0f;                // root joint's uniform world scale
+    glm::quat parent_rot{1, 0, 0, 0};  // world rotation of the root joint's parent
+    int q_done = 0;                    // flat_rot_ holds this step's rotations below this joint
+    uint8_t pending = 0;               // solved flat in the last step: WriteBack writes it
+  };
+  std::vector<FlatChain> flat_;
+  std::vector<uint8_t> flat_feeds_;  // a later chain hangs from one of this chain's joints
+  int flat_chains_ = 0;              // chains solved flat in the last step
+  int teleport_cache_chain_ = -1;    // this step: the chain whose CheckTeleport answer is cached
+  bool teleport_cache_ = false;
+  int rot_cache_node_ = -2;  // this step: the node whose world rotation rot_cache_ holds
+  glm::quat rot_cache_{1, 0, 0, 0};
 
   // Per step scratch (sized once).
   std::vector<glm::mat4> world_;
@@ -230,13 +291,26 @@ class SpringWorld {
   // Per collider per step: a sphere holding an outside sphere or capsule (centre, radius; radius
   // < 0 for planes and inside shapes), for a reject without division before the exact test.
   std::vector<glm::vec4> collider_bound_;
+  // Per sphere or capsule collider per step, for the contact loop's reject: start, axis (end -
+  // start; zero for a sphere), 1 / |axis|^2 (0 for a sphere), radius.
+  struct CapsuleReject {
+    glm::vec3 head{0.0f};
+    float inv_len2 = 0.0f;
+    glm::vec3 axis{0.0f};
+    float radius = 0.0f;
+  };
+  std::vector<CapsuleReject> collider_reject_;
   std::vector<Transform> pose_scratch_;
-  std::vector<int> near_colliders_;     // broad phase: colliders that can reach the chain
-  std::vector<int> joint_colliders_;    // ... and of those, the ones that can reach one link
+  std::vector<int> near_colliders_;   // broad phase: colliders that can reach the chain
+  std::vector<int> joint_colliders_;  // ... and of those, the ones that can reach one link
+  // The near colliders' bounding spheres as flat arrays (centre x, y, z, radius), parallel to
+  // near_colliders_, 4 entries longer (the SIMD loop's padding).
+  std::vector<float> near_x_, near_y_, near_z_, near_r_;
   std::vector<float> chain_reach_;      // rest length of each chain, metres (unscaled)
   std::vector<int> world_nodes_;        // nodes whose world matrix a step needs, parents first
   std::vector<int> driver_nodes_;       // what StepDriven reads (see driver_nodes())
   std::vector<Transform> driven_pose_;  // StepDriven's local pose: rest, joints solved
+  std::vector<glm::quat> flat_rot_;     // flat chains: joint world rotations (scratch, per step)
 };
 
 }  // namespace hairswing

@@ -53,6 +53,12 @@ void HeadTurnMotion::Sample(double t, std::span<Transform> pose) {
 }
 
 Result<uint64_t> HeadTurnHash(const Avatar& avatar, SolverMode mode, int fps) {
+  SpringConfig cfg;
+  cfg.mode = mode;
+  return HeadTurnHash(avatar, cfg, fps);
+}
+
+Result<uint64_t> HeadTurnHash(const Avatar& avatar, const SpringConfig& config, int fps) {
   // Below 10 fps a frame needs more than max_steps_per_call steps and time would be dropped.
   if (!(fps >= 10 && fps <= 1000))
     return Status(StatusCode::kInvalidInput, "fps must be in [10, 1000]");
@@ -61,9 +67,7 @@ Result<uint64_t> HeadTurnHash(const Avatar& avatar, SolverMode mode, int fps) {
   if (rig->chains().empty()) return Status(StatusCode::kInvalidInput, "the avatar has no springs");
   const int head = HumanoidRigNode(avatar, *rig, "head");
   if (head < 0) return Status(StatusCode::kInvalidInput, "the avatar has no humanoid head to turn");
-  SpringConfig cfg;
-  cfg.mode = mode;
-  auto world = SpringWorld::Create(*rig, cfg);
+  auto world = SpringWorld::Create(*rig, config);
   if (!world.ok()) return world.status();
   HeadTurnMotion motion(*rig, head, HumanoidRigNode(avatar, *rig, "hips"));
   ClipDriver driver(*world, motion);

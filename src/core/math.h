@@ -20,9 +20,8 @@ inline glm::quat RotationOf(const glm::mat4& m) {
   return glm::normalize(glm::quat_cast(r));
 }
 
-/// Shortest rotation taking unit vector `from` to unit vector `to` (as three.js'
-/// Quaternion.setFromUnitVectors, including its choice of axis for opposite vectors).
-inline glm::quat FromUnitVectors(const glm::vec3& from, const glm::vec3& to) {
+/// FromUnitVectors before its normalisation (for a caller that normalises a product anyway).
+inline glm::quat FromUnitVectorsUnnormalised(const glm::vec3& from, const glm::vec3& to) {
   float r = glm::dot(from, to) + 1.0f;
   glm::quat q;
   if (r < 1e-7f) {
@@ -35,7 +34,13 @@ inline glm::quat FromUnitVectors(const glm::vec3& from, const glm::vec3& to) {
     const glm::vec3 c = glm::cross(from, to);
     q = glm::quat(r, c.x, c.y, c.z);
   }
-  return glm::normalize(q);
+  return q;
+}
+
+/// Shortest rotation taking unit vector `from` to unit vector `to` (as three.js'
+/// Quaternion.setFromUnitVectors, including its choice of axis for opposite vectors).
+inline glm::quat FromUnitVectors(const glm::vec3& from, const glm::vec3& to) {
+  return glm::normalize(FromUnitVectorsUnnormalised(from, to));
 }
 
 /// True when the matrix is rotation x uniform scale (+ translation), within float tolerance.

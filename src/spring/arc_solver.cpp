@@ -2,13 +2,27 @@
 //
 // Per segment i with joint position o_i, simulated end x_i, velocity v_i:
 //   rest vector  arc:    R_H R_i^0 (s a_i)  = mat3(W_attach) * arc_attach_i  (original arc)
-//                parent: mat3(W_joint at rest rotation under the bent parent) * a_i
+//                parent: R_joint(rest rotation under the bent parent) * (s a_i)
 //   f = k (r - x) + g;  u = e^(-c h) (v + h f);  y = x + h u;  x^ = o + L (y - o)/|y - o|
 // then contacts without bounce: v* = (x^ - x)/h is rebuilt before any push-out; each push-out
 // along n removes only the inward part of v*; the projection is repeated; finally the radial
 // velocity along the link is removed.
+//
+// Two ways through a chain, same maths:
+//   flat    (SolveChainFlat) chains of direct parent-child joints with uniform scale, no joint
+//           owned by a clip, joint translations and scales as at rest. The joint loop carries
+//           only the joint position (the previous segment's end), the chain's uniform scale and,
+//           where the rest vector needs it (parent mode, draping below a contact), the world
+//           rotation of the joint above. No 4x4 matrix, no quaternion in arc mode away from
+//           contacts: the joints' rotations follow from the ends and are built once per caller
+//           frame (WriteBack), not at every 1/120 s step.
+//   general (SolveChainArc) any other chain: world matrices along the node path of every joint.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#if HAIRSWING_SIMD && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/det_math.h"
 #include "hairswing/spring.h"
@@ -22,20 +36,21 @@ constexpr int kMaxNormals = 8;      // contact normals remembered per segment an
 constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail correction (1/u)
 }  // namespace
 
-void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep) {
-  const Rig& rig = *rig_;
-  const RigChain& ch = rig.chains()[chain];
-  const bool arc = config_.mode == SolverMode::kArc;
-  const bool segment = config_.segment_checks[chain] != 0;
-  const glm::mat3 attach = ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f);
-
+int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, float h) {
   // Broad phase: only colliders that can touch a sphere holding the chain this step. The sphere
   // bounds the root and last step's ends, grown by how far any end can travel in one step
   // (|v| h is an upper bound after damping; the pull adds at most h^2 |f|, covered by the
   // margin) and by the largest hit radius; it is never larger than the chain's full reach.
-  const glm::mat4& root_world = world_[rig.joint_node()[ch.joint_begin]];
-  const glm::vec3 root(root_world[3]);
-  const float scale = std::max(glm::length(glm::vec3(root_world[0])), 1e-6f);
+  // Spheres and capsules are rejected on their bounding sphere by a squared distance; the exact
+  // tests per link decide the rest, so the filter only saves work.
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  if (ch.joint_end - ch.joint_begin <= 4) {
+    // Up to 3 links: the per-link test (IntegrateLink) costs less than this broad phase would
+    // save. Every collider goes on; the result is the same.
+    for (int k = ch.collider_begin; k < ch.collider_end; ++k) AddNear(k, rig.chain_colliders()[k]);
+    return EndNear(ch.collider_end);
+  }
   glm::vec3 lo = root, hi = root;
   float max_hit = 0.0f, max_speed = 0.0f;
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
@@ -57,18 +72,194 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
     const int ci = rig.chain_colliders()[k];
     const ColliderShape sh = colliders_[ci].shape;
-    const bool always = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
-    if (always || PointSeparation(colliders_[ci], bound_c, bound_r) < 0.0f)
-      near_colliders_[near_end++] = ci;
+    bool near = sh == ColliderShape::kInsideSphere || sh == ColliderShape::kInsideCapsule;
+    if (!near)
+      near = sh == ColliderShape::kPlane
+                 ? PointSeparation(colliders_[ci], bound_c, bound_r) < 0.0f
+                 : !internal::ClearOfBound(collider_bound_[ci], bound_c, bound_r);
+    if (near) AddNear(near_end++, ci);
   }
+  return EndNear(near_end);
+}
+
+void SpringWorld::AddNear(int k, int collider) {
+  // The per-link test reads the bounding spheres as flat arrays (x, y, z, radius), in the order
+  // of near_colliders_. A plane or inside shape (bound radius < 0: never rejected) gets an
+  // infinite radius, which no distance exceeds.
+  near_colliders_[k] = collider;
+  const glm::vec4& b = collider_bound_[collider];
+  near_x_[k] = b.x;
+  near_y_[k] = b.y;
+  near_z_[k] = b.z;
+  near_r_[k] = b.w < 0.0f ? std::numeric_limits<float>::infinity() : b.w;
+}
+
+int SpringWorld::EndNear(int near_end) {
+  // Four entries after the last that every link is clear of (1e30 m away), so the SIMD loop
+  // reads whole blocks of four.
+  for (int k = near_end; k < near_end + 4; ++k) {
+    near_x_[k] = near_y_[k] = near_z_[k] = 1e30f;
+    near_r_[k] = 0.0f;
+  }
+  return near_end;
+}
+
+int SpringWorld::NarrowLink(const LinkContext& lc, const glm::vec3& o, float reach_r) {
+  // The chain's near colliders whose bounding sphere a ball of radius reach_r around o can touch
+  // (ClearOfBound, entry by entry, in order) into joint_colliders_; returns how many. The SSE2
+  // path does the same operations in the same order on four entries at once, so it picks the
+  // same colliders (HAIRSWING_SIMD=OFF builds the scalar loop; CI runs both).
+  int n = 0;
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  const __m128 px = _mm_set1_ps(o.x), py = _mm_set1_ps(o.y), pz = _mm_set1_ps(o.z);
+  const __m128 r = _mm_set1_ps(reach_r);
+  const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
+  for (int k = lc.near_begin; k < lc.near_end; k += 4) {
+    const __m128 dx = _mm_sub_ps(px, _mm_loadu_ps(&near_x_[k]));
+    const __m128 dy = _mm_sub_ps(py, _mm_loadu_ps(&near_y_[k]));
+    const __m128 dz = _mm_sub_ps(pz, _mm_loadu_ps(&near_z_[k]));
+    const __m128 d2 =
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+    const __m128 reach =
+        _mm_add_ps(_mm_mul_ps(_mm_add_ps(r, _mm_loadu_ps(&near_r_[k])), grow), eps);
+    // Not clear = !(d2 > reach^2), NaN included, as the scalar test.
+    int mask = _mm_movemask_ps(_mm_cmpngt_ps(d2, _mm_mul_ps(reach, reach)));
+    while (mask) {
+      const int lane = __builtin_ctz(static_cast<unsigned>(mask));
+      joint_colliders_[n++] = near_colliders_[k + lane];
+      mask &= mask - 1;
+    }
+  }
+#else
+  for (int k = lc.near_begin; k < lc.near_end; ++k) {
+    const glm::vec3 d = o - glm::vec3(near_x_[k], near_y_[k], near_z_[k]);
+    const float reach = (reach_r + near_r_[k]) * 1.001f + 1e-6f;
+    joint_colliders_[n] = near_colliders_[k];
+    n += glm::dot(d, d) > reach * reach ? 0 : 1;
+  }
+#endif
+  return n;
+}
+
+bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o,
+                                const glm::vec3& rest_vec, float len, float joint_scale,
+                                StepReport& rep) {
+  const Rig& rig = *rig_;
+  const float h = lc.h, inv_h = lc.inv_h;
+  const SegmentCoefficients& cf = lc.mc->coef[j];
+  const glm::vec3 x = tail_[j];
+  // The rest target now and at the previous step (it moves with the head and with this
+  // segment's joint). x is the end as it was at the previous step, so the pull compares it with
+  // the target of that same instant: comparing it with the target of this step would count the
+  // target's whole move over the step as lag (a lead of h V in steady motion, larger than the
+  // drag lag c V / k on stiff short segments).
+  const glm::vec3 target = o + rest_vec;
+  const glm::vec3 target_before = prev_target_[j];
+  const glm::vec3 vt = (target - target_before) * inv_h;
+  prev_target_[j] = target;
+  const glm::vec3 f = cf.k * (target_before - x) + cf.g;
+  const float damp = lc.fixed ? lc.mc->damp[j] : det::ExpF(-cf.c * h);
+  const float damp_rel = lc.fixed ? lc.mc->damp_rel[j] : det::ExpF(-cf.c_rel * h);
+  // Relative damping on the velocity relative to the target, then the pull, then air drag on
+  // the world velocity:  u = e^(-c h) (v_t + e^(-c_rel h) (v - v_t) + h f). The pull is added
+  // after the relative damping so it does not damp the spring's own impulse: a segment moving
+  // with its target lags by the drag alone (c V / k), whatever c_rel is.
+  const glm::vec3 u = damp * (vt + damp_rel * (vel_[j] - vt) + h * f);
+  const glm::vec3 y = x + h * u;
+  auto rest_dir = [&] { return rest_vec / std::max(glm::length(rest_vec), 1e-12f); };
+  auto project = [&](const glm::vec3& p) {
+    const glm::vec3 d = p - o;
+    const float l = glm::length(d);
+    return o + (l > 1e-9f * len ? (len / l) * d : len * rest_dir());
+  };
+  glm::vec3 xh = project(y);
+  glm::vec3 vs = (xh - x) * inv_h;  // rebuilt before any push-out
+
+  const float hit = rig.joint_hit_radius()[j] * joint_scale;
+  glm::vec3 normals[kMaxNormals];
+  int n_normals = 0;
+  // Narrow the chain's colliders to those that can reach this link at all: the link and its
+  // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
+  const int joint_end = NarrowLink(lc, o, len + hit);
+  for (int it = 0; it < kContactIterations && joint_end > 0; ++it) {
+    bool any = false;
+    for (int k = 0; k < joint_end; ++k) {
+      const int ci = joint_colliders_[k];
+      // Rejects without square root or division. An end point: the collider's bounding sphere
+      // (PointContactFast has its own early exit). A whole link, with a sphere around its middle
+      // that holds it: against a sphere or capsule the squared distance to the closest point of
+      // its axis; against a plane or an inside shape the exact separation.
+      const WorldCollider& col = colliders_[ci];
+      const CapsuleReject& cr = collider_reject_[ci];
+      if (!lc.segment ? internal::ClearOfBound(collider_bound_[ci], xh, hit)
+          : collider_bound_[ci].w >= 0.0f
+              ? internal::ClearOfCapsule(cr.head, cr.axis, cr.inv_len2, cr.radius, 0.5f * (o + xh),
+                                         0.5f * len + hit)
+              : PointSeparation(col, 0.5f * (o + xh), 0.5f * len + hit) > 0.0f)
+        continue;
+      glm::vec3 n;
+      float at = 1.0f;
+      const float sep = lc.segment ? SegmentContact(col, o, xh, hit, &at, &n)
+                                   : PointContactFast(col, xh, hit, &n);
+      if (!(sep < 0.0f)) continue;
+      // The link pivots about o: moving its point at parameter `at` by -sep along n takes a
+      // tail move of about -sep/at.
+      xh = project(xh - n * (sep / std::max(at, kMinLever)));
+      vs -= std::min(0.0f, glm::dot(vs, n)) * n;
+      if (n_normals < kMaxNormals) normals[n_normals++] = n;
+      any = true;
+      ++rep.contacts;
+    }
+    if (!any) break;
+    rep.flags |= kStepContact;
+  }
+  const bool touched = n_normals > 0;
+  const bool was_touching = in_contact_[j] != 0;
+  in_contact_[j] = touched ? 1 : 0;
+  const glm::vec3 dir = (xh - o) * (1.0f / len);
+  vs -= glm::dot(vs, dir) * dir;
+  // Removing the radial part can tilt the velocity back into a contact whose normal is not
+  // perpendicular to the link. Remove the inward part once more, along each normal's component
+  // perpendicular to the link, so the result keeps |link| fixed and still never moves inwards.
+  for (int i = 0; i < n_normals; ++i) {
+    glm::vec3 np = normals[i] - glm::dot(normals[i], dir) * dir;
+    const float l = glm::length(np);
+    if (l < 1e-6f) continue;
+    np *= 1.0f / l;
+    vs -= std::min(0.0f, glm::dot(vs, np)) * np;
+  }
+  if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) && std::isfinite(vs.x) &&
+        std::isfinite(vs.y) && std::isfinite(vs.z))) {
+    xh = o + rest_dir() * len;  // never let a NaN out
+    vs = glm::vec3(0.0f);
+    rep.flags |= kStepRepaired;
+  }
+  tail_[j] = internal::FlushTiny(xh);
+  vel_[j] = internal::FlushTiny(vs);
+  return touched || was_touching;
+}
+
+void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep) {
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  const bool arc = config_.mode == SolverMode::kArc;
+  const glm::mat3 attach = ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f);
+  const glm::mat4& root_world = world_[rig.joint_node()[ch.joint_begin]];
+  const glm::vec3 root(root_world[3]);
+  const float scale = std::max(glm::length(glm::vec3(root_world[0])), 1e-6f);
+  const LinkContext lc{&Coefficients(arc),
+                       attach,
+                       h,
+                       1.0f / h,
+                       h == static_cast<float>(kStep),
+                       arc,
+                       config_.segment_checks[chain] != 0,
+                       ch.collider_begin,
+                       NearColliders(chain, root, scale, h)};
   bool below_contact = false;  // a segment above touched a collider (this step or the last)
   // The rotation of the previous joint's world frame, when it is this joint's parent.
   int cached_node = -1;
   glm::quat cached_rot(1, 0, 0, 0);
-  // Fast frames: when every joint's world matrix is a similarity (rotation, uniform scale,
-  // translation) and each joint is the direct parent of the next, world matrices are composed
-  // from (position, quaternion, scale) instead of multiplying 4x4 matrices.
-  const bool fast = chain_fast_[chain] && internal::IsSimilarity(root_world);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const int node = rig.joint_node()[j];
@@ -82,6 +273,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       vel_[j] = (animated - tail_[j]) / h;
       tail_[j] = animated;
       prev_target_[j] = animated;
+      cached_node = -1;
       continue;
     }
     // Draping: below a segment that touches a collider (this step or the last), the head-frame
@@ -92,107 +284,18 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const glm::vec3 rest_vec =
         arc && !drape ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
     const float joint_scale = glm::length(glm::vec3(joint_world[0]));
-    const float len =
-        fast ? joint_scale * axis_len_[j] : glm::length(glm::mat3(joint_world) * axis_local_[j]);
+    const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
       rep.flags |= kStepZeroLength;
       UpdateWorldPath(j, pose);
       tail_[j] = glm::vec3(world_[next][3]);
       vel_[j] = glm::vec3(0.0f);
       prev_target_[j] = tail_[j];
+      cached_node = -1;
       continue;
     }
-    const ModeCoefficients& mc = Coefficients(arc);
-    const SegmentCoefficients& cf = mc.coef[j];
-    const glm::vec3 x = tail_[j];
-    // The rest target now and at the previous step (it moves with the head and with this
-    // segment's joint). x is the end as it was at the previous step, so the pull compares it with
-    // the target of that same instant: comparing it with the target of this step would count the
-    // target's whole move over the step as lag (a lead of h V in steady motion, larger than the
-    // drag lag c V / k on stiff short segments).
-    const glm::vec3 target = o + rest_vec;
-    const glm::vec3 target_before = prev_target_[j];
-    const glm::vec3 vt = (target - target_before) / h;
-    prev_target_[j] = target;
-    const glm::vec3 f = cf.k * (target_before - x) + cf.g;
-    const bool fixed = h == static_cast<float>(kStep);
-    const float damp = fixed ? mc.damp[j] : det::ExpF(-cf.c * h);
-    const float damp_rel = fixed ? mc.damp_rel[j] : det::ExpF(-cf.c_rel * h);
-    // Relative damping on the velocity relative to the target, then the pull, then air drag on
-    // the world velocity:  u = e^(-c h) (v_t + e^(-c_rel h) (v - v_t) + h f). The pull is added
-    // after the relative damping so it does not damp the spring's own impulse: a segment moving
-    // with its target lags by the drag alone (c V / k), whatever c_rel is.
-    const glm::vec3 u = damp * (vt + damp_rel * (vel_[j] - vt) + h * f);
-    const glm::vec3 y = x + h * u;
-    auto rest_dir = [&] { return rest_vec / std::max(glm::length(rest_vec), 1e-12f); };
-    auto project = [&](const glm::vec3& p) {
-      const glm::vec3 d = p - o;
-      const float l = glm::length(d);
-      return o + len * (l > 1e-9f * len ? d / l : rest_dir());
-    };
-    glm::vec3 xh = project(y);
-    glm::vec3 vs = (xh - x) / h;  // rebuilt before any push-out
-
-    const float hit = rig.joint_hit_radius()[j] * joint_scale;
-    glm::vec3 normals[kMaxNormals];
-    int n_normals = 0;
-    // Narrow the chain's colliders to those that can reach this link at all: the link and its
-    // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
-    int joint_end = 0;
-    for (int k = ch.collider_begin; k < near_end; ++k)
-      if (!internal::ClearOfBound(collider_bound_[near_colliders_[k]], o, len + hit))
-        joint_colliders_[joint_end++] = near_colliders_[k];
-    for (int it = 0; it < kContactIterations && joint_end > 0; ++it) {
-      bool any = false;
-      for (int k = 0; k < joint_end; ++k) {
-        const int ci = joint_colliders_[k];
-        if (segment ? internal::ClearOfBound(collider_bound_[ci], 0.5f * (o + xh), 0.5f * len + hit)
-                    : internal::ClearOfBound(collider_bound_[ci], xh, hit))
-          continue;
-        const WorldCollider& col = colliders_[ci];
-        glm::vec3 n;
-        float at = 1.0f;
-        // Cheap reject for a whole link: a sphere around its middle that holds the link.
-        if (segment && PointSeparation(col, 0.5f * (o + xh), 0.5f * len + hit) > 0.0f) continue;
-        const float sep =
-            segment ? SegmentContact(col, o, xh, hit, &at, &n) : PointContactFast(col, xh, hit, &n);
-        if (!(sep < 0.0f)) continue;
-        // The link pivots about o: moving its point at parameter `at` by -sep along n takes a
-        // tail move of about -sep/at.
-        xh = project(xh - n * (sep / std::max(at, kMinLever)));
-        vs -= std::min(0.0f, glm::dot(vs, n)) * n;
-        if (n_normals < kMaxNormals) normals[n_normals++] = n;
-        any = true;
-        ++rep.contacts;
-      }
-      if (!any) break;
-      rep.flags |= kStepContact;
-    }
-    const bool touched = n_normals > 0;
-    below_contact = below_contact || touched || in_contact_[j];
-    in_contact_[j] = touched ? 1 : 0;
-    const glm::vec3 dir = (xh - o) / len;
-    vs -= glm::dot(vs, dir) * dir;
-    // Removing the radial part can tilt the velocity back into a contact whose normal is not
-    // perpendicular to the link. Remove the inward part once more, along each normal's component
-    // perpendicular to the link, so the result keeps |link| fixed and still never moves inwards.
-    for (int i = 0; i < n_normals; ++i) {
-      glm::vec3 np = normals[i] - glm::dot(normals[i], dir) * dir;
-      const float l = glm::length(np);
-      if (l < 1e-6f) continue;
-      np /= l;
-      vs -= std::min(0.0f, glm::dot(vs, np)) * np;
-    }
-    if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) &&
-          std::isfinite(vs.x) && std::isfinite(vs.y) && std::isfinite(vs.z))) {
-      xh = o + rest_dir() * len;  // never let a NaN out
-      vs = glm::vec3(0.0f);
-      rep.flags |= kStepRepaired;
-    }
-    xh = internal::FlushTiny(xh);
-    vs = internal::FlushTiny(vs);
-    tail_[j] = xh;
-    vel_[j] = vs;
+    below_contact = IntegrateLink(lc, j, o, rest_vec, len, joint_scale, rep) || below_contact;
+    const glm::vec3 xh = tail_[j];
 
     // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
     // local = R_parent^-1 * q_w, with base the rest local rotation under the current parent.
@@ -205,18 +308,127 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const glm::quat q_world =
         glm::normalize(internal::FromUnitVectors(axis_world, (xh - o) / len) * base);
     pose[node].rotation = internal::FlushTiny(glm::normalize(glm::inverse(parent_rot) * q_world));
-    if (fast) {
-      // world(node) = T(o) R(q_world) s; the next joint hangs off it at its pose translation.
-      world_[node] = internal::Compose(o, q_world, joint_scale);
-      const Transform& tn = pose[next];
-      world_[next] = internal::Compose(o + q_world * (joint_scale * tn.translation),
-                                       q_world * tn.rotation, joint_scale * tn.scale.x);
-    } else {
-      UpdateWorldPath(j, pose);
-    }
+    UpdateWorldPath(j, pose);
     cached_node = node;
     cached_rot = q_world;
   }
+}
+
+// ---- flat chains ---------------------------------------------------------------------------
+
+void SpringWorld::FlatRotations(int chain, int upto) {
+  // World rotation of every joint in [q_done, upto) that points its rest axis at its segment's
+  // end: q_w = Rot(a_w -> dir) * base, base = (world rotation of the joint above) * rest local.
+  // A zero-length segment keeps base.
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  FlatChain& fc = flat_[chain];
+  for (int j = fc.q_done; j < upto; ++j) {
+    const glm::quat& parent_rot = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
+    const glm::quat base = parent_rot * rig.rest_local()[rig.joint_node()[j]].rotation;
+    const glm::vec3 o = j == ch.joint_begin ? fc.root : tail_[j - 1];
+    const float len = fc.scale * rel_scale_[j] * axis_len_[j];
+    // The shortest-arc quaternion is left unnormalised: the product is normalised once.
+    flat_rot_[j] = len > 1e-7f
+                       ? glm::normalize(internal::FromUnitVectorsUnnormalised(
+                                            base * axis_unit_[j], (tail_[j] - o) * (1.0f / len)) *
+                                        base)
+                       : base;
+  }
+  fc.q_done = std::max(fc.q_done, upto);
+}
+
+SpringWorld::LinkContext SpringWorld::FlatBegin(int chain, float h) {
+  // The chain's root frame this step and its broad phase.
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  const int root_node = rig.joint_node()[ch.joint_begin];
+  const glm::mat4& root_world = world_[root_node];  // rest rotation under the attachment
+  const int parent = rig.parent()[root_node];
+  FlatChain& fc = flat_[chain];
+  fc.root = glm::vec3(root_world[3]);
+  fc.scale = glm::length(glm::vec3(root_world[0]));
+  // Chains hanging from one node (the head) share its rotation: computed once per step.
+  if (parent != rot_cache_node_) {
+    rot_cache_node_ = parent;
+    rot_cache_ = parent >= 0 ? internal::RotationOf(world_[parent]) : glm::quat(1, 0, 0, 0);
+  }
+  fc.parent_rot = rot_cache_;
+  fc.q_done = ch.joint_begin;
+  fc.pending = 1;
+  const bool arc = config_.mode == SolverMode::kArc;
+  return LinkContext{&Coefficients(arc),
+                     ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f),
+                     h,
+                     1.0f / h,
+                     h == static_cast<float>(kStep),
+                     arc,
+                     config_.segment_checks[chain] != 0,
+                     ch.collider_begin,
+                     NearColliders(chain, fc.root, std::max(fc.scale, 1e-6f), h)};
+}
+
+void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  const LinkContext lc = FlatBegin(chain, h);
+  const FlatChain& fc = flat_[chain];
+  glm::vec3 o = fc.root;       // this joint's position: the previous segment's end
+  bool below_contact = false;  // a segment above touched a collider (this step or the last)
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const float s = fc.scale * rel_scale_[j];
+    const float len = s * axis_len_[j];
+    // arc: the original arc in the attachment frame; parent mode and draping (see
+    // SolveChainArc): the rest axis under the bent joint above.
+    glm::vec3 rest_vec;
+    if (lc.arc && !below_contact && len > 1e-7f) {
+      rest_vec = lc.attach * arc_attach_[j];
+    } else {
+      FlatRotations(chain, j);
+      const glm::quat& above = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
+      rest_vec = (above * rig.rest_local()[rig.joint_node()[j]].rotation) * (s * axis_local_[j]);
+    }
+    if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
+      rep.flags |= kStepZeroLength;
+      tail_[j] = o + rest_vec;
+      vel_[j] = glm::vec3(0.0f);
+      prev_target_[j] = tail_[j];
+    } else {
+      below_contact = IntegrateLink(lc, j, o, rest_vec, len, s, rep) || below_contact;
+    }
+    o = tail_[j];
+  }
+  if (flat_feeds_[chain]) WriteFlatChain(chain, {});  // a later chain hangs from this one
+}
+
+void SpringWorld::WriteFlatChain(int chain, std::span<Transform> pose) {
+  // The joints' local rotations (into `pose` when given) and world matrices from the solved ends.
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  FlatChain& fc = flat_[chain];
+  const int last = ch.joint_end - 1;  // the chain's end joint, not solved itself
+  FlatRotations(chain, last);
+  for (int j = ch.joint_begin; j < last; ++j) {
+    const int node = rig.joint_node()[j];
+    const glm::quat& parent_rot = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
+    // parent_rot is a unit quaternion: its conjugate is its inverse, without four divisions.
+    if (!pose.empty())
+      pose[node].rotation =
+          internal::FlushTiny(glm::normalize(glm::conjugate(parent_rot) * flat_rot_[j]));
+    world_[node] = internal::Compose(j == ch.joint_begin ? fc.root : tail_[j - 1], flat_rot_[j],
+                                     fc.scale * rel_scale_[j]);
+  }
+  if (last > ch.joint_begin) {
+    const int node = rig.joint_node()[last];
+    world_[node] =
+        internal::Compose(tail_[last - 1], flat_rot_[last - 1] * rig.rest_local()[node].rotation,
+                          fc.scale * rel_scale_[last]);
+  }
+}
+
+void SpringWorld::WriteBack(std::span<Transform> pose) {
+  for (int c = 0; c < static_cast<int>(flat_.size()); ++c)
+    if (flat_[c].pending) WriteFlatChain(c, pose);
 }
 
 }  // namespace hairswing

@@ -49,8 +49,9 @@ StepReport ClipDriver::Advance(double dt) {
   for (long long i = 0; i < todo; ++i) {
     ++steps_;
     sampler_->Sample(static_cast<double>(steps_) * SpringWorld::kStep, pose_);
-    rep.Merge(world_->Step(pose_));
+    rep.Merge(world_->StepDeferred(pose_));
   }
+  if (rep.steps_run > 0) world_->WriteBack(pose_);  // joint rotations once, after the last step
   return rep;
 }
 
@@ -118,8 +119,9 @@ StepReport FrameDriver::Advance(std::span<const Transform> pose, double dt) {
   HS_ASSERT(pose.size() == prev_.size());
   const StepReport rep = RunFrame(dt, world_->config().max_steps_per_call, &carry_, [&](float a) {
     for (size_t n = 0; n < out_.size(); ++n) out_[n] = Interpolate(prev_[n], pose[n], a);
-    return world_->Step(out_);
+    return world_->StepDeferred(out_);
   });
+  if (rep.steps_run > 0) world_->WriteBack(out_);  // joint rotations once, after the last step
   if (!(rep.flags & (kStepRefusedNonFinite | kStepZeroDt))) prev_.assign(pose.begin(), pose.end());
   return rep;
 }
@@ -142,8 +144,9 @@ StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, d
   const StepReport rep = RunFrame(dt, world_->config().max_steps_per_call, &carry_, [&](float a) {
     for (size_t n = 0; n < cur_.size(); ++n)
       cur_[n] = InterpolateWorld(prev_[n], driver_world[n], a);
-    return world_->StepDriven(cur_, rotations);
+    return world_->StepDrivenDeferred(cur_, rotations);
   });
+  if (rep.steps_run > 0) world_->WriteBackDriven(rotations);
   if (!(rep.flags & (kStepRefusedNonFinite | kStepZeroDt)))
     prev_.assign(driver_world.begin(), driver_world.end());
   return rep;

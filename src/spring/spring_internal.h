@@ -46,4 +46,18 @@ inline bool ClearOfBound(const glm::vec4& bound, const glm::vec3& p, float r) {
   return glm::dot(d, d) > reach * reach;
 }
 
+/// True when a sphere (centre p, radius r) is clear of the capsule: squared distance to the
+/// closest point of its axis against the squared reach, without square root or division. Like
+/// ClearOfBound, conservative by a margin, so the exact test alone decides every contact.
+/// The capsule runs from `head` along `axis` (zero for a sphere) with 1 / |axis|^2 precomputed (0
+/// for a sphere).
+inline bool ClearOfCapsule(const glm::vec3& head, const glm::vec3& axis, float inv_len2,
+                           float radius, const glm::vec3& p, float r) {
+  const glm::vec3 ap = p - head;
+  const float t = std::min(std::max(glm::dot(ap, axis) * inv_len2, 0.0f), 1.0f);
+  const glm::vec3 d = ap - t * axis;
+  const float reach = (r + radius) * 1.001f + 1e-6f;
+  return glm::dot(d, d) > reach * reach;
+}
+
 }  // namespace hairswing::internal

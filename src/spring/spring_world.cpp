@@ -138,16 +138,33 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     w.axis_len_[j] = glm::length(w.axis_local_[j]);
     if (w.axis_len_[j] > 0) w.axis_unit_[j] = w.axis_local_[j] / w.axis_len_[j];
   }
-  // Composed frames need direct parent-child joints with uniform scales in the rest pose (the
-  // step also checks the current root matrix).
-  w.chain_fast_.assign(rig.chains().size(), 1);
-  for (size_t c = 0; c < rig.chains().size(); ++c)
+  // The flat path (arc_solver.cpp) needs direct parent-child joints with uniform scales in the
+  // rest pose (the step also checks the current root matrix and pose). rel_scale_: a joint's
+  // world scale relative to its chain root's.
+  w.chain_flat_.assign(rig.chains().size(), 1);
+  w.rel_scale_.assign(nj, 1.0f);
+  for (size_t c = 0; c < rig.chains().size(); ++c) {
+    double rel = 1.0;
     for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j) {
       const glm::vec3 sc = rig.rest_local()[rig.joint_node()[j]].scale;
-      if (sc.x != sc.y || sc.x != sc.z) w.chain_fast_[c] = 0;
+      if (sc.x != sc.y || sc.x != sc.z) w.chain_flat_[c] = 0;
       if (j + 1 < rig.chains()[c].joint_end && w.path_end_[j] - w.path_begin_[j] != 1)
-        w.chain_fast_[c] = 0;
+        w.chain_flat_[c] = 0;
+      if (j > rig.chains()[c].joint_begin) rel *= sc.x;
+      w.rel_scale_[j] = static_cast<float>(rel);
     }
+  }
+  // A chain whose joint is another chain's attachment must have its joints' world matrices
+  // written at every step (the later chain reads them in the same step).
+  std::vector<int> chain_of(rig.node_count(), -1);
+  for (size_t c = 0; c < rig.chains().size(); ++c)
+    for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j)
+      chain_of[rig.joint_node()[j]] = static_cast<int>(c);
+  w.flat_feeds_.assign(rig.chains().size(), 0);
+  for (const RigChain& ch : rig.chains())
+    if (ch.attach >= 0 && chain_of[ch.attach] >= 0) w.flat_feeds_[chain_of[ch.attach]] = 1;
+  w.flat_.assign(rig.chains().size(), FlatChain{});
+  w.flat_rot_.assign(nj, glm::quat(1, 0, 0, 0));
   w.chain_reach_.assign(rig.chains().size(), 0.0f);
   for (size_t c = 0; c < rig.chains().size(); ++c)
     for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j)
@@ -183,6 +200,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   }
   w.near_colliders_.resize(rig.chain_colliders().size());
   w.joint_colliders_.resize(rig.chain_colliders().size());
+  for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
+    v->assign(rig.chain_colliders().size() + 4, 0.0f);
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
   // (vrm_solver.cpp), computed once here exactly as the step would.
@@ -230,6 +249,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.world_.assign(rig.rest_world().begin(), rig.rest_world().end());
   w.colliders_.resize(rig.collider_node().size());
   w.collider_bound_.resize(rig.collider_node().size());
+  w.collider_reject_.resize(rig.collider_node().size());
   w.pose_scratch_.assign(rig.rest_local().begin(), rig.rest_local().end());
   w.Reset(rig.rest_local());
   return w;
@@ -317,6 +337,12 @@ void SpringWorld::ResolveColliders(bool scale_radius) {
     collider_bound_[c] = outside ? glm::vec4(0.5f * (wc.head + wc.tail),
                                              0.5f * glm::length(wc.tail - wc.head) + wc.radius)
                                  : glm::vec4(0, 0, 0, -1);
+    CapsuleReject& cr = collider_reject_[c];
+    cr.head = wc.head;
+    cr.axis = wc.shape == ColliderShape::kCapsule ? wc.tail - wc.head : glm::vec3(0.0f);
+    const float len2 = glm::dot(cr.axis, cr.axis);
+    cr.inv_len2 = len2 > 0.0f ? 1.0f / len2 : 0.0f;
+    cr.radius = wc.radius;
   }
 }
 
@@ -349,6 +375,7 @@ void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
   prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   has_prev_attach_[chain] = 1;
   prev_root_[chain] = glm::vec3(world_[rig.joint_node()[ch.joint_begin]][3]);
+  flat_[chain].pending = 0;  // written here, at rest
 }
 
 void SpringWorld::Reset(std::span<const Transform> pose) {
@@ -363,6 +390,17 @@ bool SpringWorld::CheckTeleport(int chain) {
   if (!has_prev_attach_[chain]) return false;
   const glm::mat4 a = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   const glm::mat4& b = prev_attach_[chain];
+  // Chains hanging from one node saw the same attachment at the previous step too (as a rule):
+  // the answer of the last chain checked is reused when both matrices are the same.
+  if (teleport_cache_chain_ >= 0 && rig_->chains()[teleport_cache_chain_].attach == ch.attach &&
+      prev_attach_[teleport_cache_chain_] == b)
+    return teleport_cache_;
+  teleport_cache_chain_ = chain;
+  teleport_cache_ = Teleported(a, b);
+  return teleport_cache_;
+}
+
+bool SpringWorld::Teleported(const glm::mat4& a, const glm::mat4& b) const {
   const glm::vec3 d = glm::vec3(a[3]) - glm::vec3(b[3]);
   if (glm::dot(d, d) > config_.teleport_distance * config_.teleport_distance) return true;
   // Turned more than teleport_angle: some rotated axis moved by more than the angle, i.e.
@@ -379,7 +417,7 @@ bool SpringWorld::CheckTeleport(int chain) {
   return false;
 }
 
-StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
+StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable, bool write) {
   StepReport rep;
   HS_ASSERT(pose.size() == rig_->node_count());
   if (!internal::PoseIsFinite(pose)) {
@@ -395,7 +433,9 @@ StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable) {
     ComputeStaleChildren(pose_scratch_, true);
   }
   PrepareWorld(pose);
-  return Solve(pose, h, variable, rep);
+  rep = Solve(pose, h, variable, true, rep);
+  if (write) WriteBack(pose);
+  return rep;
 }
 
 void SpringWorld::ComputeStaleChildren(std::span<Transform> pose, bool whole_pose) {
@@ -416,28 +456,59 @@ void SpringWorld::ComputeStaleChildren(std::span<Transform> pose, bool whole_pos
     stale_child_[j] = glm::vec3(world_[rig.joint_node()[j + 1]][3]);
 }
 
-StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable, StepReport rep) {
+bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const {
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  if (!config_.flat_path || !chain_flat_[chain] || config_.mode == SolverMode::kVrm) return false;
+  for (int j = ch.joint_begin; j < ch.joint_end; ++j) {
+    const int node = rig.joint_node()[j];
+    if (!owned_.empty() && owned_[node]) return false;
+    // Below the root, joints must sit where the rest pose puts them (an animated translation
+    // or scale of a spring joint goes through the general path).
+    if (check_pose && j > ch.joint_begin &&
+        (pose[node].translation != rig.rest_local()[node].translation ||
+         pose[node].scale != rig.rest_local()[node].scale))
+      return false;
+  }
+  return internal::IsSimilarity(world_[rig.joint_node()[ch.joint_begin]]);
+}
+
+StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable, bool check_pose,
+                              StepReport rep) {
   ResolveColliders(config_.mode != SolverMode::kVrm);
+  rot_cache_node_ = -2;
+  teleport_cache_chain_ = -1;
+  flat_chains_ = 0;
   for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {
-    const RigChain& ch = rig_->chains()[c];
     // A branch hangs from a joint solved earlier in this step: refresh its first joint.
-    UpdateRootWorld(ch, pose);
+    UpdateRootWorld(rig_->chains()[c], pose);
     if (CheckTeleport(c)) {
       ResetChain(c, pose);
       rep.flags |= kStepTeleportReset;
       ++rep.teleports;
       continue;
     }
-    if (config_.mode == SolverMode::kVrm)
-      SolveChainVrm(c, pose, h, variable, rep);
-    else
-      SolveChainArc(c, pose, h, rep);
-    prev_attach_[c] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
-    has_prev_attach_[c] = 1;
-    prev_root_[c] = glm::vec3(world_[rig_->joint_node()[ch.joint_begin]][3]);
+    if (ChainIsFlat(c, pose, check_pose)) {
+      SolveChainFlat(c, h, rep);
+      ++flat_chains_;
+    } else {
+      flat_[c].pending = 0;
+      if (config_.mode == SolverMode::kVrm)
+        SolveChainVrm(c, pose, h, variable, rep);
+      else
+        SolveChainArc(c, pose, h, rep);
+    }
+    EndChain(c);
   }
   rep.steps_run = 1;
   return rep;
+}
+
+void SpringWorld::EndChain(int chain) {
+  const RigChain& ch = rig_->chains()[chain];
+  prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
+  has_prev_attach_[chain] = 1;
+  prev_root_[chain] = glm::vec3(world_[rig_->joint_node()[ch.joint_begin]][3]);
 }
 
 namespace {
@@ -464,17 +535,31 @@ void SpringWorld::ResetDriven(std::span<const glm::mat4> driver_world) {
 
 StepReport SpringWorld::StepDriven(std::span<const glm::mat4> driver_world,
                                    std::span<glm::quat> rotations) {
-  return RunDriven(driver_world, rotations, static_cast<float>(kStep), false);
+  return RunDriven(driver_world, rotations, static_cast<float>(kStep), false, true);
+}
+
+StepReport SpringWorld::StepDrivenDeferred(std::span<const glm::mat4> driver_world,
+                                           std::span<glm::quat> rotations) {
+  return RunDriven(driver_world, rotations, static_cast<float>(kStep), false, false);
+}
+
+void SpringWorld::WriteBackDriven(std::span<glm::quat> rotations) {
+  const Rig& rig = *rig_;
+  HS_ASSERT(rotations.size() == rig.joint_node().size());
+  WriteBack(driven_pose_);
+  for (size_t j = 0; j < rotations.size(); ++j)
+    rotations[j] = driven_pose_[rig.joint_node()[j]].rotation;
 }
 
 StepReport SpringWorld::StepDrivenVariable(std::span<const glm::mat4> driver_world,
                                            std::span<glm::quat> rotations, float dt) {
   HS_ASSERT(config_.mode == SolverMode::kVrm);
-  return RunDriven(driver_world, rotations, dt, true);
+  return RunDriven(driver_world, rotations, dt, true, true);
 }
 
 StepReport SpringWorld::RunDriven(std::span<const glm::mat4> driver_world,
-                                  std::span<glm::quat> rotations, float h, bool variable) {
+                                  std::span<glm::quat> rotations, float h, bool variable,
+                                  bool write) {
   StepReport rep;
   const Rig& rig = *rig_;
   HS_ASSERT(rotations.size() == rig.joint_node().size());
@@ -497,9 +582,8 @@ StepReport SpringWorld::RunDriven(std::span<const glm::mat4> driver_world,
         owned_.empty() || !owned_[node] ? rig.rest_local()[node].rotation : rotations[j];
   }
   SetDriverWorld(driver_world);
-  rep = Solve(driven_pose_, h, variable, rep);
-  for (size_t j = 0; j < rotations.size(); ++j)
-    rotations[j] = driven_pose_[rig.joint_node()[j]].rotation;
+  rep = Solve(driven_pose_, h, variable, false, rep);
+  if (write) WriteBackDriven(rotations);
   return rep;
 }
 
@@ -510,12 +594,16 @@ void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform>
 }
 
 StepReport SpringWorld::Step(std::span<Transform> pose) {
-  return Run(pose, static_cast<float>(kStep), false);
+  return Run(pose, static_cast<float>(kStep), false, true);
+}
+
+StepReport SpringWorld::StepDeferred(std::span<Transform> pose) {
+  return Run(pose, static_cast<float>(kStep), false, false);
 }
 
 StepReport SpringWorld::StepVariable(std::span<Transform> pose, float dt) {
   HS_ASSERT(config_.mode == SolverMode::kVrm);
-  return Run(pose, dt, true);
+  return Run(pose, dt, true, true);
 }
 
 uint64_t SpringWorld::StateHash() const {
