@@ -427,6 +427,21 @@ void SpringWorld::WriteFlatChain(int chain, std::span<Transform> pose) {
 }
 
 void SpringWorld::WriteBack(std::span<Transform> pose) {
+  // Each joint's world rotation waits for the one above it: a chain's rotations are one long
+  // series of dependent operations (normalisations with a square root and a division), so the
+  // processor idles between them. Chains do not depend on each other: building the rotations of
+  // all chains depth by depth gives it independent work to overlap. Same operations, same bits.
+  const Rig& rig = *rig_;
+  int depth = 0;
+  for (int c = 0; c < static_cast<int>(flat_.size()); ++c)
+    if (flat_[c].pending)
+      depth = std::max(depth, rig.chains()[c].joint_end - rig.chains()[c].joint_begin - 1);
+  for (int d = 1; d <= depth; ++d)
+    for (int c = 0; c < static_cast<int>(flat_.size()); ++c) {
+      const RigChain& ch = rig.chains()[c];
+      if (flat_[c].pending && ch.joint_begin + d < ch.joint_end)
+        FlatRotations(c, ch.joint_begin + d);
+    }
   for (int c = 0; c < static_cast<int>(flat_.size()); ++c)
     if (flat_[c].pending) WriteFlatChain(c, pose);
 }
