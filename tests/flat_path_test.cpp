@@ -178,5 +178,43 @@ TEST(FlatPath, RotationsOncePerFrameAreBitwiseRotationsEveryStep) {
     }
 }
 
+TEST(FlatPath, ChainsThatBreakItsAssumptionsTakeTheGeneralPath) {
+  // The flat path assumes the joints below a chain's root sit where the rest pose puts them and
+  // that no clip owns them; a chain that breaks either goes through the general path, the others
+  // stay flat.
+  const Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  const Rig rig = *BuildRig(av);
+  const int chains = static_cast<int>(rig.chains().size());
+  ASSERT_GE(chains, 3);
+  SpringWorld world = *SpringWorld::Create(rig);
+  std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
+  world.Step(pose);
+  EXPECT_EQ(world.flat_chains(), chains);
+  // A clip moves the second joint of chain 0 (a translation key on a hair bone).
+  const int moved = rig.joint_node()[rig.chains()[0].joint_begin + 1];
+  pose[moved].translation *= 1.5f;
+  world.Step(pose);
+  EXPECT_EQ(world.flat_chains(), chains - 1);
+  // The general path honours it: the chain's first segment is now 1.5 times as long.
+  const glm::vec3 root(world.world()[rig.joint_node()[rig.chains()[0].joint_begin]][3]);
+  const glm::vec3 second(world.world()[moved][3]);
+  const glm::vec3 rest_root(rig.rest_world()[rig.joint_node()[rig.chains()[0].joint_begin]][3]);
+  const glm::vec3 rest_second(rig.rest_world()[moved][3]);
+  EXPECT_NEAR(glm::length(second - root), 1.5f * glm::length(rest_second - rest_root), 1e-5f);
+  pose[moved] = rig.rest_local()[moved];
+  // A clip owns the first joint of chain 1.
+  std::vector<uint8_t> owned(rig.node_count(), 0);
+  owned[rig.joint_node()[rig.chains()[1].joint_begin]] = 1;
+  world.SetOwnedNodes(owned);
+  world.Step(pose);
+  EXPECT_EQ(world.flat_chains(), chains - 1);
+  // flat_path = false: none.
+  SpringConfig cfg;
+  cfg.flat_path = false;
+  SpringWorld general = *SpringWorld::Create(rig, cfg);
+  general.Step(pose);
+  EXPECT_EQ(general.flat_chains(), 0);
+}
+
 }  // namespace
 }  // namespace hairswing
