@@ -280,7 +280,9 @@ class SpringWorld {
   std::vector<FlatChain> flat_;
   std::vector<uint8_t> flat_feeds_;  // a later chain hangs from one of this chain's joints
   int flat_chains_ = 0;              // chains solved flat in the last step
-  int teleport_cache_chain_ = -1;    // this step: the chain whose CheckTeleport answer is cached
+  // This step: CheckTeleport's last answer, for this attachment node and previous matrix.
+  int teleport_cache_attach_ = -2;
+  glm::mat4 teleport_cache_before_{1.0f};
   bool teleport_cache_ = false;
   int rot_cache_node_ = -2;  // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};

@@ -391,11 +391,11 @@ bool SpringWorld::CheckTeleport(int chain) {
   const glm::mat4 a = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   const glm::mat4& b = prev_attach_[chain];
   // Chains hanging from one node saw the same attachment at the previous step too (as a rule):
-  // the answer of the last chain checked is reused when both matrices are the same.
-  if (teleport_cache_chain_ >= 0 && rig_->chains()[teleport_cache_chain_].attach == ch.attach &&
-      prev_attach_[teleport_cache_chain_] == b)
-    return teleport_cache_;
-  teleport_cache_chain_ = chain;
+  // the answer for the last chain checked this step is reused when both matrices are the same
+  // (the attachment's matrix now is the same for every chain on that node within a step).
+  if (teleport_cache_attach_ == ch.attach && teleport_cache_before_ == b) return teleport_cache_;
+  teleport_cache_attach_ = ch.attach;
+  teleport_cache_before_ = b;
   teleport_cache_ = Teleported(a, b);
   return teleport_cache_;
 }
@@ -477,7 +477,7 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
                               StepReport rep) {
   ResolveColliders(config_.mode != SolverMode::kVrm);
   rot_cache_node_ = -2;
-  teleport_cache_chain_ = -1;
+  teleport_cache_attach_ = -2;
   flat_chains_ = 0;
   for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {
     // A branch hangs from a joint solved earlier in this step: refresh its first joint.
