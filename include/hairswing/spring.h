@@ -186,7 +186,6 @@ class SpringWorld {
   void ResolveColliders(bool scale_radius);
   void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
   bool CheckTeleport(int chain);
-  bool Teleported(const glm::mat4& attach_now, const glm::mat4& attach_before) const;
   void ResetChain(int chain, std::span<Transform> pose);
   void UpdateWorldPath(int joint, std::span<const Transform> pose);
   struct ModeCoefficients;
@@ -208,6 +207,7 @@ class SpringWorld {
                      float len, float joint_scale, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
   bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const;
+  LinkContext MakeLinkContext(int chain, const glm::vec3& root, float root_scale, float h);
   LinkContext FlatBegin(int chain, float h);
   void SolveChainFlat(int chain, float h, StepReport& rep);
   void EndChain(int chain);
@@ -280,11 +280,7 @@ class SpringWorld {
   std::vector<FlatChain> flat_;
   std::vector<uint8_t> flat_feeds_;  // a later chain hangs from one of this chain's joints
   int flat_chains_ = 0;              // chains solved flat in the last step
-  // This step: CheckTeleport's last answer, for this attachment node and previous matrix.
-  int teleport_cache_attach_ = -2;
-  glm::mat4 teleport_cache_before_{1.0f};
-  bool teleport_cache_ = false;
-  int rot_cache_node_ = -2;  // this step: the node whose world rotation rot_cache_ holds
+  int rot_cache_node_ = -2;          // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};
 
   // Per step scratch (sized once).

@@ -242,20 +242,11 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
 void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep) {
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
-  const bool arc = config_.mode == SolverMode::kArc;
-  const glm::mat3 attach = ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f);
   const glm::mat4& root_world = world_[rig.joint_node()[ch.joint_begin]];
-  const glm::vec3 root(root_world[3]);
-  const float scale = std::max(glm::length(glm::vec3(root_world[0])), 1e-6f);
-  const LinkContext lc{&Coefficients(arc),
-                       attach,
-                       h,
-                       1.0f / h,
-                       h == static_cast<float>(kStep),
-                       arc,
-                       config_.segment_checks[chain] != 0,
-                       ch.collider_begin,
-                       NearColliders(chain, root, scale, h)};
+  const LinkContext lc =
+      MakeLinkContext(chain, glm::vec3(root_world[3]), glm::length(glm::vec3(root_world[0])), h);
+  const bool arc = lc.arc;
+  const glm::mat3& attach = lc.attach;
   bool below_contact = false;  // a segment above touched a collider (this step or the last)
   // The rotation of the previous joint's world frame, when it is this joint's parent.
   int cached_node = -1;
@@ -356,6 +347,13 @@ SpringWorld::LinkContext SpringWorld::FlatBegin(int chain, float h) {
   fc.parent_rot = rot_cache_;
   fc.q_done = ch.joint_begin;
   fc.pending = 1;
+  return MakeLinkContext(chain, fc.root, fc.scale, h);
+}
+
+SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3& root,
+                                                      float root_scale, float h) {
+  // What every link of the chain shares this step, the broad phase included.
+  const RigChain& ch = rig_->chains()[chain];
   const bool arc = config_.mode == SolverMode::kArc;
   return LinkContext{&Coefficients(arc),
                      ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f),
@@ -365,7 +363,7 @@ SpringWorld::LinkContext SpringWorld::FlatBegin(int chain, float h) {
                      arc,
                      config_.segment_checks[chain] != 0,
                      ch.collider_begin,
-                     NearColliders(chain, fc.root, std::max(fc.scale, 1e-6f), h)};
+                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h)};
 }
 
 void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {

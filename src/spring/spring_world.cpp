@@ -390,17 +390,6 @@ bool SpringWorld::CheckTeleport(int chain) {
   if (!has_prev_attach_[chain]) return false;
   const glm::mat4 a = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   const glm::mat4& b = prev_attach_[chain];
-  // Chains hanging from one node saw the same attachment at the previous step too (as a rule):
-  // the answer for the last chain checked this step is reused when both matrices are the same
-  // (the attachment's matrix now is the same for every chain on that node within a step).
-  if (teleport_cache_attach_ == ch.attach && teleport_cache_before_ == b) return teleport_cache_;
-  teleport_cache_attach_ = ch.attach;
-  teleport_cache_before_ = b;
-  teleport_cache_ = Teleported(a, b);
-  return teleport_cache_;
-}
-
-bool SpringWorld::Teleported(const glm::mat4& a, const glm::mat4& b) const {
   const glm::vec3 d = glm::vec3(a[3]) - glm::vec3(b[3]);
   if (glm::dot(d, d) > config_.teleport_distance * config_.teleport_distance) return true;
   // Turned more than teleport_angle: some rotated axis moved by more than the angle, i.e.
@@ -477,7 +466,6 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
                               StepReport rep) {
   ResolveColliders(config_.mode != SolverMode::kVrm);
   rot_cache_node_ = -2;
-  teleport_cache_attach_ = -2;
   flat_chains_ = 0;
   for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {
     // A branch hangs from a joint solved earlier in this step: refresh its first joint.
