@@ -34,6 +34,7 @@ namespace {
 constexpr int kContactIterations = 2;
 constexpr int kMaxNormals = 8;      // contact normals remembered per segment and step
 constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail correction (1/u)
+constexpr int kNearAll = 16;        // up to this many colliders, no broad phase per chain
 }  // namespace
 
 int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, float h) {
@@ -45,9 +46,11 @@ int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, fl
   // tests per link decide the rest, so the filter only saves work.
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
-  if (ch.joint_end - ch.joint_begin <= 4) {
-    // Up to 3 links: the per-link test (IntegrateLink) costs less than this broad phase would
-    // save. Every collider goes on; the result is the same.
+  if (ch.joint_end - ch.joint_begin <= 4 || ch.collider_end - ch.collider_begin <= kNearAll) {
+    // Up to 3 links, or up to 16 colliders (four blocks of NarrowLink's four-wide test): the
+    // per-link test costs less than this broad phase would save (measured: 7 % fewer
+    // instructions on the layered demo, 4 % on the stress rigs with 16 capsules). Every
+    // collider goes on; the result is the same.
     for (int k = ch.collider_begin; k < ch.collider_end; ++k) AddNear(k, rig.chain_colliders()[k]);
     return EndNear(ch.collider_end);
   }

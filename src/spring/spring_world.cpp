@@ -321,7 +321,7 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
   }
   for (int n : world_nodes_) {
     const int p = rig.parent()[n];
-    world_[n] = p >= 0 ? world_[p] * ToMatrix(pose[n]) : ToMatrix(pose[n]);
+    world_[n] = p >= 0 ? internal::MulAffine(world_[p], ToMatrix(pose[n])) : ToMatrix(pose[n]);
   }
 }
 
@@ -350,10 +350,11 @@ void SpringWorld::UpdateWorldPath(int joint, std::span<const Transform> pose) {
   const Rig& rig = *rig_;
   const int node = rig.joint_node()[joint];
   const int parent = rig.parent()[node];
-  world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
+  world_[node] = parent >= 0 ? internal::MulAffine(world_[parent], ToMatrix(pose[node]))
+                             : ToMatrix(pose[node]);
   for (int p = path_begin_[joint]; p < path_end_[joint]; ++p) {
     const int n = path_nodes_[p];
-    world_[n] = world_[rig.parent()[n]] * ToMatrix(pose[n]);
+    world_[n] = internal::MulAffine(world_[rig.parent()[n]], ToMatrix(pose[n]));
   }
 }
 
@@ -578,7 +579,8 @@ StepReport SpringWorld::RunDriven(std::span<const glm::mat4> driver_world,
 void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose) {
   const int node = rig_->joint_node()[ch.joint_begin];
   const int parent = rig_->parent()[node];
-  world_[node] = parent >= 0 ? world_[parent] * ToMatrix(pose[node]) : ToMatrix(pose[node]);
+  world_[node] = parent >= 0 ? internal::MulAffine(world_[parent], ToMatrix(pose[node]))
+                             : ToMatrix(pose[node]);
 }
 
 StepReport SpringWorld::Step(std::span<Transform> pose) {

@@ -97,8 +97,15 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     tail_[j] = next;
     vel_[j] = (next - prev_world) / dt;
 
-    const glm::mat4 initial_world_inv = glm::inverse(parent_world * initial_local);
-    const glm::vec3 to = glm::normalize(glm::vec3(initial_world_inv * glm::vec4(next, 1.0f)));
+    // The end in the bone's initial frame under its current parent, as a direction. That frame
+    // is nearly always rotation x uniform scale s, whose inverse is its transpose / s^2: the
+    // direction needs only the transpose (the normalisation removes s^2), not a 4x4 inverse.
+    const glm::mat4 initial_world = internal::MulAffine(parent_world, initial_local);
+    const glm::vec3 local_end =
+        internal::IsSimilarity(initial_world)
+            ? glm::transpose(glm::mat3(initial_world)) * (next - glm::vec3(initial_world[3]))
+            : glm::vec3(glm::inverse(initial_world) * glm::vec4(next, 1.0f));
+    const glm::vec3 to = glm::normalize(local_end);
     pose[node].rotation = internal::FlushTiny(rig.rest_local()[node].rotation *
                                               internal::FromUnitVectors(bone_axis, to));
     solved_rot_[j] = pose[node].rotation;
