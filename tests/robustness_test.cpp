@@ -193,6 +193,38 @@ TEST(SolverRobustness, TeleportResetsTheChainToItsRestArc) {
   EXPECT_EQ(world->Step(pose).teleports, 1);
 }
 
+TEST(SolverRobustness, ChainsOnOneNodeShareItsTeleportCheckAndNoOtherChainDoes) {
+  // Two chains hang from the head, one from the spine. The step checks a teleport once
+  // per attachment node and hands the verdict to the other chains on it: a 170 degree head turn
+  // resets exactly the two head chains, a turn of the spine (which carries the head) all three.
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}, test::ChainSpec{}, test::ChainSpec{}});
+  const int head = av.vrm.humanoid.at("head"), spine = av.vrm.humanoid.at("spine");
+  const int moved = av.vrm.springs[1].joints[0].node;
+  std::erase(av.nodes[head].children, moved);
+  av.nodes[moved].parent = spine;
+  av.nodes[spine].children.push_back(moved);
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok()) << rig.status().message();
+  auto world = SpringWorld::Create(*rig);
+  ASSERT_TRUE(world.ok());
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+  const int head_rig = HumanoidRigNode(av, *rig, "head");
+  const int spine_rig = HumanoidRigNode(av, *rig, "spine");
+  int on_head = 0, on_spine = 0;
+  for (const RigChain& ch : rig->chains()) {
+    on_head += ch.attach == head_rig;
+    on_spine += ch.attach == spine_rig;
+  }
+  ASSERT_EQ(on_head, 2);
+  ASSERT_EQ(on_spine, 1);
+  pose[head_rig].rotation = glm::angleAxis(glm::radians(20.0f), glm::vec3(0, 1, 0));
+  EXPECT_EQ(world->Step(pose).teleports, 0);  // a small turn: the hair swings
+  pose[head_rig].rotation = glm::angleAxis(glm::radians(170.0f), glm::vec3(0, 1, 0));
+  EXPECT_EQ(world->Step(pose).teleports, 2);
+  pose[spine_rig].rotation = glm::angleAxis(glm::radians(170.0f), glm::vec3(0, 1, 0));
+  EXPECT_EQ(world->Step(pose).teleports, 3);
+}
+
 TEST(SolverRobustness, ZeroLengthSegmentsZeroRadiiAndDtEdges) {
   test::ChainSpec cs;
   cs.hit_radius = 0.0f;

@@ -268,6 +268,10 @@ class SpringWorld {
   // Per chain.
   std::vector<glm::mat4> prev_attach_;  // attachment world at the previous step
   std::vector<uint8_t> has_prev_attach_;
+  // The chain whose teleport verdict this one shares: the first with the same attachment node
+  // when no chain's step moves that node (so both compare the same matrices), else itself.
+  std::vector<int> teleport_rep_;
+  std::vector<uint8_t> teleported_;   // this step's verdict per chain
   std::vector<glm::vec3> prev_root_;  // chain root position at the previous step
   // Flat chains: the root frame of the last step (what WriteBack builds the rotations from).
   struct FlatChain {

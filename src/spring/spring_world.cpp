@@ -163,6 +163,21 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.flat_feeds_.assign(rig.chains().size(), 0);
   for (const RigChain& ch : rig.chains())
     if (ch.attach >= 0 && chain_of[ch.attach] >= 0) w.flat_feeds_[chain_of[ch.attach]] = 1;
+  // Chains hanging from the same node that no chain's step moves (the head) see the same
+  // attachment matrix now and at the previous step: one teleport check serves them all.
+  std::vector<uint8_t> moved(rig.node_count(), 0);
+  for (int n : w.path_nodes_) moved[n] = 1;
+  for (int n : rig.joint_node()) moved[n] = 1;
+  w.teleport_rep_.assign(rig.chains().size(), 0);
+  w.teleported_.assign(rig.chains().size(), 0);
+  for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
+    const int a = rig.chains()[c].attach;
+    int rep = c;
+    if (a < 0 || !moved[a])
+      for (int d = 0; d < c && rep == c; ++d)
+        if (rig.chains()[d].attach == a) rep = d;
+    w.teleport_rep_[c] = rep;
+  }
   w.flat_.assign(rig.chains().size(), FlatChain{});
   w.flat_rot_.assign(nj, glm::quat(1, 0, 0, 0));
   w.chain_reach_.assign(rig.chains().size(), 0.0f);
@@ -471,7 +486,9 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
   for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {
     // A branch hangs from a joint solved earlier in this step: refresh its first joint.
     UpdateRootWorld(rig_->chains()[c], pose);
-    if (CheckTeleport(c)) {
+    const int shared = teleport_rep_[c];
+    teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
+    if (teleported_[c]) {
       ResetChain(c, pose);
       rep.flags |= kStepTeleportReset;
       ++rep.teleports;
