@@ -86,7 +86,7 @@ TEST(Determinism, PinnedHashesGeneralPath) {
 // Frame-driven, through the engine-facing input: the caller's 60 fps frames of the head-turn as
 // driver world transforms (DrivenFrameDriver interpolates them for the steps between), the
 // rotations it hands back hashed with the state.
-uint64_t DrivenHeadTurnHash(const Avatar& av, SolverMode mode) {
+uint64_t DrivenHeadTurnHash(const Avatar& av, SolverMode mode, int fps = 60) {
   const Rig rig = *BuildRig(av);
   SpringConfig cfg;
   cfg.mode = mode;
@@ -103,9 +103,9 @@ uint64_t DrivenHeadTurnHash(const Avatar& av, SolverMode mode) {
   };
   sample(0.0);
   driver.Reset(drivers);
-  for (int f = 1; f <= 720; ++f) {
-    sample(f / 60.0);
-    driver.Advance(drivers, 1.0 / 60.0, rotations);
+  for (int f = 1; f <= 12 * fps; ++f) {
+    sample(static_cast<double>(f) / fps);
+    driver.Advance(drivers, 1.0 / fps, rotations);
   }
   uint64_t h = world.StateHash();
   for (const glm::quat& q : rotations) {
@@ -130,6 +130,14 @@ TEST(Determinism, PinnedHashesFrameDriven) {
           << SolverModeName(static_cast<SolverMode>(m))
           << (c.variant == DemoVariant::kLayered ? " layered" : " ponytail");
   }
+  // Several steps per frame (30 fps: 4, three of them between two frames; 45 fps: 2 or 3): the
+  // driver splits each moving transform once per frame and reuses it for the frame's steps and
+  // the next frame. Pinned with the driver as it was before it kept the splits (fe59915), which
+  // split both transforms at every step.
+  const Avatar layered = MakeDemoAvatar(DemoVariant::kLayered);
+  EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 30)), "3e39cfb6877329f2");
+  EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 45)), "52568daa76ffe4b9");
+  EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kVrm, 45)), "32ff2b2ed60a0fc5");
 }
 
 TEST(Determinism, HashRefusesAvatarsItCannotTurn) {

@@ -71,6 +71,10 @@ class DrivenFrameDriver {
  private:
   SpringWorld* world_;
   std::vector<glm::mat4> prev_, cur_;
+  // Each moving driver transform is split into translation, rotation and scale once per frame
+  // and reused by the frame's steps and, as the old transform, by the next frame.
+  std::vector<Transform> split_prev_, split_cur_;
+  std::vector<uint8_t> split_state_;  // per driver: 1 = split_prev_ holds prev_'s, 2 = split_cur_
   double carry_ = 0.0;
 };
 

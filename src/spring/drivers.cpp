@@ -1,5 +1,7 @@
 // ClipDriver and FrameDriver: turning caller frames into fixed 1/120 s steps.
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/det_math.h"
 #include "core/math.h"
@@ -97,20 +99,14 @@ StepReport RunFrame(double dt, int max_steps, double* carry, StepAt step_at) {
   return rep;
 }
 
-// A world matrix between a and b: translation and per-axis scale lerped, rotation slerped.
-// Equal matrices (a still driver) are returned exactly.
-glm::mat4 InterpolateWorld(const glm::mat4& a, const glm::mat4& b, float t) {
-  if (a == b || t >= 1.0f) return b;
-  Transform ta, tb;
-  auto split = [](const glm::mat4& m, Transform& out) {
-    out.translation = glm::vec3(m[3]);
-    out.scale = glm::vec3(glm::length(glm::vec3(m[0])), glm::length(glm::vec3(m[1])),
-                          glm::length(glm::vec3(m[2])));
-    out.rotation = internal::RotationOf(m);
-  };
-  split(a, ta);
-  split(b, tb);
-  return ToMatrix(Interpolate(ta, tb, t));
+// A world matrix as translation, per-axis scale and rotation (for interpolating it).
+Transform Split(const glm::mat4& m) {
+  Transform out;
+  out.translation = glm::vec3(m[3]);
+  out.scale = glm::vec3(glm::length(glm::vec3(m[0])), glm::length(glm::vec3(m[1])),
+                        glm::length(glm::vec3(m[2])));
+  out.rotation = internal::RotationOf(m);
+  return out;
 }
 
 }  // namespace
@@ -129,11 +125,15 @@ StepReport FrameDriver::Advance(std::span<const Transform> pose, double dt) {
 DrivenFrameDriver::DrivenFrameDriver(SpringWorld& world)
     : world_(&world),
       prev_(world.driver_nodes().size(), glm::mat4(1.0f)),
-      cur_(world.driver_nodes().size(), glm::mat4(1.0f)) {}
+      cur_(world.driver_nodes().size(), glm::mat4(1.0f)),
+      split_prev_(world.driver_nodes().size()),
+      split_cur_(world.driver_nodes().size()),
+      split_state_(world.driver_nodes().size(), 0) {}
 
 void DrivenFrameDriver::Reset(std::span<const glm::mat4> driver_world) {
   HS_ASSERT(driver_world.size() == prev_.size());
   prev_.assign(driver_world.begin(), driver_world.end());
+  std::fill(split_state_.begin(), split_state_.end(), 0);
   carry_ = 0.0;
   world_->ResetDriven(driver_world);
 }
@@ -141,14 +141,32 @@ void DrivenFrameDriver::Reset(std::span<const glm::mat4> driver_world) {
 StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, double dt,
                                       std::span<glm::quat> rotations) {
   HS_ASSERT(driver_world.size() == prev_.size());
+  for (uint8_t& s : split_state_) s &= 1;  // this frame's transforms are not split yet
   const StepReport rep = RunFrame(dt, world_->config().max_steps_per_call, &carry_, [&](float a) {
-    for (size_t n = 0; n < cur_.size(); ++n)
-      cur_[n] = InterpolateWorld(prev_[n], driver_world[n], a);
+    // Each driver between the previous frame's transform and this one: translation and per-axis
+    // scale lerped, rotation slerped; a still driver, and the frame's last instant, exactly.
+    for (size_t n = 0; n < cur_.size(); ++n) {
+      const glm::mat4 &from = prev_[n], &to = driver_world[n];
+      if (from == to || a >= 1.0f) {
+        cur_[n] = to;
+        continue;
+      }
+      if (!(split_state_[n] & 1)) split_prev_[n] = Split(from);
+      if (!(split_state_[n] & 2)) split_cur_[n] = Split(to);
+      split_state_[n] = 3;
+      cur_[n] = ToMatrix(Interpolate(split_prev_[n], split_cur_[n], a));
+    }
     return world_->StepDrivenDeferred(cur_, rotations);
   });
   if (rep.steps_run > 0) world_->WriteBackDriven(rotations);
-  if (!(rep.flags & (kStepRefusedNonFinite | kStepZeroDt)))
+  if (!(rep.flags & (kStepRefusedNonFinite | kStepZeroDt))) {
     prev_.assign(driver_world.begin(), driver_world.end());
+    // This frame's split transforms are the next frame's old ones.
+    for (size_t n = 0; n < split_state_.size(); ++n) {
+      if (split_state_[n] & 2) std::swap(split_prev_[n], split_cur_[n]);
+      split_state_[n] = split_state_[n] & 2 ? 1 : 0;
+    }
+  }
   return rep;
 }
 
