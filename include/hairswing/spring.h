@@ -202,7 +202,8 @@ class SpringWorld {
   int NearColliders(int chain, const glm::vec3& root, float scale, float h);
   void AddNear(int k, int collider);
   int EndNear(int near_end);
-  int NarrowLink(const LinkContext& lc, const glm::vec3& o, float reach_r);
+  int NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r);
+  int AllNear(int chain);
   bool IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
                      float len, float joint_scale, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);

@@ -51,8 +51,7 @@ int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, fl
     // per-link test costs less than this broad phase would save (measured: 7 % fewer
     // instructions on the layered demo, 4 % on the stress rigs with 16 capsules). Every
     // collider goes on; the result is the same.
-    for (int k = ch.collider_begin; k < ch.collider_end; ++k) AddNear(k, rig.chain_colliders()[k]);
-    return EndNear(ch.collider_end);
+    return AllNear(chain);
   }
   glm::vec3 lo = root, hi = root;
   float max_hit = 0.0f, max_speed = 0.0f;
@@ -85,6 +84,13 @@ int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, fl
   return EndNear(near_end);
 }
 
+int SpringWorld::AllNear(int chain) {
+  // Every collider of the chain into the flat arrays NarrowLink reads, in the chain's order.
+  const RigChain& ch = rig_->chains()[chain];
+  for (int k = ch.collider_begin; k < ch.collider_end; ++k) AddNear(k, rig_->chain_colliders()[k]);
+  return EndNear(ch.collider_end);
+}
+
 void SpringWorld::AddNear(int k, int collider) {
   // The per-link test reads the bounding spheres as flat arrays (x, y, z, radius), in the order
   // of near_colliders_. A plane or inside shape (bound radius < 0: never rejected) gets an
@@ -107,7 +113,7 @@ int SpringWorld::EndNear(int near_end) {
   return near_end;
 }
 
-int SpringWorld::NarrowLink(const LinkContext& lc, const glm::vec3& o, float reach_r) {
+int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r) {
   // The chain's near colliders whose bounding sphere a ball of radius reach_r around o can touch
   // (ClearOfBound, entry by entry, in order) into joint_colliders_; returns how many. The SSE2
   // path does the same operations in the same order on four entries at once, so it picks the
@@ -117,7 +123,7 @@ int SpringWorld::NarrowLink(const LinkContext& lc, const glm::vec3& o, float rea
   const __m128 px = _mm_set1_ps(o.x), py = _mm_set1_ps(o.y), pz = _mm_set1_ps(o.z);
   const __m128 r = _mm_set1_ps(reach_r);
   const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
-  for (int k = lc.near_begin; k < lc.near_end; k += 4) {
+  for (int k = near_begin; k < near_end; k += 4) {
     const __m128 dx = _mm_sub_ps(px, _mm_loadu_ps(&near_x_[k]));
     const __m128 dy = _mm_sub_ps(py, _mm_loadu_ps(&near_y_[k]));
     const __m128 dz = _mm_sub_ps(pz, _mm_loadu_ps(&near_z_[k]));
@@ -134,7 +140,7 @@ int SpringWorld::NarrowLink(const LinkContext& lc, const glm::vec3& o, float rea
     }
   }
 #else
-  for (int k = lc.near_begin; k < lc.near_end; ++k) {
+  for (int k = near_begin; k < near_end; ++k) {
     const glm::vec3 d = o - glm::vec3(near_x_[k], near_y_[k], near_z_[k]);
     const float reach = (reach_r + near_r_[k]) * 1.001f + 1e-6f;
     joint_colliders_[n] = near_colliders_[k];
@@ -183,7 +189,7 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   int n_normals = 0;
   // Narrow the chain's colliders to those that can reach this link at all: the link and its
   // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
-  const int joint_end = NarrowLink(lc, o, len + hit);
+  const int joint_end = NarrowLink(lc.near_begin, lc.near_end, o, len + hit);
   for (int it = 0; it < kContactIterations && joint_end > 0; ++it) {
     bool any = false;
     for (int k = 0; k < joint_end; ++k) {
