@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
@@ -214,6 +216,71 @@ TEST(FlatPath, ChainsThatBreakItsAssumptionsTakeTheGeneralPath) {
   SpringWorld general = *SpringWorld::Create(rig, cfg);
   general.Step(pose);
   EXPECT_EQ(general.flat_chains(), 0);
+}
+
+// Chains do not interact, so each must end bitwise where it ends alone, also when the contact
+// filter shares one copy of a collider list between chains (chains 0, 1 and 3 below) and one of
+// them overwrites it with its own broad phase's subset (chains 0 and 3: 5 links, 20 colliders)
+// while another chain with a different list (chain 2) sits in between.
+Avatar MakeSharedCollidersAvatar(const std::vector<int>& which) {
+  const test::ChainSpec specs[] = {{6, {-0.06f, 0.05f, -0.1f}},
+                                   {3, {-0.02f, 0.05f, -0.1f}},
+                                   {6, {0.02f, 0.05f, -0.1f}},
+                                   {6, {0.06f, 0.05f, -0.1f}}};
+  std::vector<test::ChainSpec> chosen;
+  for (int c : which) chosen.push_back(specs[c]);
+  Avatar av = test::MakeHairAvatar(chosen);
+  const int head = av.vrm.humanoid.at("head");
+  ColliderGroup all{"all", {}}, few{"few", {}};
+  for (int i = 0; i < 20; ++i) {
+    Collider col;
+    col.node = head;
+    col.shape = ColliderShape::kSphere;
+    col.offset = {-0.1f + 0.01f * i, 0.02f - 0.012f * i, -0.16f};
+    col.radius = 0.03f;
+    av.vrm.colliders.push_back(col);
+    all.colliders.push_back(i);
+    if (i % 4 == 0) few.colliders.push_back(i);
+  }
+  av.vrm.collider_groups = {all, few};
+  for (size_t k = 0; k < which.size(); ++k)
+    av.vrm.springs[k].collider_groups = {which[k] == 2 ? 1 : 0};
+  return av;
+}
+
+TEST(FlatPath, ChainsSharingAColliderListEndAsTheyEndAlone) {
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm}) {
+    SCOPED_TRACE(SolverModeName(mode));
+    // Tails by joint node name after 4 s of the head-turn.
+    auto run = [&](const Avatar& av, int* contacts) {
+      std::map<std::string, glm::vec3> out;
+      const Rig rig = *BuildRig(av);
+      SpringConfig cfg;
+      cfg.mode = mode;
+      SpringWorld world = *SpringWorld::Create(rig, cfg);
+      HeadTurnMotion motion(rig, HumanoidRigNode(av, rig, "head"),
+                            HumanoidRigNode(av, rig, "hips"));
+      ClipDriver driver(world, motion);
+      driver.Reset();
+      for (int f = 0; f < 240; ++f) *contacts += driver.Advance(1.0 / 60.0).contacts;
+      for (size_t j = 0; j < rig.joint_node().size(); ++j)
+        out[av.nodes[rig.source_node()[rig.joint_node()[j]]].name] = world.tails()[j];
+      return out;
+    };
+    int contacts = 0, solo_contacts = 0;
+    const auto together = run(MakeSharedCollidersAvatar({0, 1, 2, 3}), &contacts);
+    EXPECT_GT(contacts, 100) << "the hair must touch the colliders for this to test anything";
+    for (int c = 0; c < 4; ++c) {
+      // Alone, chain c is the avatar's chain 0: its nodes are named Hair0_*.
+      const auto alone = run(MakeSharedCollidersAvatar({c}), &solo_contacts);
+      for (const auto& [name, tail] : alone) {
+        const std::string in_all = "Hair" + std::to_string(c) + name.substr(name.find('_'));
+        ASSERT_TRUE(together.count(in_all)) << in_all;
+        EXPECT_EQ(together.at(in_all), tail) << in_all;
+      }
+    }
+    EXPECT_EQ(contacts, solo_contacts);
+  }
 }
 
 }  // namespace

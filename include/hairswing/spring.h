@@ -190,20 +190,23 @@ class SpringWorld {
   void UpdateWorldPath(int joint, std::span<const Transform> pose);
   struct ModeCoefficients;
   // What one arc/parent link step needs besides the joint (arc_solver.cpp).
+  struct NearRange {
+    int begin, end;  // slots of the near_* arrays
+  };
   struct LinkContext {
     const ModeCoefficients* mc;
     glm::mat3 attach;  // rotation x scale of the attachment's world frame
     float h, inv_h;
-    bool fixed;                // h is kStep: the per-step factors are precomputed
-    bool arc;                  // arc mode (else parent)
-    bool segment;              // whole-link contact
-    int near_begin, near_end;  // the chain's colliders that passed the broad phase
+    bool fixed;      // h is kStep: the per-step factors are precomputed
+    bool arc;        // arc mode (else parent)
+    bool segment;    // whole-link contact
+    NearRange near;  // the chain's colliders that passed the broad phase
   };
-  int NearColliders(int chain, const glm::vec3& root, float scale, float h);
+  NearRange NearColliders(int chain, const glm::vec3& root, float scale, float h);
+  NearRange AllNear(int chain);
   void AddNear(int k, int collider);
   int EndNear(int near_end);
   int NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r);
-  int AllNear(int chain);
   bool IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
                      float len, float joint_scale, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
@@ -304,11 +307,17 @@ class SpringWorld {
   };
   std::vector<CapsuleReject> collider_reject_;
   std::vector<Transform> pose_scratch_;
-  std::vector<int> near_colliders_;   // broad phase: colliders that can reach the chain
+  std::vector<int> near_colliders_;   // broad phase: colliders that can reach the chain (slots)
   std::vector<int> joint_colliders_;  // ... and of those, the ones that can reach one link
   // The near colliders' bounding spheres as flat arrays (centre x, y, z, radius), parallel to
-  // near_colliders_, 4 entries longer (the SIMD loop's padding).
+  // near_colliders_. Chain c owns the slots from near_base_[c], as many as it has colliders plus
+  // 4 (the SIMD loop's padding). Chains with the same colliders in the same order (near_share_:
+  // the first of them) read one copy of all of them per step; near_all_step_[c] is the step in
+  // which chain c's slots last received all its colliders.
   std::vector<float> near_x_, near_y_, near_z_, near_r_;
+  std::vector<int> near_base_, near_share_;
+  std::vector<uint64_t> near_all_step_;
+  uint64_t step_id_ = 0;
   std::vector<float> chain_reach_;      // rest length of each chain, metres (unscaled)
   std::vector<int> world_nodes_;        // nodes whose world matrix a step needs, parents first
   std::vector<int> driver_nodes_;       // what StepDriven reads (see driver_nodes())

@@ -37,7 +37,8 @@ constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail cor
 constexpr int kNearAll = 16;        // up to this many colliders, no broad phase per chain
 }  // namespace
 
-int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, float h) {
+SpringWorld::NearRange SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale,
+                                                  float h) {
   // Broad phase: only colliders that can touch a sphere holding the chain this step. The sphere
   // bounds the root and last step's ends, grown by how far any end can travel in one step
   // (|v| h is an upper bound after damping; the pull adds at most h^2 |f|, covered by the
@@ -70,7 +71,9 @@ int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, fl
   const bool use_box = glm::length(centre - root) + grown < full_reach;
   const glm::vec3 bound_c = use_box ? centre : root;
   const float bound_r = use_box ? grown : full_reach;
-  int near_end = ch.collider_begin;
+  const int base = near_base_[chain];
+  near_all_step_[chain] = ~uint64_t{0};  // its slots now hold a subset
+  int near_end = base;
   for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
     const int ci = rig.chain_colliders()[k];
     const ColliderShape sh = colliders_[ci].shape;
@@ -81,14 +84,21 @@ int SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale, fl
                  : !internal::ClearOfBound(collider_bound_[ci], bound_c, bound_r);
     if (near) AddNear(near_end++, ci);
   }
-  return EndNear(near_end);
+  return {base, EndNear(near_end)};
 }
 
-int SpringWorld::AllNear(int chain) {
-  // Every collider of the chain into the flat arrays NarrowLink reads, in the chain's order.
-  const RigChain& ch = rig_->chains()[chain];
-  for (int k = ch.collider_begin; k < ch.collider_end; ++k) AddNear(k, rig_->chain_colliders()[k]);
-  return EndNear(ch.collider_end);
+SpringWorld::NearRange SpringWorld::AllNear(int chain) {
+  // Every collider of the chain, in the chain's order, in the flat arrays NarrowLink reads: once
+  // per step for all chains with the same colliders (the hair on one head shares one list).
+  const int owner = near_share_[chain];
+  const RigChain& ch = rig_->chains()[owner];
+  const int base = near_base_[owner], n = ch.collider_end - ch.collider_begin;
+  if (near_all_step_[owner] != step_id_) {
+    for (int i = 0; i < n; ++i) AddNear(base + i, rig_->chain_colliders()[ch.collider_begin + i]);
+    EndNear(base + n);
+    near_all_step_[owner] = step_id_;
+  }
+  return {base, base + n};
 }
 
 void SpringWorld::AddNear(int k, int collider) {
@@ -189,7 +199,7 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   int n_normals = 0;
   // Narrow the chain's colliders to those that can reach this link at all: the link and its
   // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
-  const int joint_end = NarrowLink(lc.near_begin, lc.near_end, o, len + hit);
+  const int joint_end = NarrowLink(lc.near.begin, lc.near.end, o, len + hit);
   for (int it = 0; it < kContactIterations && joint_end > 0; ++it) {
     bool any = false;
     for (int k = 0; k < joint_end; ++k) {
@@ -371,7 +381,6 @@ SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3
                      h == static_cast<float>(kStep),
                      arc,
                      config_.segment_checks[chain] != 0,
-                     ch.collider_begin,
                      NearColliders(chain, root, std::max(root_scale, 1e-6f), h)};
 }
 

@@ -213,10 +213,27 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
     }
   }
-  w.near_colliders_.resize(rig.chain_colliders().size());
+  const size_t slots = rig.chain_colliders().size() + 4 * rig.chains().size();
+  w.near_colliders_.assign(slots, 0);
   w.joint_colliders_.resize(rig.chain_colliders().size());
   for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
-    v->assign(rig.chain_colliders().size() + 4, 0.0f);
+    v->assign(slots, 0.0f);
+  w.near_base_.resize(rig.chains().size());
+  w.near_share_.resize(rig.chains().size());
+  w.near_all_step_.assign(rig.chains().size(), ~uint64_t{0});
+  for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
+    const RigChain& ch = rig.chains()[c];
+    w.near_base_[c] = ch.collider_begin + 4 * c;
+    const auto list =
+        rig.chain_colliders().subspan(ch.collider_begin, ch.collider_end - ch.collider_begin);
+    w.near_share_[c] = c;
+    for (int d = 0; d < c && w.near_share_[c] == c; ++d) {
+      const RigChain& o = rig.chains()[d];
+      if (std::ranges::equal(list, rig.chain_colliders().subspan(
+                                       o.collider_begin, o.collider_end - o.collider_begin)))
+        w.near_share_[c] = d;
+    }
+  }
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
   // (vrm_solver.cpp), computed once here exactly as the step would.
@@ -481,6 +498,7 @@ bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool c
 StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable, bool check_pose,
                               StepReport rep) {
   ResolveColliders(config_.mode != SolverMode::kVrm);
+  ++step_id_;  // the colliders moved: every chain's near slots are out of date
   rot_cache_node_ = -2;
   flat_chains_ = 0;
   for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {

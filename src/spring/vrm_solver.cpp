@@ -30,7 +30,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
   const glm::mat4 center_to_world = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
   const glm::mat4 world_to_center =
       ch.center >= 0 ? glm::inverse(center_to_world) : glm::mat4(1.0f);
-  const int near_end = AllNear(chain);
+  const NearRange near = AllNear(chain);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const int node = rig.joint_node()[j];
@@ -77,7 +77,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     // next stays bone_length from pos through every push, so only colliders whose bounding
     // sphere the ball of radius bone_length + hit around pos reaches can touch it: picked four at
     // a time (NarrowLink, conservative), then tested in the chain's order as three-vrm does.
-    const int candidates = NarrowLink(ch.collider_begin, near_end, pos, bone_length + hit);
+    const int candidates = NarrowLink(near.begin, near.end, pos, bone_length + hit);
     for (int k = 0; k < candidates; ++k) {
       const int ci = joint_colliders_[k];
       if (internal::ClearOfBound(collider_bound_[ci], next, hit)) continue;
