@@ -213,25 +213,29 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
     }
   }
-  const size_t slots = rig.chain_colliders().size() + 4 * rig.chains().size();
+  // Chain c's near slots: its colliders and 4 of padding, one chain after the other.
+  w.near_base_.resize(rig.chains().size());
+  size_t slots = 0;
+  for (size_t c = 0; c < rig.chains().size(); ++c) {
+    w.near_base_[c] = static_cast<int>(slots);
+    slots += rig.chains()[c].collider_end - rig.chains()[c].collider_begin + 4;
+  }
   w.near_colliders_.assign(slots, 0);
   w.joint_colliders_.resize(rig.chain_colliders().size());
   for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
     v->assign(slots, 0.0f);
-  w.near_base_.resize(rig.chains().size());
   w.near_share_.resize(rig.chains().size());
   w.near_all_step_.assign(rig.chains().size(), ~uint64_t{0});
   for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
     const RigChain& ch = rig.chains()[c];
-    w.near_base_[c] = ch.collider_begin + 4 * c;
     const auto list =
         rig.chain_colliders().subspan(ch.collider_begin, ch.collider_end - ch.collider_begin);
     w.near_share_[c] = c;
     for (int d = 0; d < c && w.near_share_[c] == c; ++d) {
       const RigChain& o = rig.chains()[d];
-      if (std::ranges::equal(list, rig.chain_colliders().subspan(
-                                       o.collider_begin, o.collider_end - o.collider_begin)))
-        w.near_share_[c] = d;
+      const auto other =
+          rig.chain_colliders().subspan(o.collider_begin, o.collider_end - o.collider_begin);
+      if (std::equal(list.begin(), list.end(), other.begin(), other.end())) w.near_share_[c] = d;
     }
   }
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
