@@ -185,6 +185,8 @@ class SpringWorld {
   void PrepareWorld(std::span<Transform> pose);
   void ResolveColliders(bool scale_radius);
   void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
+  // world_[node] = its parent's world matrix x the node's local transform.
+  void UpdateNodeWorld(int node, const Transform& local);
   bool CheckTeleport(int chain);
   void ResetChain(int chain, std::span<Transform> pose);
   void UpdateWorldPath(int joint, std::span<const Transform> pose);

@@ -71,8 +71,9 @@ SpringWorld::NearRange SpringWorld::NearColliders(int chain, const glm::vec3& ro
   const bool use_box = glm::length(centre - root) + grown < full_reach;
   const glm::vec3 bound_c = use_box ? centre : root;
   const float bound_r = use_box ? grown : full_reach;
+  // The chain's own slots. If it owns a shared list (near_share_), the chains sharing it come
+  // later in the step, so AllNear refills them after this subset: nothing to mark.
   const int base = near_base_[chain];
-  near_all_step_[chain] = ~uint64_t{0};  // its slots now hold a subset
   int near_end = base;
   for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
     const int ci = rig.chain_colliders()[k];

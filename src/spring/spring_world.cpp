@@ -70,6 +70,16 @@ float internal::TunedRelativeDamping(float k, float c) {
   return std::max(0.0f, 1.2f * std::sqrt(std::max(k, 0.0f)) - c);
 }
 
+namespace {
+// The first chain before `chain` for which `same` holds, else `chain` itself.
+template <class Same>
+int FirstChainLike(const Rig& rig, int chain, Same same) {
+  for (int d = 0; d < chain; ++d)
+    if (same(rig.chains()[d])) return d;
+  return chain;
+}
+}  // namespace
+
 Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& config) {
   if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains().size())
     return Status(StatusCode::kInvalidInput,
@@ -172,11 +182,9 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.teleported_.assign(rig.chains().size(), 0);
   for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
     const int a = rig.chains()[c].attach;
-    int rep = c;
-    if (a < 0 || !moved[a])
-      for (int d = 0; d < c && rep == c; ++d)
-        if (rig.chains()[d].attach == a) rep = d;
-    w.teleport_rep_[c] = rep;
+    w.teleport_rep_[c] = a >= 0 && moved[a] ? c : FirstChainLike(rig, c, [&](const RigChain& o) {
+      return o.attach == a;
+    });
   }
   w.flat_.assign(rig.chains().size(), FlatChain{});
   w.flat_rot_.assign(nj, glm::quat(1, 0, 0, 0));
@@ -226,17 +234,15 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     v->assign(slots, 0.0f);
   w.near_share_.resize(rig.chains().size());
   w.near_all_step_.assign(rig.chains().size(), ~uint64_t{0});
+  auto colliders_of = [&](const RigChain& ch) {
+    return rig.chain_colliders().subspan(ch.collider_begin, ch.collider_end - ch.collider_begin);
+  };
   for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
-    const RigChain& ch = rig.chains()[c];
-    const auto list =
-        rig.chain_colliders().subspan(ch.collider_begin, ch.collider_end - ch.collider_begin);
-    w.near_share_[c] = c;
-    for (int d = 0; d < c && w.near_share_[c] == c; ++d) {
-      const RigChain& o = rig.chains()[d];
-      const auto other =
-          rig.chain_colliders().subspan(o.collider_begin, o.collider_end - o.collider_begin);
-      if (std::equal(list.begin(), list.end(), other.begin(), other.end())) w.near_share_[c] = d;
-    }
+    const auto list = colliders_of(rig.chains()[c]);
+    w.near_share_[c] = FirstChainLike(rig, c, [&](const RigChain& o) {
+      const auto other = colliders_of(o);
+      return std::equal(list.begin(), list.end(), other.begin(), other.end());
+    });
   }
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
@@ -356,8 +362,7 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
     if (owned_.empty() || !owned_[node]) pose[node].rotation = rig.rest_local()[node].rotation;
   }
   for (int n : world_nodes_) {
-    const int p = rig.parent()[n];
-    world_[n] = p >= 0 ? internal::MulAffine(world_[p], ToMatrix(pose[n])) : ToMatrix(pose[n]);
+    UpdateNodeWorld(n, pose[n]);
   }
 }
 
@@ -385,13 +390,9 @@ void SpringWorld::ResolveColliders(bool scale_radius) {
 void SpringWorld::UpdateWorldPath(int joint, std::span<const Transform> pose) {
   const Rig& rig = *rig_;
   const int node = rig.joint_node()[joint];
-  const int parent = rig.parent()[node];
-  world_[node] = parent >= 0 ? internal::MulAffine(world_[parent], ToMatrix(pose[node]))
-                             : ToMatrix(pose[node]);
-  for (int p = path_begin_[joint]; p < path_end_[joint]; ++p) {
-    const int n = path_nodes_[p];
-    world_[n] = internal::MulAffine(world_[rig.parent()[n]], ToMatrix(pose[n]));
-  }
+  UpdateNodeWorld(node, pose[node]);
+  for (int p = path_begin_[joint]; p < path_end_[joint]; ++p)
+    UpdateNodeWorld(path_nodes_[p], pose[path_nodes_[p]]);
 }
 
 void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
@@ -617,9 +618,13 @@ StepReport SpringWorld::RunDriven(std::span<const glm::mat4> driver_world,
 
 void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose) {
   const int node = rig_->joint_node()[ch.joint_begin];
+  UpdateNodeWorld(node, pose[node]);
+}
+
+void SpringWorld::UpdateNodeWorld(int node, const Transform& local) {
   const int parent = rig_->parent()[node];
-  world_[node] = parent >= 0 ? internal::MulAffine(world_[parent], ToMatrix(pose[node]))
-                             : ToMatrix(pose[node]);
+  world_[node] =
+      parent >= 0 ? internal::MulAffine(world_[parent], ToMatrix(local)) : ToMatrix(local);
 }
 
 StepReport SpringWorld::Step(std::span<Transform> pose) {
