@@ -61,6 +61,12 @@ struct SpringConfig {
   /// takes the general path with world matrices: the reference the flat path is tested against
   /// (same physics; results differ in the last bits).
   bool flat_path = true;
+  /// arc/parent, flat path: solve up to four like chains (consecutive in the rig, same length,
+  /// attachment and colliders, up to 16 of them) side by side in SIMD lanes, link depth by link
+  /// depth (docs/solver.md, "Chains in lanes"). Same operations in each lane as alone: the
+  /// results are the same bit for bit. false = one chain after another, the reference the lanes
+  /// are tested against. Builds without SIMD (HAIRSWING_SIMD=OFF) always solve one by one.
+  bool chain_lanes = true;
   /// Per Rig chain: 1 = test the whole link against colliders, 0 = the link's end point only.
   /// Empty = each chain's own RigChain::segment_checks (off for plain VRM rigs, as VRM does).
   std::vector<uint8_t> segment_checks;
@@ -166,6 +172,8 @@ class SpringWorld {
   std::span<const glm::mat4> world() const { return world_; }
   /// How many chains took the flat path in the last step (SpringConfig::flat_path).
   int flat_chains() const { return flat_chains_; }
+  /// How many of them were solved side by side in SIMD lanes (SpringConfig::chain_lanes).
+  int lane_chains() const { return lane_chains_; }
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
   /// Per segment coefficients in use (index = flat joint index; the tail joint's entry unused).
@@ -211,11 +219,27 @@ class SpringWorld {
   int NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r);
   bool IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
                      float len, float joint_scale, StepReport& rep);
+  // IntegrateLink's second half: contacts with the colliders `cand` (the link's narrowed list),
+  // the velocity's radial part, the repair of non-finite values; stores the end and velocity.
+  bool ResolveLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
+                   float len, float hit, glm::vec3 xh, glm::vec3 vs, const int* cand, int n_cand,
+                   StepReport& rep);
+  // The loop body of Solve for one chain before its links: root, teleport check, path. Returns
+  // true when the chain is to be solved flat (else it was reset or solved on the general path).
+  bool BeginChain(int chain, std::span<Transform> pose, float h, bool variable, bool check_pose,
+                  StepReport& rep);
+  void SolveChainLanes(const int* chains, int n, float h, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
   bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const;
   LinkContext MakeLinkContext(int chain, const glm::vec3& root, float root_scale, float h);
   LinkContext FlatBegin(int chain, float h);
   void SolveChainFlat(int chain, float h, StepReport& rep);
+  // A flat chain's link j: its rest vector (s = the joint's world scale, len = the link's
+  // length; below_contact: a link above touched a collider) and its step.
+  glm::vec3 FlatRestVector(const LinkContext& lc, int chain, int j, float s, float len,
+                           bool below_contact);
+  bool FlatLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
+                float s, float len, StepReport& rep);
   void EndChain(int chain);
   void FlatRotations(int chain, int upto);
   void WriteFlatChain(int chain, std::span<Transform> pose);
@@ -290,7 +314,12 @@ class SpringWorld {
   std::vector<FlatChain> flat_;
   std::vector<uint8_t> flat_feeds_;  // a later chain hangs from one of this chain's joints
   int flat_chains_ = 0;              // chains solved flat in the last step
-  int rot_cache_node_ = -2;          // this step: the node whose world rotation rot_cache_ holds
+  int lane_chains_ = 0;              // ... of them side by side in SIMD lanes
+  // Per chain: how many chains from this one on form a lane group (consecutive, same length,
+  // attachment and collider list, <= 16 colliders, no chain hanging from them or they from a
+  // chain); 1 = alone, 0 = a later member of the group before it.
+  std::vector<uint8_t> lane_group_;
+  int rot_cache_node_ = -2;  // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};
 
   // Per step scratch (sized once).

@@ -34,7 +34,19 @@ namespace {
 constexpr int kContactIterations = 2;
 constexpr int kMaxNormals = 8;      // contact normals remembered per segment and step
 constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail correction (1/u)
-constexpr int kNearAll = 16;        // up to this many colliders, no broad phase per chain
+
+glm::vec3 RestDirection(const glm::vec3& rest_vec) {
+  return rest_vec / std::max(glm::length(rest_vec), 1e-12f);
+}
+
+// The point at distance len from the joint o in the direction of p (the rest direction when p
+// is on o).
+glm::vec3 ProjectOnLink(const glm::vec3& p, const glm::vec3& o, float len,
+                        const glm::vec3& rest_vec) {
+  const glm::vec3 d = p - o;
+  const float l = glm::length(d);
+  return o + (l > 1e-9f * len ? (len / l) * d : len * RestDirection(rest_vec));
+}
 }  // namespace
 
 SpringWorld::NearRange SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale,
@@ -47,7 +59,8 @@ SpringWorld::NearRange SpringWorld::NearColliders(int chain, const glm::vec3& ro
   // tests per link decide the rest, so the filter only saves work.
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
-  if (ch.joint_end - ch.joint_begin <= 4 || ch.collider_end - ch.collider_begin <= kNearAll) {
+  if (ch.joint_end - ch.joint_begin <= 4 ||
+      ch.collider_end - ch.collider_begin <= internal::kNearAll) {
     // Up to 3 links, or up to 16 colliders (four blocks of NarrowLink's four-wide test): the
     // per-link test costs less than this broad phase would save (measured: 7 % fewer
     // instructions on the layered demo, 4 % on the stress rigs with 16 capsules). Every
@@ -186,25 +199,24 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   // with its target lags by the drag alone (c V / k), whatever c_rel is.
   const glm::vec3 u = damp * (vt + damp_rel * (vel_[j] - vt) + h * f);
   const glm::vec3 y = x + h * u;
-  auto rest_dir = [&] { return rest_vec / std::max(glm::length(rest_vec), 1e-12f); };
-  auto project = [&](const glm::vec3& p) {
-    const glm::vec3 d = p - o;
-    const float l = glm::length(d);
-    return o + (l > 1e-9f * len ? (len / l) * d : len * rest_dir());
-  };
-  glm::vec3 xh = project(y);
-  glm::vec3 vs = (xh - x) * inv_h;  // rebuilt before any push-out
-
+  const glm::vec3 xh = ProjectOnLink(y, o, len, rest_vec);
+  const glm::vec3 vs = (xh - x) * inv_h;  // rebuilt before any push-out
   const float hit = rig.joint_hit_radius()[j] * joint_scale;
-  glm::vec3 normals[kMaxNormals];
-  int n_normals = 0;
   // Narrow the chain's colliders to those that can reach this link at all: the link and its
   // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
-  const int joint_end = NarrowLink(lc.near.begin, lc.near.end, o, len + hit);
-  for (int it = 0; it < kContactIterations && joint_end > 0; ++it) {
+  const int n_cand = NarrowLink(lc.near.begin, lc.near.end, o, len + hit);
+  return ResolveLink(lc, j, o, rest_vec, len, hit, xh, vs, joint_colliders_.data(), n_cand, rep);
+}
+
+bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::vec3& o,
+                              const glm::vec3& rest_vec, float len, float hit, glm::vec3 xh,
+                              glm::vec3 vs, const int* cand, int n_cand, StepReport& rep) {
+  glm::vec3 normals[kMaxNormals];
+  int n_normals = 0;
+  for (int it = 0; it < kContactIterations && n_cand > 0; ++it) {
     bool any = false;
-    for (int k = 0; k < joint_end; ++k) {
-      const int ci = joint_colliders_[k];
+    for (int k = 0; k < n_cand; ++k) {
+      const int ci = cand[k];
       // Rejects without square root or division. An end point: the collider's bounding sphere
       // (PointContactFast has its own early exit). A whole link, with a sphere around its middle
       // that holds it: against a sphere or capsule the squared distance to the closest point of
@@ -224,7 +236,7 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
       if (!(sep < 0.0f)) continue;
       // The link pivots about o: moving its point at parameter `at` by -sep along n takes a
       // tail move of about -sep/at.
-      xh = project(xh - n * (sep / std::max(at, kMinLever)));
+      xh = ProjectOnLink(xh - n * (sep / std::max(at, kMinLever)), o, len, rest_vec);
       vs -= std::min(0.0f, glm::dot(vs, n)) * n;
       if (n_normals < kMaxNormals) normals[n_normals++] = n;
       any = true;
@@ -250,7 +262,7 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   }
   if (!(std::isfinite(xh.x) && std::isfinite(xh.y) && std::isfinite(xh.z) && std::isfinite(vs.x) &&
         std::isfinite(vs.y) && std::isfinite(vs.z))) {
-    xh = o + rest_dir() * len;  // never let a NaN out
+    xh = o + RestDirection(rest_vec) * len;  // never let a NaN out
     vs = glm::vec3(0.0f);
     rep.flags |= kStepRepaired;
   }
@@ -385,38 +397,242 @@ SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3
                      NearColliders(chain, root, std::max(root_scale, 1e-6f), h)};
 }
 
-void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
-  const Rig& rig = *rig_;
-  const RigChain& ch = rig.chains()[chain];
-  const LinkContext lc = FlatBegin(chain, h);
+glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, float s, float len,
+                                      bool below_contact) {
+  // arc: the original arc in the attachment frame; parent mode and draping (see SolveChainArc):
+  // the rest axis under the bent joint above.
+  if (lc.arc && !below_contact && len > 1e-7f) return lc.attach * arc_attach_[j];
+  FlatRotations(chain, j);
   const FlatChain& fc = flat_[chain];
-  glm::vec3 o = fc.root;       // this joint's position: the previous segment's end
-  bool below_contact = false;  // a segment above touched a collider (this step or the last)
+  const glm::quat& above =
+      j == rig_->chains()[chain].joint_begin ? fc.parent_rot : flat_rot_[j - 1];
+  return (above * rig_->rest_local()[rig_->joint_node()[j]].rotation) * (s * axis_local_[j]);
+}
+
+bool SpringWorld::FlatLink(const LinkContext& lc, int j, const glm::vec3& o,
+                           const glm::vec3& rest_vec, float s, float len, StepReport& rep) {
+  if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
+    rep.flags |= kStepZeroLength;
+    tail_[j] = o + rest_vec;
+    vel_[j] = glm::vec3(0.0f);
+    prev_target_[j] = tail_[j];
+    return false;
+  }
+  return IntegrateLink(lc, j, o, rest_vec, len, s, rep);
+}
+
+void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
+  const RigChain& ch = rig_->chains()[chain];
+  const LinkContext lc = FlatBegin(chain, h);
+  glm::vec3 o = flat_[chain].root;  // this joint's position: the previous segment's end
+  bool below_contact = false;       // a segment above touched a collider (this step or the last)
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    const float s = fc.scale * rel_scale_[j];
+    const float s = flat_[chain].scale * rel_scale_[j];
     const float len = s * axis_len_[j];
-    // arc: the original arc in the attachment frame; parent mode and draping (see
-    // SolveChainArc): the rest axis under the bent joint above.
-    glm::vec3 rest_vec;
-    if (lc.arc && !below_contact && len > 1e-7f) {
-      rest_vec = lc.attach * arc_attach_[j];
-    } else {
-      FlatRotations(chain, j);
-      const glm::quat& above = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
-      rest_vec = (above * rig.rest_local()[rig.joint_node()[j]].rotation) * (s * axis_local_[j]);
-    }
-    if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
-      rep.flags |= kStepZeroLength;
-      tail_[j] = o + rest_vec;
-      vel_[j] = glm::vec3(0.0f);
-      prev_target_[j] = tail_[j];
-    } else {
-      below_contact = IntegrateLink(lc, j, o, rest_vec, len, s, rep) || below_contact;
-    }
+    const glm::vec3 rest_vec = FlatRestVector(lc, chain, j, s, len, below_contact);
+    below_contact = FlatLink(lc, j, o, rest_vec, s, len, rep) || below_contact;
     o = tail_[j];
   }
   if (flat_feeds_[chain]) WriteFlatChain(chain, {});  // a later chain hangs from this one
 }
+
+#if HAIRSWING_SIMD && defined(__SSE2__)
+namespace {
+// A vector per lane: x, y and z of four lanes. Each operation is the one glm does on one vector,
+// lane by lane (IEEE single precision, no contraction), so a lane's result is bitwise that of
+// the scalar code.
+struct V4 {
+  __m128 x, y, z;
+};
+V4 operator+(const V4& a, const V4& b) {
+  return {_mm_add_ps(a.x, b.x), _mm_add_ps(a.y, b.y), _mm_add_ps(a.z, b.z)};
+}
+V4 operator-(const V4& a, const V4& b) {
+  return {_mm_sub_ps(a.x, b.x), _mm_sub_ps(a.y, b.y), _mm_sub_ps(a.z, b.z)};
+}
+V4 operator*(__m128 s, const V4& a) {
+  return {_mm_mul_ps(s, a.x), _mm_mul_ps(s, a.y), _mm_mul_ps(s, a.z)};
+}
+__m128 Dot(const V4& a, const V4& b) {  // (x + y) + z, as glm::dot
+  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(a.x, b.x), _mm_mul_ps(a.y, b.y)), _mm_mul_ps(a.z, b.z));
+}
+V4 Gather(const std::vector<glm::vec3>& v, const int* j) {
+  return {_mm_setr_ps(v[j[0]].x, v[j[1]].x, v[j[2]].x, v[j[3]].x),
+          _mm_setr_ps(v[j[0]].y, v[j[1]].y, v[j[2]].y, v[j[3]].y),
+          _mm_setr_ps(v[j[0]].z, v[j[1]].z, v[j[2]].z, v[j[3]].z)};
+}
+// Four vectors in memory, lane by lane.
+struct Lanes {
+  alignas(16) float x[4], y[4], z[4];
+  glm::vec3 operator[](int l) const { return {x[l], y[l], z[l]}; }
+  void Set(int l, const glm::vec3& v) { x[l] = v.x, y[l] = v.y, z[l] = v.z; }
+  V4 Load() const { return {_mm_load_ps(x), _mm_load_ps(y), _mm_load_ps(z)}; }
+  void Store(const V4& v) { _mm_store_ps(x, v.x), _mm_store_ps(y, v.y), _mm_store_ps(z, v.z); }
+};
+__m128 FlushTiny4(__m128 v) {  // internal::FlushTiny: |v| < 1e-30 -> +0
+  const __m128 abs = _mm_andnot_ps(_mm_set1_ps(-0.0f), v);
+  return _mm_andnot_ps(_mm_cmplt_ps(abs, _mm_set1_ps(1e-30f)), v);
+}
+}  // namespace
+
+void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
+  // Up to four chains of a lane group (Create: same joint count, attachment and collider list),
+  // side by side: link depth by link depth, the pull, damping and projection of the four links
+  // run in SIMD lanes, their narrow contact filter tests each collider against the four links at
+  // once, and a link without a candidate collider ends in the lanes too. Whatever needs
+  // branching stays per lane in the scalar code: rest vectors that need the joint rotations
+  // (parent mode, draping), contacts, zero-length links, non-finite values. Unused lanes repeat
+  // lane 0 and are never stored.
+  const Rig& rig = *rig_;
+  LinkContext lc[4];
+  int begin[4];
+  glm::vec3 o[4];
+  bool below[4] = {false, false, false, false};
+  for (int l = 0; l < n; ++l) {
+    lc[l] = FlatBegin(chains[l], h);
+    begin[l] = rig.chains()[chains[l]].joint_begin;
+    o[l] = flat_[chains[l]].root;
+  }
+  for (int l = n; l < 4; ++l) begin[l] = begin[0];
+  const ModeCoefficients& mc = *lc[0].mc;
+  const NearRange near = lc[0].near;  // the same list for all: one owner's slots
+  const int links = rig.chains()[chains[0]].joint_end - begin[0] - 1;
+  const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc[0].inv_h);
+  for (int d = 0; d < links; ++d) {
+    int j[4];
+    float s[4], len[4], hit[4];
+    glm::vec3 rest[4];
+    bool alone = false;
+    for (int l = 0; l < 4; ++l) j[l] = begin[l] + d;
+    for (int l = 0; l < n; ++l) {
+      s[l] = flat_[chains[l]].scale * rel_scale_[j[l]];
+      len[l] = s[l] * axis_len_[j[l]];
+      hit[l] = rig.joint_hit_radius()[j[l]] * s[l];
+      rest[l] = FlatRestVector(lc[l], chains[l], j[l], s[l], len[l], below[l]);
+      alone = alone || !(len[l] > 1e-7f);
+    }
+    if (alone) {  // a zero-length link: this depth one lane after the other
+      for (int l = 0; l < n; ++l) {
+        below[l] = FlatLink(lc[l], j[l], o[l], rest[l], s[l], len[l], rep) || below[l];
+        o[l] = tail_[j[l]];
+      }
+      continue;
+    }
+    for (int l = n; l < 4; ++l) s[l] = s[0], len[l] = len[0], hit[l] = hit[0], rest[l] = rest[0];
+    Lanes lo, lrest;
+    for (int l = 0; l < 4; ++l) lo.Set(l, o[l < n ? l : 0]), lrest.Set(l, rest[l]);
+    // IntegrateLink's prediction, lane by lane the same operations.
+    const V4 O = lo.Load(), x = Gather(tail_, j), before = Gather(prev_target_, j);
+    const V4 target = O + lrest.Load();
+    Lanes ltarget;
+    ltarget.Store(target);
+    for (int l = 0; l < n; ++l) prev_target_[j[l]] = ltarget[l];
+    const V4 vt = inv_h4 * (target - before);
+    const SegmentCoefficients* cf[4] = {&mc.coef[j[0]], &mc.coef[j[1]], &mc.coef[j[2]],
+                                        &mc.coef[j[3]]};
+    const __m128 k = _mm_setr_ps(cf[0]->k, cf[1]->k, cf[2]->k, cf[3]->k);
+    const V4 g = {_mm_setr_ps(cf[0]->g.x, cf[1]->g.x, cf[2]->g.x, cf[3]->g.x),
+                  _mm_setr_ps(cf[0]->g.y, cf[1]->g.y, cf[2]->g.y, cf[3]->g.y),
+                  _mm_setr_ps(cf[0]->g.z, cf[1]->g.z, cf[2]->g.z, cf[3]->g.z)};
+    const V4 f = k * (before - x) + g;
+    const __m128 damp = _mm_setr_ps(mc.damp[j[0]], mc.damp[j[1]], mc.damp[j[2]], mc.damp[j[3]]);
+    const __m128 damp_rel =
+        _mm_setr_ps(mc.damp_rel[j[0]], mc.damp_rel[j[1]], mc.damp_rel[j[2]], mc.damp_rel[j[3]]);
+    const V4 u = damp * (vt + damp_rel * (Gather(vel_, j) - vt) + h4 * f);
+    const V4 y = x + h4 * u;
+    const V4 dy = y - O;
+    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
+    const __m128 dist = _mm_sqrt_ps(Dot(dy, dy));
+    const int ok = _mm_movemask_ps(_mm_cmpgt_ps(dist, _mm_mul_ps(_mm_set1_ps(1e-9f), len4)));
+    Lanes lxh;
+    lxh.Store(O + _mm_div_ps(len4, dist) * dy);
+    if (ok != 0xf) {  // an end on its joint: ProjectOnLink's rest direction, per lane
+      Lanes ly;
+      ly.Store(y);
+      for (int l = 0; l < 4; ++l)
+        if (!(ok >> l & 1)) lxh.Set(l, ProjectOnLink(ly[l], lo[l], len[l], rest[l]));
+    }
+    const V4 xh = lxh.Load();
+    const V4 vs = inv_h4 * (xh - x);
+    // NarrowLink for the four links: each near collider against the four balls. A candidate is
+    // then put through ResolveLink's reject on the predicted end (the same operations, so the
+    // same verdict): a lane for which every candidate is clear has no contact this step, as the
+    // scalar code would find, and ends in the lanes; any other goes through ResolveLink.
+    const __m128 hit4 = _mm_setr_ps(hit[0], hit[1], hit[2], hit[3]);
+    const __m128 reach_r = _mm_add_ps(len4, hit4);
+    const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
+    const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
+    const V4 mid = half * (O + xh);  // the link's middle, a ball of 0.5 len + hit around it
+    const __m128 mid_r = _mm_add_ps(_mm_mul_ps(half, len4), hit4);
+    const bool segment = lc[0].segment;
+    int maybe = 0;
+    uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
+    for (int c = near.begin; c < near.end; ++c) {
+      const V4 dc =
+          O - V4{_mm_set1_ps(near_x_[c]), _mm_set1_ps(near_y_[c]), _mm_set1_ps(near_z_[c])};
+      const __m128 reach =
+          _mm_add_ps(_mm_mul_ps(_mm_add_ps(reach_r, _mm_set1_ps(near_r_[c])), grow), eps);
+      const int mask = _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
+      lanes_of[c - near.begin] = static_cast<uint8_t>(mask);
+      if (!mask) continue;
+      const int ci = near_colliders_[c];
+      const glm::vec4& bound = collider_bound_[ci];
+      if (bound.w < 0.0f) {  // a plane or an inside shape: the exact test decides
+        maybe |= mask;
+      } else if (!segment) {  // internal::ClearOfBound(bound, xh, hit)
+        const V4 d = xh - V4{_mm_set1_ps(bound.x), _mm_set1_ps(bound.y), _mm_set1_ps(bound.z)};
+        const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_add_ps(hit4, _mm_set1_ps(bound.w)), grow), eps);
+        maybe |= mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(d, d), _mm_mul_ps(r, r)));
+      } else {  // internal::ClearOfCapsule(head, axis, inv_len2, radius, mid, mid_r)
+        const CapsuleReject& cr = collider_reject_[ci];
+        const V4 axis{_mm_set1_ps(cr.axis.x), _mm_set1_ps(cr.axis.y), _mm_set1_ps(cr.axis.z)};
+        const V4 ap =
+            mid - V4{_mm_set1_ps(cr.head.x), _mm_set1_ps(cr.head.y), _mm_set1_ps(cr.head.z)};
+        const __m128 t =
+            _mm_min_ps(_mm_max_ps(_mm_mul_ps(Dot(ap, axis), _mm_set1_ps(cr.inv_len2)), zero4), one);
+        const V4 d = ap - t * axis;
+        const __m128 r =
+            _mm_add_ps(_mm_mul_ps(_mm_add_ps(mid_r, _mm_set1_ps(cr.radius)), grow), eps);
+        maybe |= mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(d, d), _mm_mul_ps(r, r)));
+      }
+    }
+    // ResolveLink without contacts: the velocity's radial part, then the flush.
+    const V4 dir = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (xh - O);
+    const V4 vr = vs - Dot(vs, dir) * dir;
+    const __m128 zero =
+        _mm_sub_ps(_mm_add_ps(_mm_add_ps(_mm_sub_ps(xh.x, xh.x), _mm_sub_ps(xh.y, xh.y)),
+                              _mm_add_ps(_mm_sub_ps(xh.z, xh.z), _mm_sub_ps(vr.x, vr.x))),
+                   _mm_add_ps(_mm_sub_ps(vr.y, vr.y), _mm_sub_ps(vr.z, vr.z)));
+    const int finite = _mm_movemask_ps(_mm_cmpord_ps(zero, zero));  // x - x is NaN for inf, NaN
+    Lanes lvs, tail, vel;
+    lvs.Store(vs);
+    tail.Store({FlushTiny4(xh.x), FlushTiny4(xh.y), FlushTiny4(xh.z)});
+    vel.Store({FlushTiny4(vr.x), FlushTiny4(vr.y), FlushTiny4(vr.z)});
+    for (int l = 0; l < n; ++l) {
+      const int jl = j[l];
+      if ((maybe >> l & 1) || !(finite >> l & 1)) {
+        // The lane's candidates, in order, as NarrowLink would list them.
+        int n_cand = 0;
+        for (int c = near.begin; c < near.end; ++c)
+          if (lanes_of[c - near.begin] >> l & 1) joint_colliders_[n_cand++] = near_colliders_[c];
+        below[l] = ResolveLink(lc[l], jl, o[l], rest[l], len[l], hit[l], lxh[l], lvs[l],
+                               joint_colliders_.data(), n_cand, rep) ||
+                   below[l];
+      } else {
+        below[l] = in_contact_[jl] != 0 || below[l];
+        in_contact_[jl] = 0;
+        tail_[jl] = tail[l];
+        vel_[jl] = vel[l];
+      }
+      o[l] = tail_[jl];
+    }
+  }
+}
+#else
+void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
+  for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
+}
+#endif
 
 void SpringWorld::WriteFlatChain(int chain, std::span<Transform> pose) {
   // The joints' local rotations (into `pose` when given) and world matrices from the solved ends.

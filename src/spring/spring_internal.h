@@ -16,6 +16,10 @@ bool PoseIsFinite(std::span<const Transform> pose);
 /// VRM content is authored for one spring update per 60 Hz frame (docs/solver.md).
 constexpr float kVrmRefDt = 1.0f / 60.0f;
 
+/// Up to this many colliders per chain, no broad phase per chain: the per-link four-wide test of
+/// all of them costs less (arc_solver.cpp). Chains in SIMD lanes need it (spring_world.cpp).
+constexpr int kNearAll = 16;
+
 /// Relative damping rate (1/s) that brings a segment with restoring coefficient k and drag rate c
 /// to 60% of critical damping in all (the tuned defaults); 0 when the drag already does.
 float TunedRelativeDamping(float k, float c);

@@ -244,6 +244,33 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       return std::equal(list.begin(), list.end(), other.begin(), other.end());
     });
   }
+  // Lane groups (SolveChainLanes): runs of up to four consecutive chains that can be solved
+  // side by side in any order among themselves. Same joint count (the lanes advance link by
+  // link together), same attachment, the same collider list of at most kNearAll colliders (so
+  // every chain sharing it reads all of it: no chain's broad phase writes a subset into the
+  // slots the others read), flat-capable, no chain hanging from them and none of them hanging
+  // from a chain (their order against other chains does not matter then).
+  w.lane_group_.assign(rig.chains().size(), 1);
+  auto lane_ok = [&](int c) {
+    const RigChain& ch = rig.chains()[c];
+    return w.chain_flat_[c] && !w.flat_feeds_[c] && ch.joint_end - ch.joint_begin >= 2 &&
+           ch.collider_end - ch.collider_begin <= internal::kNearAll &&
+           (ch.attach < 0 || chain_of[ch.attach] < 0);
+  };
+  for (int c = 0; c < static_cast<int>(rig.chains().size());) {
+    int n = 1;
+    const RigChain& a = rig.chains()[c];
+    while (lane_ok(c) && n < 4 && c + n < static_cast<int>(rig.chains().size()) && lane_ok(c + n)) {
+      const RigChain& b = rig.chains()[c + n];
+      if (b.joint_end - b.joint_begin != a.joint_end - a.joint_begin || b.attach != a.attach ||
+          w.near_share_[c + n] != w.near_share_[c])
+        break;
+      ++n;
+    }
+    w.lane_group_[c] = static_cast<uint8_t>(n);
+    for (int m = 1; m < n; ++m) w.lane_group_[c + m] = 0;
+    c += n;
+  }
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
   // (vrm_solver.cpp), computed once here exactly as the step would.
@@ -505,32 +532,58 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
   ResolveColliders(config_.mode != SolverMode::kVrm);
   ++step_id_;  // the colliders moved: every chain's near slots are out of date
   rot_cache_node_ = -2;
-  flat_chains_ = 0;
-  for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c) {
-    // A branch hangs from a joint solved earlier in this step: refresh its first joint.
-    UpdateRootWorld(rig_->chains()[c], pose);
-    const int shared = teleport_rep_[c];
-    teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
-    if (teleported_[c]) {
-      ResetChain(c, pose);
-      rep.flags |= kStepTeleportReset;
-      ++rep.teleports;
-      continue;
-    }
-    if (ChainIsFlat(c, pose, check_pose)) {
-      SolveChainFlat(c, h, rep);
-      ++flat_chains_;
+  flat_chains_ = lane_chains_ = 0;
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  const bool lanes =
+      config_.chain_lanes && config_.mode != SolverMode::kVrm && h == static_cast<float>(kStep);
+#else
+  const bool lanes = false;
+#endif
+  const int chains = static_cast<int>(rig_->chains().size());
+  for (int c = 0; c < chains;) {
+    // A lane group: each chain begins in order, those that go flat with the same contact kind
+    // are solved side by side (the rest alone, in order); they do not depend on each other.
+    const int group = lanes ? lane_group_[c] : 1;
+    int flat[4], n = 0;
+    for (int m = c; m < c + group; ++m)
+      if (BeginChain(m, pose, h, variable, check_pose, rep)) flat[n++] = m;
+    const bool same_kind = std::all_of(flat, flat + n, [&](int m) {
+      return config_.segment_checks[m] == config_.segment_checks[flat[0]];
+    });
+    if (n >= 2 && same_kind) {
+      SolveChainLanes(flat, n, h, rep);
+      lane_chains_ += n;
     } else {
-      flat_[c].pending = 0;
-      if (config_.mode == SolverMode::kVrm)
-        SolveChainVrm(c, pose, h, variable, rep);
-      else
-        SolveChainArc(c, pose, h, rep);
+      for (int i = 0; i < n; ++i) SolveChainFlat(flat[i], h, rep);
     }
-    EndChain(c);
+    flat_chains_ += n;
+    for (int m = c; m < c + group; ++m)
+      if (!teleported_[m]) EndChain(m);  // a reset chain's frame was kept by ResetChain
+    c += group;
   }
   rep.steps_run = 1;
   return rep;
+}
+
+bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, bool variable,
+                             bool check_pose, StepReport& rep) {
+  // A branch hangs from a joint solved earlier in this step: refresh its first joint.
+  UpdateRootWorld(rig_->chains()[c], pose);
+  const int shared = teleport_rep_[c];
+  teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
+  if (teleported_[c]) {
+    ResetChain(c, pose);
+    rep.flags |= kStepTeleportReset;
+    ++rep.teleports;
+    return false;
+  }
+  if (ChainIsFlat(c, pose, check_pose)) return true;
+  flat_[c].pending = 0;
+  if (config_.mode == SolverMode::kVrm)
+    SolveChainVrm(c, pose, h, variable, rep);
+  else
+    SolveChainArc(c, pose, h, rep);
+  return false;
 }
 
 void SpringWorld::EndChain(int chain) {
