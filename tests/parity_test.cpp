@@ -1,6 +1,6 @@
 // vrm mode against @pixiv/three-vrm 3.5.5 itself: both run the same file under the same motion
-// (one update per 60 Hz frame, three-vrm's way) and every joint's tail must agree within 1e-5 m
-// over 240 frames. three-vrm runs in node (tests/parity/three_vrm_run.mjs); the test skips with a
+// (one update per 60 Hz frame, three-vrm's way) and every joint's tail must agree within 2e-6 m
+// over 240 frames (the extended plane: 6e-6 m over its first 2 frames, see Case). three-vrm runs in node (tests/parity/three_vrm_run.mjs); the test skips with a
 // message when node or tests/parity/node_modules is missing (scripts/test installs them).
 #include <cstdio>
 #include <fstream>
@@ -68,6 +68,10 @@ struct Case {
   /// folds to is decided by rounding noise (float here, double in three.js). Both results are
   /// valid; after that frame only the plane constraint itself is compared (see below).
   int exact_frames = 240;
+  /// Worst tail difference allowed, metres. The extended plane's first contact is that push
+  /// parallel to the bone: its 2 exact frames differ by 4.8e-6 m (float here, double in
+  /// three.js); every other fixture stays under 2e-6 m (docs/solver.md has the figures).
+  float limit = 2e-6f;
 };
 
 void RunParity(const Case& c) {
@@ -163,7 +167,7 @@ void RunParity(const Case& c) {
   }
   std::printf("%s: %zu joints, %d frames compared, worst tail difference %.3g m (frame %d)\n",
               c.file, order.size(), std::min(frames, c.exact_frames), worst, worst_step);
-  EXPECT_LT(worst, 1e-5f);
+  EXPECT_LT(worst, c.limit);
 }
 
 class Parity : public ::testing::TestWithParam<Case> {};
@@ -180,7 +184,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"fixtures/vrm-conformance/smoke_spring.vrm", -1},
         Case{"fixtures/vrm-conformance/springbone_collider_sphere_x0p02_r0p1.vrm", -1},
         Case{"fixtures/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm", -1},
-        Case{"fixtures/vrm-conformance/springbone_extended_plane_with_base_sphere.vrm", -1, 2},
+        Case{"fixtures/vrm-conformance/springbone_extended_plane_with_base_sphere.vrm", -1, 2, 6e-6f},
         Case{"avatars/godette.vrm", -1}, Case{"fixtures/three-vrm/sphere-collider.gltf", 5},
         Case{"fixtures/three-vrm/plane-collider.gltf", 5}),
     [](const ::testing::TestParamInfo<Case>& info) {

@@ -1,7 +1,8 @@
 // vrm mode in WebAssembly against @pixiv/three-vrm itself, in node: the package (stepping 'frame',
 // threeVrmCompat) and three-vrm's VRMSpringBoneManager run the same file under the same motion,
-// one update per 60 Hz frame, and every joint's tail must agree within 1e-5 m over 240 frames
-// (the native parity test, tests/parity_test.cpp, holds the C++ solver to the same bound).
+// one update per 60 Hz frame, and every joint's tail must agree within 2e-6 m over 240 frames
+// (the native parity test, tests/parity_test.cpp, holds the C++ solver to the same bound; under
+// this motion the extended plane's 2 exact frames stay within it too).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -85,7 +86,7 @@ for (const [rel, sweepNode, exactFrames] of cases) {
       }
     }
     t.diagnostic(`${theirJoints.length} joints, ${Math.min(240, exactFrames)} frames, worst tail difference ${worst.toExponential(3)} m (frame ${worstFrame})`);
-    assert.ok(worst < 1e-5, `worst tail difference ${worst} m at frame ${worstFrame}`);
+    assert.ok(worst < 2e-6, `worst tail difference ${worst} m at frame ${worstFrame}`);
     springs.dispose();
   });
 }
