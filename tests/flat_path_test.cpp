@@ -323,6 +323,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
   struct Run {
     std::vector<uint64_t> hashes;      // per frame
     std::vector<glm::quat> rotations;  // at the end, flat joint order
+    std::vector<glm::mat4> world;      // the joints' world matrices at the end (world())
     int lane_chains = 0, contacts = 0, teleports = 0;
     uint32_t flags = 0;
   };
@@ -371,6 +372,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
             }
             for (int node : rig.joint_node()) out.rotations.push_back(pose[node].rotation);
           }
+          for (int node : rig.joint_node()) out.world.push_back(world.world()[node]);
           return out;
         };
         const Run lanes = run(true), alone = run(false);
@@ -388,8 +390,10 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
         ASSERT_EQ(lanes.hashes.size(), alone.hashes.size());
         for (size_t f = 0; f < lanes.hashes.size(); ++f)
           ASSERT_EQ(lanes.hashes[f], alone.hashes[f]) << "first different at frame " << f + 1;
-        for (size_t j = 0; j < lanes.rotations.size(); ++j)
+        for (size_t j = 0; j < lanes.rotations.size(); ++j) {
           EXPECT_EQ(lanes.rotations[j], alone.rotations[j]) << "joint " << j;
+          EXPECT_EQ(lanes.world[j], alone.world[j]) << "joint " << j;
+        }
       }
     }
   }

@@ -1,7 +1,8 @@
 // vrm mode against @pixiv/three-vrm 3.5.5 itself: both run the same file under the same motion
 // (one update per 60 Hz frame, three-vrm's way) and every joint's tail must agree within 2e-6 m
-// over 240 frames (the extended plane: 6e-6 m over its first 2 frames, see Case). three-vrm runs in node (tests/parity/three_vrm_run.mjs); the test skips with a
-// message when node or tests/parity/node_modules is missing (scripts/test installs them).
+// over 240 frames (the extended plane: 6e-6 m over its first 2 frames, see Case). three-vrm runs in
+// node (tests/parity/three_vrm_run.mjs); the test skips with a message when node or
+// tests/parity/node_modules is missing (scripts/test installs them).
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -184,7 +185,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"fixtures/vrm-conformance/smoke_spring.vrm", -1},
         Case{"fixtures/vrm-conformance/springbone_collider_sphere_x0p02_r0p1.vrm", -1},
         Case{"fixtures/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm", -1},
-        Case{"fixtures/vrm-conformance/springbone_extended_plane_with_base_sphere.vrm", -1, 2, 6e-6f},
+        Case{"fixtures/vrm-conformance/springbone_extended_plane_with_base_sphere.vrm", -1, 2,
+             6e-6f},
         Case{"avatars/godette.vrm", -1}, Case{"fixtures/three-vrm/sphere-collider.gltf", 5},
         Case{"fixtures/three-vrm/plane-collider.gltf", 5}),
     [](const ::testing::TestParamInfo<Case>& info) {

@@ -243,6 +243,8 @@ class SpringWorld {
   void EndChain(int chain);
   void FlatRotations(int chain, int upto);
   void WriteFlatChain(int chain, std::span<Transform> pose);
+  // WriteFlatChain for up to four chains of a lane group at once (SIMD lanes, same bits).
+  void WriteChainLanes(const int* chains, int n, std::span<Transform> pose);
   // Deferred write-back (the drivers): a step leaves the flat chains' joint rotations and world
   // matrices unwritten; WriteBack writes them once, after the caller frame's last step. The
   // state a step computes does not depend on them, so the result is the same as writing after
@@ -319,7 +321,8 @@ class SpringWorld {
   // attachment and collider list, <= 16 colliders, no chain hanging from them or they from a
   // chain); 1 = alone, 0 = a later member of the group before it.
   std::vector<uint8_t> lane_group_;
-  int rot_cache_node_ = -2;  // this step: the node whose world rotation rot_cache_ holds
+  std::vector<uint8_t> lane_written_;  // WriteBack scratch: the chain was written in lanes
+  int rot_cache_node_ = -2;            // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};
 
   // Per step scratch (sized once).

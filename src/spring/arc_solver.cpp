@@ -628,9 +628,172 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     }
   }
 }
+
+namespace {
+// A quaternion per lane, with glm's operations replicated lane by lane (same order of float
+// operations as glm 0.9.9's qua, vec3 and mat3_cast, so each lane is bitwise glm's result).
+struct Q4 {
+  __m128 w, x, y, z;
+};
+Q4 GatherQ(const glm::quat* const q[4]) {
+  return {_mm_setr_ps(q[0]->w, q[1]->w, q[2]->w, q[3]->w),
+          _mm_setr_ps(q[0]->x, q[1]->x, q[2]->x, q[3]->x),
+          _mm_setr_ps(q[0]->y, q[1]->y, q[2]->y, q[3]->y),
+          _mm_setr_ps(q[0]->z, q[1]->z, q[2]->z, q[3]->z)};
+}
+Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
+  auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
+  return {_mm_sub_ps(_mm_sub_ps(_mm_sub_ps(m(p.w, q.w), m(p.x, q.x)), m(p.y, q.y)), m(p.z, q.z)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.x), m(p.x, q.w)), m(p.y, q.z)), m(p.z, q.y)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.y), m(p.y, q.w)), m(p.z, q.x)), m(p.x, q.z)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.z), m(p.z, q.w)), m(p.x, q.y)), m(p.y, q.x))};
+}
+V4 Cross(const V4& a, const V4& b) {  // glm::cross
+  return {_mm_sub_ps(_mm_mul_ps(a.y, b.z), _mm_mul_ps(b.y, a.z)),
+          _mm_sub_ps(_mm_mul_ps(a.z, b.x), _mm_mul_ps(b.z, a.x)),
+          _mm_sub_ps(_mm_mul_ps(a.x, b.y), _mm_mul_ps(b.x, a.y))};
+}
+V4 Rotate(const Q4& q, const V4& v) {  // glm: qua * vec3
+  const V4 qv{q.x, q.y, q.z};
+  const V4 uv = Cross(qv, v), uuv = Cross(qv, uv);
+  return v + _mm_set1_ps(2.0f) * (q.w * uv + uuv);
+}
+Q4 Normalize(const Q4& q) {  // glm::normalize(qua): identity when the length is not > 0
+  const __m128 dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q.w, q.w), _mm_mul_ps(q.x, q.x)),
+                                _mm_add_ps(_mm_mul_ps(q.y, q.y), _mm_mul_ps(q.z, q.z)));
+  const __m128 len = _mm_sqrt_ps(dot);
+  const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), len);
+  const __m128 bad = _mm_cmple_ps(len, _mm_setzero_ps());
+  auto pick = [&](__m128 v, float id) {
+    return _mm_or_ps(_mm_and_ps(bad, _mm_set1_ps(id)), _mm_andnot_ps(bad, _mm_mul_ps(v, inv)));
+  };
+  return {pick(q.w, 1.0f), pick(q.x, 0.0f), pick(q.y, 0.0f), pick(q.z, 0.0f)};
+}
+Q4 Select(__m128 mask, const Q4& a, const Q4& b) {  // a where mask, else b
+  auto sel = [&](__m128 x, __m128 y) {
+    return _mm_or_ps(_mm_and_ps(mask, x), _mm_andnot_ps(mask, y));
+  };
+  return {sel(a.w, b.w), sel(a.x, b.x), sel(a.y, b.y), sel(a.z, b.z)};
+}
+// Four quaternions in memory, lane by lane.
+struct QLanes {
+  alignas(16) float w[4], x[4], y[4], z[4];
+  glm::quat operator[](int l) const { return {w[l], x[l], y[l], z[l]}; }
+  void Set(int l, const glm::quat& q) { w[l] = q.w, x[l] = q.x, y[l] = q.y, z[l] = q.z; }
+  Q4 Load() const { return {_mm_load_ps(w), _mm_load_ps(x), _mm_load_ps(y), _mm_load_ps(z)}; }
+  void Store(const Q4& q) {
+    _mm_store_ps(w, q.w), _mm_store_ps(x, q.x), _mm_store_ps(y, q.y), _mm_store_ps(z, q.z);
+  }
+};
+}  // namespace
+
+void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose) {
+  // WriteFlatChain (after FlatRotations) for up to four chains of a lane group, depth by depth
+  // in SIMD lanes: the joint's world rotation from its end, its local rotation and its world
+  // matrix. The rare shortest arc between opposite vectors is built per lane by the scalar
+  // function; unused lanes repeat lane 0 and are never stored.
+  const Rig& rig = *rig_;
+  int begin[4];
+  const FlatChain* fc[4];
+  for (int l = 0; l < 4; ++l) {
+    fc[l] = &flat_[chains[l < n ? l : 0]];
+    begin[l] = rig.chains()[chains[l < n ? l : 0]].joint_begin;
+  }
+  const int last_d = rig.chains()[chains[0]].joint_end - begin[0] - 1;  // the end joint's depth
+  QLanes parent;
+  Lanes o;
+  for (int l = 0; l < 4; ++l) parent.Set(l, fc[l]->parent_rot), o.Set(l, fc[l]->root);
+  Q4 above = parent.Load();
+  V4 O = o.Load();
+  const __m128 tiny = _mm_set1_ps(1e-7f);
+  for (int d = 0; d < last_d; ++d) {
+    int j[4];
+    const glm::quat* rest[4];
+    float scale[4], len[4];
+    for (int l = 0; l < 4; ++l) {
+      j[l] = begin[l] + d;
+      rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
+      scale[l] = fc[l]->scale * rel_scale_[j[l]];
+      len[l] = scale[l] * axis_len_[j[l]];  // FlatRotations: (scale * rel) * axis length
+    }
+    const Q4 base = above * GatherQ(rest);
+    const V4 from = Rotate(base, Gather(axis_unit_, j));
+    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
+    const V4 tail = Gather(tail_, j);
+    const V4 to = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (tail - O);
+    // internal::FromUnitVectorsUnnormalised(from, to)
+    const __m128 r = _mm_add_ps(Dot(from, to), _mm_set1_ps(1.0f));
+    const V4 c = Cross(from, to);
+    Q4 arc{r, c.x, c.y, c.z};
+    if (_mm_movemask_ps(_mm_cmplt_ps(r, tiny))) {  // opposite vectors: per lane
+      QLanes a;
+      a.Store(arc);
+      Lanes f, t;
+      f.Store(from), t.Store(to);
+      for (int l = 0; l < 4; ++l)
+        if (a.w[l] < 1e-7f) a.Set(l, internal::FromUnitVectorsUnnormalised(f[l], t[l]));
+      arc = a.Load();
+    }
+    // A zero-length segment keeps base.
+    const Q4 rot = Select(_mm_cmpgt_ps(len4, tiny), Normalize(arc * base), base);
+    // Local rotation: conjugate(parent) * rot, normalised, tiny components flushed.
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    const Q4 local = Normalize(Q4{above.w, _mm_xor_ps(above.x, sign), _mm_xor_ps(above.y, sign),
+                                  _mm_xor_ps(above.z, sign)} *
+                               rot);
+    QLanes lrot, lloc;
+    lrot.Store(rot);
+    lloc.Store(
+        {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)});
+    // World matrix: internal::Compose(o, rot, scale) = mat3_cast(rot) * scale, then o.
+    const __m128 two = _mm_set1_ps(2.0f), one = _mm_set1_ps(1.0f);
+    const __m128 s4 = _mm_setr_ps(scale[0], scale[1], scale[2], scale[3]);
+    auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
+    const __m128 qxx = m(rot.x, rot.x), qyy = m(rot.y, rot.y), qzz = m(rot.z, rot.z);
+    const __m128 qxz = m(rot.x, rot.z), qxy = m(rot.x, rot.y), qyz = m(rot.y, rot.z);
+    const __m128 qwx = m(rot.w, rot.x), qwy = m(rot.w, rot.y), qwz = m(rot.w, rot.z);
+    alignas(16) float mat[9][4];
+    _mm_store_ps(mat[0], m(_mm_sub_ps(one, m(two, _mm_add_ps(qyy, qzz))), s4));
+    _mm_store_ps(mat[1], m(m(two, _mm_add_ps(qxy, qwz)), s4));
+    _mm_store_ps(mat[2], m(m(two, _mm_sub_ps(qxz, qwy)), s4));
+    _mm_store_ps(mat[3], m(m(two, _mm_sub_ps(qxy, qwz)), s4));
+    _mm_store_ps(mat[4], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qzz))), s4));
+    _mm_store_ps(mat[5], m(m(two, _mm_add_ps(qyz, qwx)), s4));
+    _mm_store_ps(mat[6], m(m(two, _mm_add_ps(qxz, qwy)), s4));
+    _mm_store_ps(mat[7], m(m(two, _mm_sub_ps(qyz, qwx)), s4));
+    _mm_store_ps(mat[8], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qyy))), s4));
+    for (int l = 0; l < n; ++l) {
+      const int node = rig.joint_node()[j[l]];
+      flat_rot_[j[l]] = lrot[l];
+      pose[node].rotation = lloc[l];
+      glm::mat4& w = world_[node];
+      w[0] = glm::vec4(mat[0][l], mat[1][l], mat[2][l], 0.0f);
+      w[1] = glm::vec4(mat[3][l], mat[4][l], mat[5][l], 0.0f);
+      w[2] = glm::vec4(mat[6][l], mat[7][l], mat[8][l], 0.0f);
+      w[3] = glm::vec4(o[l], 1.0f);
+    }
+    above = rot;
+    O = tail;
+    o.Store(tail);
+  }
+  for (int l = 0; l < n; ++l) {  // the end joint, as WriteFlatChain
+    FlatChain& f = flat_[chains[l]];
+    const int last = begin[l] + last_d;
+    f.q_done = last;
+    if (last_d > 0) {
+      const int node = rig.joint_node()[last];
+      world_[node] =
+          internal::Compose(tail_[last - 1], flat_rot_[last - 1] * rig.rest_local()[node].rotation,
+                            f.scale * rel_scale_[last]);
+    }
+  }
+}
 #else
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
+}
+void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose) {
+  for (int l = 0; l < n; ++l) WriteFlatChain(chains[l], pose);  // never called: WriteBack
 }
 #endif
 
@@ -660,23 +823,42 @@ void SpringWorld::WriteFlatChain(int chain, std::span<Transform> pose) {
 }
 
 void SpringWorld::WriteBack(std::span<Transform> pose) {
-  // Each joint's world rotation waits for the one above it: a chain's rotations are one long
-  // series of dependent operations (normalisations with a square root and a division), so the
-  // processor idles between them. Chains do not depend on each other: building the rotations of
-  // all chains depth by depth gives it independent work to overlap. Same operations, same bits.
+  // Lane groups whose chains were all solved flat: in SIMD lanes (WriteChainLanes).
   const Rig& rig = *rig_;
+  const int chains = static_cast<int>(flat_.size());
+  std::fill(lane_written_.begin(), lane_written_.end(), 0);
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  if (config_.chain_lanes)
+    for (int c = 0; c < chains; c += std::max<int>(lane_group_[c], 1)) {
+      const int n = lane_group_[c];
+      int members[4];
+      bool all = n >= 2;
+      for (int m = 0; m < n && all; ++m) {
+        members[m] = c + m;
+        all = flat_[c + m].pending != 0;
+      }
+      if (!all) continue;
+      WriteChainLanes(members, n, pose);
+      for (int m = 0; m < n; ++m) lane_written_[c + m] = 1;
+    }
+#endif
+  // The others: each joint's world rotation waits for the one above it: a chain's rotations are
+  // one long series of dependent operations (normalisations with a square root and a division),
+  // so the processor idles between them. Chains do not depend on each other: building the
+  // rotations of all chains depth by depth gives it independent work to overlap. Same
+  // operations, same bits.
+  auto left = [&](int c) { return flat_[c].pending && !lane_written_[c]; };
   int depth = 0;
-  for (int c = 0; c < static_cast<int>(flat_.size()); ++c)
-    if (flat_[c].pending)
+  for (int c = 0; c < chains; ++c)
+    if (left(c))
       depth = std::max(depth, rig.chains()[c].joint_end - rig.chains()[c].joint_begin - 1);
   for (int d = 1; d <= depth; ++d)
-    for (int c = 0; c < static_cast<int>(flat_.size()); ++c) {
+    for (int c = 0; c < chains; ++c) {
       const RigChain& ch = rig.chains()[c];
-      if (flat_[c].pending && ch.joint_begin + d < ch.joint_end)
-        FlatRotations(c, ch.joint_begin + d);
+      if (left(c) && ch.joint_begin + d < ch.joint_end) FlatRotations(c, ch.joint_begin + d);
     }
-  for (int c = 0; c < static_cast<int>(flat_.size()); ++c)
-    if (flat_[c].pending) WriteFlatChain(c, pose);
+  for (int c = 0; c < chains; ++c)
+    if (left(c)) WriteFlatChain(c, pose);
 }
 
 }  // namespace hairswing

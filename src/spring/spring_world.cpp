@@ -251,6 +251,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // slots the others read), flat-capable, no chain hanging from them and none of them hanging
   // from a chain (their order against other chains does not matter then).
   w.lane_group_.assign(rig.chains().size(), 1);
+  w.lane_written_.assign(rig.chains().size(), 0);
   auto lane_ok = [&](int c) {
     const RigChain& ch = rig.chains()[c];
     return w.chain_flat_[c] && !w.flat_feeds_[c] && ch.joint_end - ch.joint_begin >= 2 &&
