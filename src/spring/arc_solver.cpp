@@ -475,6 +475,85 @@ __m128 FlushTiny4(__m128 v) {  // internal::FlushTiny: |v| < 1e-30 -> +0
 }
 }  // namespace
 
+namespace {
+// A quaternion per lane, with glm's operations replicated lane by lane (same order of float
+// operations as glm 0.9.9's qua, vec3 and mat3_cast, so each lane is bitwise glm's result).
+struct Q4 {
+  __m128 w, x, y, z;
+};
+Q4 GatherQ(const glm::quat* const q[4]) {
+  return {_mm_setr_ps(q[0]->w, q[1]->w, q[2]->w, q[3]->w),
+          _mm_setr_ps(q[0]->x, q[1]->x, q[2]->x, q[3]->x),
+          _mm_setr_ps(q[0]->y, q[1]->y, q[2]->y, q[3]->y),
+          _mm_setr_ps(q[0]->z, q[1]->z, q[2]->z, q[3]->z)};
+}
+Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
+  auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
+  return {_mm_sub_ps(_mm_sub_ps(_mm_sub_ps(m(p.w, q.w), m(p.x, q.x)), m(p.y, q.y)), m(p.z, q.z)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.x), m(p.x, q.w)), m(p.y, q.z)), m(p.z, q.y)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.y), m(p.y, q.w)), m(p.z, q.x)), m(p.x, q.z)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.z), m(p.z, q.w)), m(p.x, q.y)), m(p.y, q.x))};
+}
+V4 Cross(const V4& a, const V4& b) {  // glm::cross
+  return {_mm_sub_ps(_mm_mul_ps(a.y, b.z), _mm_mul_ps(b.y, a.z)),
+          _mm_sub_ps(_mm_mul_ps(a.z, b.x), _mm_mul_ps(b.z, a.x)),
+          _mm_sub_ps(_mm_mul_ps(a.x, b.y), _mm_mul_ps(b.x, a.y))};
+}
+V4 Rotate(const Q4& q, const V4& v) {  // glm: qua * vec3
+  const V4 qv{q.x, q.y, q.z};
+  const V4 uv = Cross(qv, v), uuv = Cross(qv, uv);
+  return v + _mm_set1_ps(2.0f) * (q.w * uv + uuv);
+}
+Q4 Normalize(const Q4& q) {  // glm::normalize(qua): identity when the length is not > 0
+  const __m128 dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q.w, q.w), _mm_mul_ps(q.x, q.x)),
+                                _mm_add_ps(_mm_mul_ps(q.y, q.y), _mm_mul_ps(q.z, q.z)));
+  const __m128 len = _mm_sqrt_ps(dot);
+  const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), len);
+  const __m128 bad = _mm_cmple_ps(len, _mm_setzero_ps());
+  auto pick = [&](__m128 v, float id) {
+    return _mm_or_ps(_mm_and_ps(bad, _mm_set1_ps(id)), _mm_andnot_ps(bad, _mm_mul_ps(v, inv)));
+  };
+  return {pick(q.w, 1.0f), pick(q.x, 0.0f), pick(q.y, 0.0f), pick(q.z, 0.0f)};
+}
+Q4 Select(__m128 mask, const Q4& a, const Q4& b) {  // a where mask, else b
+  auto sel = [&](__m128 x, __m128 y) {
+    return _mm_or_ps(_mm_and_ps(mask, x), _mm_andnot_ps(mask, y));
+  };
+  return {sel(a.w, b.w), sel(a.x, b.x), sel(a.y, b.y), sel(a.z, b.z)};
+}
+// Four quaternions in memory, lane by lane.
+struct QLanes {
+  alignas(16) float w[4], x[4], y[4], z[4];
+  glm::quat operator[](int l) const { return {w[l], x[l], y[l], z[l]}; }
+  void Set(int l, const glm::quat& q) { w[l] = q.w, x[l] = q.x, y[l] = q.y, z[l] = q.z; }
+  Q4 Load() const { return {_mm_load_ps(w), _mm_load_ps(x), _mm_load_ps(y), _mm_load_ps(z)}; }
+  void Store(const Q4& q) {
+    _mm_store_ps(w, q.w), _mm_store_ps(x, q.x), _mm_store_ps(y, q.y), _mm_store_ps(z, q.z);
+  }
+};
+// FlatRotations for four joints: the world rotation that points each rest axis (`axis_unit` under
+// `base`) at its segment's end (`tail`, from the joint `o`, `len` long); base for a zero-length
+// segment. The rare shortest arc between opposite vectors is built per lane by the scalar code.
+Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const V4& tail, __m128 len4) {
+  const V4 from = Rotate(base, axis_unit);
+  const V4 to = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (tail - o);
+  // internal::FromUnitVectorsUnnormalised(from, to)
+  const __m128 r = _mm_add_ps(Dot(from, to), _mm_set1_ps(1.0f));
+  const V4 c = Cross(from, to);
+  Q4 arc{r, c.x, c.y, c.z};
+  if (_mm_movemask_ps(_mm_cmplt_ps(r, _mm_set1_ps(1e-7f)))) {  // opposite vectors: per lane
+    QLanes a;
+    a.Store(arc);
+    Lanes f, t;
+    f.Store(from), t.Store(to);
+    for (int l = 0; l < 4; ++l)
+      if (a.w[l] < 1e-7f) a.Set(l, internal::FromUnitVectorsUnnormalised(f[l], t[l]));
+    arc = a.Load();
+  }
+  return Select(_mm_cmpgt_ps(len4, _mm_set1_ps(1e-7f)), Normalize(arc * base), base);
+}
+}  // namespace
+
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   // Up to four chains of a lane group (Create: same joint count, attachment and collider list),
   // side by side: link depth by link depth, the pull, damping and projection of the four links
@@ -498,28 +577,64 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   const NearRange near = lc[0].near;  // the same list for all: one owner's slots
   const int links = rig.chains()[chains[0]].joint_end - begin[0] - 1;
   const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc[0].inv_h);
+  // Parent mode: the rest vector hangs from the bent joint above, so the joints' world rotations
+  // are built down the chains in the lanes as the links are solved (FlatRotations' work).
+  const bool parent_mode = !lc[0].arc;
+  Q4 above{};
+  if (parent_mode) {
+    QLanes p;
+    for (int l = 0; l < 4; ++l) p.Set(l, flat_[chains[l < n ? l : 0]].parent_rot);
+    above = p.Load();
+  }
   for (int d = 0; d < links; ++d) {
     int j[4];
     float s[4], len[4], hit[4];
     glm::vec3 rest[4];
     bool alone = false;
     for (int l = 0; l < 4; ++l) j[l] = begin[l] + d;
+    Q4 base{};
+    Lanes lrest;
+    if (parent_mode) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
+      const glm::quat* rest_rot[4];
+      for (int l = 0; l < 4; ++l) {
+        const int ll = l < n ? l : 0;
+        rest_rot[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
+        s[l] = flat_[chains[ll]].scale * rel_scale_[j[l]];
+      }
+      base = above * GatherQ(rest_rot);
+      lrest.Store(Rotate(base, _mm_setr_ps(s[0], s[1], s[2], s[3]) * Gather(axis_local_, j)));
+    }
     for (int l = 0; l < n; ++l) {
       s[l] = flat_[chains[l]].scale * rel_scale_[j[l]];
       len[l] = s[l] * axis_len_[j[l]];
       hit[l] = rig.joint_hit_radius()[j[l]] * s[l];
-      rest[l] = FlatRestVector(lc[l], chains[l], j[l], s[l], len[l], below[l]);
+      rest[l] =
+          parent_mode ? lrest[l] : FlatRestVector(lc[l], chains[l], j[l], s[l], len[l], below[l]);
       alone = alone || !(len[l] > 1e-7f);
     }
-    if (alone) {  // a zero-length link: this depth one lane after the other
+    for (int l = n; l < 4; ++l) s[l] = s[0], len[l] = len[0], hit[l] = hit[0], rest[l] = rest[0];
+    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
+    // The joints' world rotations once the links of this depth are solved (parent mode).
+    auto rotate_down = [&] {
+      if (!parent_mode) return;
+      Lanes lo;
+      for (int l = 0; l < 4; ++l) lo.Set(l, o[l < n ? l : 0]);
+      above = JointRotation(base, Gather(axis_unit_, j), lo.Load(), Gather(tail_, j), len4);
+      QLanes r;
+      r.Store(above);
       for (int l = 0; l < n; ++l) {
-        below[l] = FlatLink(lc[l], j[l], o[l], rest[l], s[l], len[l], rep) || below[l];
-        o[l] = tail_[j[l]];
+        flat_rot_[j[l]] = r[l];
+        flat_[chains[l]].q_done = j[l] + 1;
       }
+    };
+    if (alone) {  // a zero-length link: this depth one lane after the other
+      for (int l = 0; l < n; ++l)
+        below[l] = FlatLink(lc[l], j[l], o[l], rest[l], s[l], len[l], rep) || below[l];
+      rotate_down();
+      for (int l = 0; l < n; ++l) o[l] = tail_[j[l]];
       continue;
     }
-    for (int l = n; l < 4; ++l) s[l] = s[0], len[l] = len[0], hit[l] = hit[0], rest[l] = rest[0];
-    Lanes lo, lrest;
+    Lanes lo;
     for (int l = 0; l < 4; ++l) lo.Set(l, o[l < n ? l : 0]), lrest.Set(l, rest[l]);
     // IntegrateLink's prediction, lane by lane the same operations.
     const V4 O = lo.Load(), x = Gather(tail_, j), before = Gather(prev_target_, j);
@@ -541,7 +656,6 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     const V4 u = damp * (vt + damp_rel * (Gather(vel_, j) - vt) + h4 * f);
     const V4 y = x + h4 * u;
     const V4 dy = y - O;
-    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
     const __m128 dist = _mm_sqrt_ps(Dot(dy, dy));
     const int ok = _mm_movemask_ps(_mm_cmpgt_ps(dist, _mm_mul_ps(_mm_set1_ps(1e-9f), len4)));
     Lanes lxh;
@@ -624,68 +738,11 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         tail_[jl] = tail[l];
         vel_[jl] = vel[l];
       }
-      o[l] = tail_[jl];
     }
+    rotate_down();
+    for (int l = 0; l < n; ++l) o[l] = tail_[j[l]];
   }
 }
-
-namespace {
-// A quaternion per lane, with glm's operations replicated lane by lane (same order of float
-// operations as glm 0.9.9's qua, vec3 and mat3_cast, so each lane is bitwise glm's result).
-struct Q4 {
-  __m128 w, x, y, z;
-};
-Q4 GatherQ(const glm::quat* const q[4]) {
-  return {_mm_setr_ps(q[0]->w, q[1]->w, q[2]->w, q[3]->w),
-          _mm_setr_ps(q[0]->x, q[1]->x, q[2]->x, q[3]->x),
-          _mm_setr_ps(q[0]->y, q[1]->y, q[2]->y, q[3]->y),
-          _mm_setr_ps(q[0]->z, q[1]->z, q[2]->z, q[3]->z)};
-}
-Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
-  auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
-  return {_mm_sub_ps(_mm_sub_ps(_mm_sub_ps(m(p.w, q.w), m(p.x, q.x)), m(p.y, q.y)), m(p.z, q.z)),
-          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.x), m(p.x, q.w)), m(p.y, q.z)), m(p.z, q.y)),
-          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.y), m(p.y, q.w)), m(p.z, q.x)), m(p.x, q.z)),
-          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.z), m(p.z, q.w)), m(p.x, q.y)), m(p.y, q.x))};
-}
-V4 Cross(const V4& a, const V4& b) {  // glm::cross
-  return {_mm_sub_ps(_mm_mul_ps(a.y, b.z), _mm_mul_ps(b.y, a.z)),
-          _mm_sub_ps(_mm_mul_ps(a.z, b.x), _mm_mul_ps(b.z, a.x)),
-          _mm_sub_ps(_mm_mul_ps(a.x, b.y), _mm_mul_ps(b.x, a.y))};
-}
-V4 Rotate(const Q4& q, const V4& v) {  // glm: qua * vec3
-  const V4 qv{q.x, q.y, q.z};
-  const V4 uv = Cross(qv, v), uuv = Cross(qv, uv);
-  return v + _mm_set1_ps(2.0f) * (q.w * uv + uuv);
-}
-Q4 Normalize(const Q4& q) {  // glm::normalize(qua): identity when the length is not > 0
-  const __m128 dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q.w, q.w), _mm_mul_ps(q.x, q.x)),
-                                _mm_add_ps(_mm_mul_ps(q.y, q.y), _mm_mul_ps(q.z, q.z)));
-  const __m128 len = _mm_sqrt_ps(dot);
-  const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), len);
-  const __m128 bad = _mm_cmple_ps(len, _mm_setzero_ps());
-  auto pick = [&](__m128 v, float id) {
-    return _mm_or_ps(_mm_and_ps(bad, _mm_set1_ps(id)), _mm_andnot_ps(bad, _mm_mul_ps(v, inv)));
-  };
-  return {pick(q.w, 1.0f), pick(q.x, 0.0f), pick(q.y, 0.0f), pick(q.z, 0.0f)};
-}
-Q4 Select(__m128 mask, const Q4& a, const Q4& b) {  // a where mask, else b
-  auto sel = [&](__m128 x, __m128 y) {
-    return _mm_or_ps(_mm_and_ps(mask, x), _mm_andnot_ps(mask, y));
-  };
-  return {sel(a.w, b.w), sel(a.x, b.x), sel(a.y, b.y), sel(a.z, b.z)};
-}
-// Four quaternions in memory, lane by lane.
-struct QLanes {
-  alignas(16) float w[4], x[4], y[4], z[4];
-  glm::quat operator[](int l) const { return {w[l], x[l], y[l], z[l]}; }
-  void Set(int l, const glm::quat& q) { w[l] = q.w, x[l] = q.x, y[l] = q.y, z[l] = q.z; }
-  Q4 Load() const { return {_mm_load_ps(w), _mm_load_ps(x), _mm_load_ps(y), _mm_load_ps(z)}; }
-  void Store(const Q4& q) {
-    _mm_store_ps(w, q.w), _mm_store_ps(x, q.x), _mm_store_ps(y, q.y), _mm_store_ps(z, q.z);
-  }
-};
-}  // namespace
 
 void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose) {
   // WriteFlatChain (after FlatRotations) for up to four chains of a lane group, depth by depth
@@ -705,7 +762,6 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
   for (int l = 0; l < 4; ++l) parent.Set(l, fc[l]->parent_rot), o.Set(l, fc[l]->root);
   Q4 above = parent.Load();
   V4 O = o.Load();
-  const __m128 tiny = _mm_set1_ps(1e-7f);
   for (int d = 0; d < last_d; ++d) {
     int j[4];
     const glm::quat* rest[4];
@@ -716,26 +772,9 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
       scale[l] = fc[l]->scale * rel_scale_[j[l]];
       len[l] = scale[l] * axis_len_[j[l]];  // FlatRotations: (scale * rel) * axis length
     }
-    const Q4 base = above * GatherQ(rest);
-    const V4 from = Rotate(base, Gather(axis_unit_, j));
     const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
     const V4 tail = Gather(tail_, j);
-    const V4 to = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (tail - O);
-    // internal::FromUnitVectorsUnnormalised(from, to)
-    const __m128 r = _mm_add_ps(Dot(from, to), _mm_set1_ps(1.0f));
-    const V4 c = Cross(from, to);
-    Q4 arc{r, c.x, c.y, c.z};
-    if (_mm_movemask_ps(_mm_cmplt_ps(r, tiny))) {  // opposite vectors: per lane
-      QLanes a;
-      a.Store(arc);
-      Lanes f, t;
-      f.Store(from), t.Store(to);
-      for (int l = 0; l < 4; ++l)
-        if (a.w[l] < 1e-7f) a.Set(l, internal::FromUnitVectorsUnnormalised(f[l], t[l]));
-      arc = a.Load();
-    }
-    // A zero-length segment keeps base.
-    const Q4 rot = Select(_mm_cmpgt_ps(len4, tiny), Normalize(arc * base), base);
+    const Q4 rot = JointRotation(above * GatherQ(rest), Gather(axis_unit_, j), O, tail, len4);
     // Local rotation: conjugate(parent) * rot, normalised, tiny components flushed.
     const __m128 sign = _mm_set1_ps(-0.0f);
     const Q4 local = Normalize(Q4{above.w, _mm_xor_ps(above.x, sign), _mm_xor_ps(above.y, sign),
