@@ -577,65 +577,94 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   const NearRange near = lc[0].near;  // the same list for all: one owner's slots
   const int links = rig.chains()[chains[0]].joint_end - begin[0] - 1;
   const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc[0].inv_h);
-  // Parent mode: the rest vector hangs from the bent joint above, so the joints' world rotations
-  // are built down the chains in the lanes as the links are solved (FlatRotations' work).
-  const bool parent_mode = !lc[0].arc;
-  Q4 above{};
-  if (parent_mode) {
-    QLanes p;
-    for (int l = 0; l < 4; ++l) p.Set(l, flat_[chains[l < n ? l : 0]].parent_rot);
-    above = p.Load();
-  }
+  // Rest vectors from the bent joint above (parent mode; arc's draping below a contact and a
+  // zero-length link): the joints' world rotations, built down the four chains in the lanes
+  // (FlatRotations' work) up to the depth that needs them. `above` holds the rotations of the
+  // joints at depth rot_depth - 1 (the chains' parent rotations for 0).
+  QLanes first;
+  for (int l = 0; l < 4; ++l) first.Set(l, flat_[chains[l < n ? l : 0]].parent_rot);
+  Q4 above = first.Load();
+  int rot_depth = 0;
+  auto lane_j = [&](int dd, int* jj) {
+    for (int l = 0; l < 4; ++l) jj[l] = begin[l] + dd;
+  };
+  auto rest_rotations = [&](const int* jj) {
+    const glm::quat* q[4];
+    for (int l = 0; l < 4; ++l) q[l] = &rig.rest_local()[rig.joint_node()[jj[l]]].rotation;
+    return GatherQ(q);
+  };
+  auto scales = [&](const int* jj) {  // the joints' world scales
+    alignas(16) float sc[4];
+    for (int l = 0; l < 4; ++l) sc[l] = flat_[chains[l < n ? l : 0]].scale * rel_scale_[jj[l]];
+    return _mm_load_ps(sc);
+  };
+  auto rotations_to = [&](int depth) {  // rotations of the joints above `depth`
+    for (; rot_depth < depth; ++rot_depth) {
+      int jj[4];
+      lane_j(rot_depth, jj);
+      Lanes lo;
+      for (int l = 0; l < 4; ++l)
+        lo.Set(l, rot_depth == 0 ? flat_[chains[l < n ? l : 0]].root : tail_[jj[l] - 1]);
+      const __m128 len4 = _mm_mul_ps(scales(jj), _mm_setr_ps(axis_len_[jj[0]], axis_len_[jj[1]],
+                                                             axis_len_[jj[2]], axis_len_[jj[3]]));
+      above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj), lo.Load(),
+                            Gather(tail_, jj), len4);
+      QLanes r;
+      r.Store(above);
+      for (int l = 0; l < n; ++l) {
+        flat_rot_[jj[l]] = r[l];
+        flat_[chains[l]].q_done = jj[l] + 1;
+      }
+    }
+  };
+  const glm::mat3& attach = lc[0].attach;  // the same node's frame for all
   for (int d = 0; d < links; ++d) {
     int j[4];
     float s[4], len[4], hit[4];
     glm::vec3 rest[4];
-    bool alone = false;
-    for (int l = 0; l < 4; ++l) j[l] = begin[l] + d;
-    Q4 base{};
-    Lanes lrest;
-    if (parent_mode) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
-      const glm::quat* rest_rot[4];
-      for (int l = 0; l < 4; ++l) {
-        const int ll = l < n ? l : 0;
-        rest_rot[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
-        s[l] = flat_[chains[ll]].scale * rel_scale_[j[l]];
-      }
-      base = above * GatherQ(rest_rot);
-      lrest.Store(Rotate(base, _mm_setr_ps(s[0], s[1], s[2], s[3]) * Gather(axis_local_, j)));
-    }
-    for (int l = 0; l < n; ++l) {
-      s[l] = flat_[chains[l]].scale * rel_scale_[j[l]];
+    bool alone = false, bent = !lc[0].arc;
+    lane_j(d, j);
+    for (int l = 0; l < 4; ++l) {
+      const int ll = l < n ? l : 0;
+      s[l] = flat_[chains[ll]].scale * rel_scale_[j[l]];
       len[l] = s[l] * axis_len_[j[l]];
       hit[l] = rig.joint_hit_radius()[j[l]] * s[l];
-      rest[l] =
-          parent_mode ? lrest[l] : FlatRestVector(lc[l], chains[l], j[l], s[l], len[l], below[l]);
       alone = alone || !(len[l] > 1e-7f);
+      bent = bent || below[ll];
     }
-    for (int l = n; l < 4; ++l) s[l] = s[0], len[l] = len[0], hit[l] = hit[0], rest[l] = rest[0];
-    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
-    // The joints' world rotations once the links of this depth are solved (parent mode).
-    auto rotate_down = [&] {
-      if (!parent_mode) return;
-      Lanes lo;
-      for (int l = 0; l < 4; ++l) lo.Set(l, o[l < n ? l : 0]);
-      above = JointRotation(base, Gather(axis_unit_, j), lo.Load(), Gather(tail_, j), len4);
-      QLanes r;
-      r.Store(above);
-      for (int l = 0; l < n; ++l) {
-        flat_rot_[j[l]] = r[l];
-        flat_[chains[l]].q_done = j[l] + 1;
+    bent = bent || alone;
+    // arc: the original arc in the attachment frame (glm's mat3 * vec3, lane by lane).
+    Lanes lrest;
+    if (lc[0].arc) {
+      const V4 v = Gather(arc_attach_, j);
+      auto row = [&](int r) {
+        return _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(attach[0][r]), v.x),
+                                     _mm_mul_ps(_mm_set1_ps(attach[1][r]), v.y)),
+                          _mm_mul_ps(_mm_set1_ps(attach[2][r]), v.z));
+      };
+      lrest.Store({row(0), row(1), row(2)});
+    }
+    if (bent) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
+      rotations_to(d);
+      Lanes lbent;
+      lbent.Store(Rotate(above * rest_rotations(j),
+                         _mm_setr_ps(s[0], s[1], s[2], s[3]) * Gather(axis_local_, j)));
+      for (int l = 0; l < 4; ++l) {
+        const int ll = l < n ? l : 0;
+        if (!lc[0].arc || below[ll] || !(len[l] > 1e-7f)) lrest.Set(l, lbent[l]);
       }
-    };
+    }
+    for (int l = 0; l < 4; ++l) rest[l] = lrest[l];
     if (alone) {  // a zero-length link: this depth one lane after the other
-      for (int l = 0; l < n; ++l)
+      for (int l = 0; l < n; ++l) {
         below[l] = FlatLink(lc[l], j[l], o[l], rest[l], s[l], len[l], rep) || below[l];
-      rotate_down();
-      for (int l = 0; l < n; ++l) o[l] = tail_[j[l]];
+        o[l] = tail_[j[l]];
+      }
       continue;
     }
+    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
     Lanes lo;
-    for (int l = 0; l < 4; ++l) lo.Set(l, o[l < n ? l : 0]), lrest.Set(l, rest[l]);
+    for (int l = 0; l < 4; ++l) lo.Set(l, o[l < n ? l : 0]);
     // IntegrateLink's prediction, lane by lane the same operations.
     const V4 O = lo.Load(), x = Gather(tail_, j), before = Gather(prev_target_, j);
     const V4 target = O + lrest.Load();
@@ -738,9 +767,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         tail_[jl] = tail[l];
         vel_[jl] = vel[l];
       }
+      o[l] = tail_[jl];
     }
-    rotate_down();
-    for (int l = 0; l < n; ++l) o[l] = tail_[j[l]];
   }
 }
 
