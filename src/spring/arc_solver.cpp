@@ -441,22 +441,24 @@ namespace {
 // A vector per lane: x, y and z of four lanes. Each operation is the one glm does on one vector,
 // lane by lane (IEEE single precision, no contraction), so a lane's result is bitwise that of
 // the scalar code.
+// The lane helpers are always inlined: called, they pass their four-lane vectors through memory.
+#define HS_LANE inline __attribute__((always_inline))
 struct V4 {
   __m128 x, y, z;
 };
-V4 operator+(const V4& a, const V4& b) {
+HS_LANE V4 operator+(const V4& a, const V4& b) {
   return {_mm_add_ps(a.x, b.x), _mm_add_ps(a.y, b.y), _mm_add_ps(a.z, b.z)};
 }
-V4 operator-(const V4& a, const V4& b) {
+HS_LANE V4 operator-(const V4& a, const V4& b) {
   return {_mm_sub_ps(a.x, b.x), _mm_sub_ps(a.y, b.y), _mm_sub_ps(a.z, b.z)};
 }
-V4 operator*(__m128 s, const V4& a) {
+HS_LANE V4 operator*(__m128 s, const V4& a) {
   return {_mm_mul_ps(s, a.x), _mm_mul_ps(s, a.y), _mm_mul_ps(s, a.z)};
 }
-__m128 Dot(const V4& a, const V4& b) {  // (x + y) + z, as glm::dot
+HS_LANE __m128 Dot(const V4& a, const V4& b) {  // (x + y) + z, as glm::dot
   return _mm_add_ps(_mm_add_ps(_mm_mul_ps(a.x, b.x), _mm_mul_ps(a.y, b.y)), _mm_mul_ps(a.z, b.z));
 }
-V4 Gather(const std::vector<glm::vec3>& v, const int* j) {
+HS_LANE V4 Gather(const std::vector<glm::vec3>& v, const int* j) {
   return {_mm_setr_ps(v[j[0]].x, v[j[1]].x, v[j[2]].x, v[j[3]].x),
           _mm_setr_ps(v[j[0]].y, v[j[1]].y, v[j[2]].y, v[j[3]].y),
           _mm_setr_ps(v[j[0]].z, v[j[1]].z, v[j[2]].z, v[j[3]].z)};
@@ -469,7 +471,7 @@ struct Lanes {
   V4 Load() const { return {_mm_load_ps(x), _mm_load_ps(y), _mm_load_ps(z)}; }
   void Store(const V4& v) { _mm_store_ps(x, v.x), _mm_store_ps(y, v.y), _mm_store_ps(z, v.z); }
 };
-__m128 FlushTiny4(__m128 v) {  // internal::FlushTiny: |v| < 1e-30 -> +0
+HS_LANE __m128 FlushTiny4(__m128 v) {  // internal::FlushTiny: |v| < 1e-30 -> +0
   const __m128 abs = _mm_andnot_ps(_mm_set1_ps(-0.0f), v);
   return _mm_andnot_ps(_mm_cmplt_ps(abs, _mm_set1_ps(1e-30f)), v);
 }
@@ -481,30 +483,30 @@ namespace {
 struct Q4 {
   __m128 w, x, y, z;
 };
-Q4 GatherQ(const glm::quat* const q[4]) {
+HS_LANE Q4 GatherQ(const glm::quat* const q[4]) {
   return {_mm_setr_ps(q[0]->w, q[1]->w, q[2]->w, q[3]->w),
           _mm_setr_ps(q[0]->x, q[1]->x, q[2]->x, q[3]->x),
           _mm_setr_ps(q[0]->y, q[1]->y, q[2]->y, q[3]->y),
           _mm_setr_ps(q[0]->z, q[1]->z, q[2]->z, q[3]->z)};
 }
-Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
+HS_LANE Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
   auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
   return {_mm_sub_ps(_mm_sub_ps(_mm_sub_ps(m(p.w, q.w), m(p.x, q.x)), m(p.y, q.y)), m(p.z, q.z)),
           _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.x), m(p.x, q.w)), m(p.y, q.z)), m(p.z, q.y)),
           _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.y), m(p.y, q.w)), m(p.z, q.x)), m(p.x, q.z)),
           _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.z), m(p.z, q.w)), m(p.x, q.y)), m(p.y, q.x))};
 }
-V4 Cross(const V4& a, const V4& b) {  // glm::cross
+HS_LANE V4 Cross(const V4& a, const V4& b) {  // glm::cross
   return {_mm_sub_ps(_mm_mul_ps(a.y, b.z), _mm_mul_ps(b.y, a.z)),
           _mm_sub_ps(_mm_mul_ps(a.z, b.x), _mm_mul_ps(b.z, a.x)),
           _mm_sub_ps(_mm_mul_ps(a.x, b.y), _mm_mul_ps(b.x, a.y))};
 }
-V4 Rotate(const Q4& q, const V4& v) {  // glm: qua * vec3
+HS_LANE V4 Rotate(const Q4& q, const V4& v) {  // glm: qua * vec3
   const V4 qv{q.x, q.y, q.z};
   const V4 uv = Cross(qv, v), uuv = Cross(qv, uv);
   return v + _mm_set1_ps(2.0f) * (q.w * uv + uuv);
 }
-Q4 Normalize(const Q4& q) {  // glm::normalize(qua): identity when the length is not > 0
+HS_LANE Q4 Normalize(const Q4& q) {  // glm::normalize(qua): identity when the length is not > 0
   const __m128 dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q.w, q.w), _mm_mul_ps(q.x, q.x)),
                                 _mm_add_ps(_mm_mul_ps(q.y, q.y), _mm_mul_ps(q.z, q.z)));
   const __m128 len = _mm_sqrt_ps(dot);
@@ -515,7 +517,7 @@ Q4 Normalize(const Q4& q) {  // glm::normalize(qua): identity when the length is
   };
   return {pick(q.w, 1.0f), pick(q.x, 0.0f), pick(q.y, 0.0f), pick(q.z, 0.0f)};
 }
-Q4 Select(__m128 mask, const Q4& a, const Q4& b) {  // a where mask, else b
+HS_LANE Q4 Select(__m128 mask, const Q4& a, const Q4& b) {  // a where mask, else b
   auto sel = [&](__m128 x, __m128 y) {
     return _mm_or_ps(_mm_and_ps(mask, x), _mm_andnot_ps(mask, y));
   };
@@ -534,7 +536,8 @@ struct QLanes {
 // FlatRotations for four joints: the world rotation that points each rest axis (`axis_unit` under
 // `base`) at its segment's end (`tail`, from the joint `o`, `len` long); base for a zero-length
 // segment. The rare shortest arc between opposite vectors is built per lane by the scalar code.
-Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const V4& tail, __m128 len4) {
+HS_LANE Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const V4& tail,
+                         __m128 len4) {
   const V4 from = Rotate(base, axis_unit);
   const V4 to = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (tail - o);
   // internal::FromUnitVectorsUnnormalised(from, to)
@@ -855,6 +858,7 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
     }
   }
 }
+#undef HS_LANE
 #else
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
