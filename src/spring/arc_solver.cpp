@@ -208,9 +208,9 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   return ResolveLink(lc, j, o, rest_vec, len, hit, xh, vs, joint_colliders_.data(), n_cand, rep);
 }
 
-bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::vec3& o,
-                              const glm::vec3& rest_vec, float len, float hit, glm::vec3 xh,
-                              glm::vec3 vs, const int* cand, int n_cand, StepReport& rep) {
+inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::vec3& o,
+                                     const glm::vec3& rest_vec, float len, float hit, glm::vec3 xh,
+                                     glm::vec3 vs, const int* cand, int n_cand, StepReport& rep) {
   glm::vec3 normals[kMaxNormals];
   int n_normals = 0;
   for (int it = 0; it < kContactIterations && n_cand > 0; ++it) {
@@ -397,8 +397,8 @@ SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3
                      NearColliders(chain, root, std::max(root_scale, 1e-6f), h)};
 }
 
-glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, float s, float len,
-                                      bool below_contact) {
+inline glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, float s,
+                                             float len, bool below_contact) {
   // arc: the original arc in the attachment frame; parent mode and draping (see SolveChainArc):
   // the rest axis under the bent joint above.
   if (lc.arc && !below_contact && len > 1e-7f) return lc.attach * arc_attach_[j];
@@ -409,8 +409,8 @@ glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, f
   return (above * rig_->rest_local()[rig_->joint_node()[j]].rotation) * (s * axis_local_[j]);
 }
 
-bool SpringWorld::FlatLink(const LinkContext& lc, int j, const glm::vec3& o,
-                           const glm::vec3& rest_vec, float s, float len, StepReport& rep) {
+inline bool SpringWorld::FlatLink(const LinkContext& lc, int j, const glm::vec3& o,
+                                  const glm::vec3& rest_vec, float s, float len, StepReport& rep) {
   if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
     rep.flags |= kStepZeroLength;
     tail_[j] = o + rest_vec;

@@ -545,6 +545,15 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     // A lane group: each chain begins in order, those that go flat with the same contact kind
     // are solved side by side (the rest alone, in order); they do not depend on each other.
     const int group = lanes ? lane_group_[c] : 1;
+    if (group == 1) {  // alone
+      if (BeginChain(c, pose, h, variable, check_pose, rep)) {
+        SolveChainFlat(c, h, rep);
+        ++flat_chains_;
+      }
+      if (!teleported_[c]) EndChain(c);  // a reset chain's frame was kept by ResetChain
+      ++c;
+      continue;
+    }
     int flat[4], n = 0;
     for (int m = c; m < c + group; ++m)
       if (BeginChain(m, pose, h, variable, check_pose, rep)) flat[n++] = m;
@@ -566,8 +575,8 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
   return rep;
 }
 
-bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, bool variable,
-                             bool check_pose, StepReport& rep) {
+inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, bool variable,
+                                    bool check_pose, StepReport& rep) {
   // A branch hangs from a joint solved earlier in this step: refresh its first joint.
   UpdateRootWorld(rig_->chains()[c], pose);
   const int shared = teleport_rep_[c];
