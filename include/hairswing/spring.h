@@ -317,10 +317,14 @@ class SpringWorld {
   std::vector<uint8_t> flat_feeds_;  // a later chain hangs from one of this chain's joints
   int flat_chains_ = 0;              // chains solved flat in the last step
   int lane_chains_ = 0;              // ... of them side by side in SIMD lanes
-  // Per chain: how many chains from this one on form a lane group (consecutive, same length,
-  // attachment and collider list, <= 16 colliders, no chain hanging from them or they from a
-  // chain); 1 = alone, 0 = a later member of the group before it.
-  std::vector<uint8_t> lane_group_;
+  // Lane groups of 2-4 chains (Create, SolveChainLanes) and each chain's group (-1: alone).
+  struct LaneGroup {
+    int chains[4];  // in rig order
+    int n;
+  };
+  std::vector<LaneGroup> lane_groups_;
+  std::vector<int> lane_group_of_;
+  std::vector<uint8_t> attach_still_;  // per chain: it hangs from a node no chain's step moves
   std::vector<uint8_t> lane_written_;  // WriteBack scratch: the chain was written in lanes
   int rot_cache_node_ = -2;            // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};

@@ -900,17 +900,11 @@ void SpringWorld::WriteBack(std::span<Transform> pose) {
   std::fill(lane_written_.begin(), lane_written_.end(), 0);
 #if HAIRSWING_SIMD && defined(__SSE2__)
   if (config_.chain_lanes)
-    for (int c = 0; c < chains; c += std::max<int>(lane_group_[c], 1)) {
-      const int n = lane_group_[c];
-      int members[4];
-      bool all = n >= 2;
-      for (int m = 0; m < n && all; ++m) {
-        members[m] = c + m;
-        all = flat_[c + m].pending != 0;
-      }
-      if (!all) continue;
-      WriteChainLanes(members, n, pose);
-      for (int m = 0; m < n; ++m) lane_written_[c + m] = 1;
+    for (const LaneGroup& g : lane_groups_) {
+      if (!std::all_of(g.chains, g.chains + g.n, [&](int c) { return flat_[c].pending != 0; }))
+        continue;
+      WriteChainLanes(g.chains, g.n, pose);
+      for (int m = 0; m < g.n; ++m) lane_written_[g.chains[m]] = 1;
     }
 #endif
   // The others: each joint's world rotation waits for the one above it: a chain's rotations are

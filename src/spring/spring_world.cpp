@@ -180,9 +180,11 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   for (int n : rig.joint_node()) moved[n] = 1;
   w.teleport_rep_.assign(rig.chains().size(), 0);
   w.teleported_.assign(rig.chains().size(), 0);
+  w.attach_still_.assign(rig.chains().size(), 0);
   for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
     const int a = rig.chains()[c].attach;
-    w.teleport_rep_[c] = a >= 0 && moved[a] ? c : FirstChainLike(rig, c, [&](const RigChain& o) {
+    w.attach_still_[c] = !(a >= 0 && moved[a]);
+    w.teleport_rep_[c] = !w.attach_still_[c] ? c : FirstChainLike(rig, c, [&](const RigChain& o) {
       return o.attach == a;
     });
   }
@@ -244,34 +246,40 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       return std::equal(list.begin(), list.end(), other.begin(), other.end());
     });
   }
-  // Lane groups (SolveChainLanes): runs of up to four consecutive chains that can be solved
-  // side by side in any order among themselves. Same joint count (the lanes advance link by
-  // link together), same attachment, the same collider list of at most kNearAll colliders (so
-  // every chain sharing it reads all of it: no chain's broad phase writes a subset into the
-  // slots the others read), flat-capable, no chain hanging from them and none of them hanging
-  // from a chain (their order against other chains does not matter then).
-  w.lane_group_.assign(rig.chains().size(), 1);
-  w.lane_written_.assign(rig.chains().size(), 0);
+  // Lane groups (SolveChainLanes): up to four chains, in rig order, solved side by side in the
+  // step of the first of them. Same joint count (the lanes advance link by link together), same
+  // attachment, the same collider list of at most kNearAll colliders (so every chain sharing it
+  // reads all of it: no chain's broad phase writes a subset into the slots the others read).
+  // Their order against the chains between them does not matter: they are flat-capable, no
+  // chain hangs from them, they hang from a node no chain's step moves, and a chain's step
+  // writes only its own state. Their teleport verdict is the one of the first chain hanging from
+  // the same node (teleport_rep_), which comes no later than the group's first chain, so it is
+  // taken before the group is solved.
   auto lane_ok = [&](int c) {
     const RigChain& ch = rig.chains()[c];
     return w.chain_flat_[c] && !w.flat_feeds_[c] && ch.joint_end - ch.joint_begin >= 2 &&
-           ch.collider_end - ch.collider_begin <= internal::kNearAll &&
-           (ch.attach < 0 || chain_of[ch.attach] < 0);
+           ch.collider_end - ch.collider_begin <= internal::kNearAll && w.attach_still_[c];
   };
-  for (int c = 0; c < static_cast<int>(rig.chains().size());) {
-    int n = 1;
-    const RigChain& a = rig.chains()[c];
-    while (lane_ok(c) && n < 4 && c + n < static_cast<int>(rig.chains().size()) && lane_ok(c + n)) {
-      const RigChain& b = rig.chains()[c + n];
-      if (b.joint_end - b.joint_begin != a.joint_end - a.joint_begin || b.attach != a.attach ||
-          w.near_share_[c + n] != w.near_share_[c])
-        break;
-      ++n;
-    }
-    w.lane_group_[c] = static_cast<uint8_t>(n);
-    for (int m = 1; m < n; ++m) w.lane_group_[c + m] = 0;
-    c += n;
+  w.lane_group_of_.assign(rig.chains().size(), -1);
+  std::vector<LaneGroup> groups;
+  for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
+    if (!lane_ok(c)) continue;
+    const RigChain& ch = rig.chains()[c];
+    auto open = std::find_if(groups.begin(), groups.end(), [&](const LaneGroup& g) {
+      const RigChain& first = rig.chains()[g.chains[0]];
+      return g.n < 4 && first.joint_end - first.joint_begin == ch.joint_end - ch.joint_begin &&
+             first.attach == ch.attach && w.near_share_[g.chains[0]] == w.near_share_[c];
+    });
+    if (open == groups.end()) open = groups.insert(groups.end(), LaneGroup{{c, c, c, c}, 0});
+    open->chains[open->n++] = c;
   }
+  for (const LaneGroup& g : groups) {
+    if (g.n < 2) continue;  // alone
+    for (int m = 0; m < g.n; ++m)
+      w.lane_group_of_[g.chains[m]] = static_cast<int>(w.lane_groups_.size());
+    w.lane_groups_.push_back(g);
+  }
+  w.lane_written_.assign(rig.chains().size(), 0);
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
   // (vrm_solver.cpp), computed once here exactly as the step would.
@@ -541,22 +549,24 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
   const bool lanes = false;
 #endif
   const int chains = static_cast<int>(rig_->chains().size());
-  for (int c = 0; c < chains;) {
-    // A lane group: each chain begins in order, those that go flat with the same contact kind
-    // are solved side by side (the rest alone, in order); they do not depend on each other.
-    const int group = lanes ? lane_group_[c] : 1;
-    if (group == 1) {  // alone
+  for (int c = 0; c < chains; ++c) {
+    const int g = lanes ? lane_group_of_[c] : -1;
+    if (g < 0) {  // alone
       if (BeginChain(c, pose, h, variable, check_pose, rep)) {
         SolveChainFlat(c, h, rep);
         ++flat_chains_;
       }
       if (!teleported_[c]) EndChain(c);  // a reset chain's frame was kept by ResetChain
-      ++c;
       continue;
     }
+    // A lane group, at its first chain: each chain begins in order; those that go flat with the
+    // same contact kind are solved side by side (the rest alone, in order).
+    const LaneGroup& group = lane_groups_[g];
+    if (group.chains[0] != c) continue;  // solved with its group
     int flat[4], n = 0;
-    for (int m = c; m < c + group; ++m)
-      if (BeginChain(m, pose, h, variable, check_pose, rep)) flat[n++] = m;
+    for (int m = 0; m < group.n; ++m)
+      if (BeginChain(group.chains[m], pose, h, variable, check_pose, rep))
+        flat[n++] = group.chains[m];
     const bool same_kind = std::all_of(flat, flat + n, [&](int m) {
       return config_.segment_checks[m] == config_.segment_checks[flat[0]];
     });
@@ -567,9 +577,8 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
       for (int i = 0; i < n; ++i) SolveChainFlat(flat[i], h, rep);
     }
     flat_chains_ += n;
-    for (int m = c; m < c + group; ++m)
-      if (!teleported_[m]) EndChain(m);  // a reset chain's frame was kept by ResetChain
-    c += group;
+    for (int m = 0; m < group.n; ++m)
+      if (!teleported_[group.chains[m]]) EndChain(group.chains[m]);
   }
   rep.steps_run = 1;
   return rep;
