@@ -61,11 +61,12 @@ struct SpringConfig {
   /// takes the general path with world matrices: the reference the flat path is tested against
   /// (same physics; results differ in the last bits).
   bool flat_path = true;
-  /// arc/parent, flat path: solve up to four like chains (consecutive in the rig, same length,
-  /// attachment and colliders, up to 16 of them) side by side in SIMD lanes, link depth by link
-  /// depth (docs/solver.md, "Chains in lanes"). Same operations in each lane as alone: the
-  /// results are the same bit for bit. false = one chain after another, the reference the lanes
-  /// are tested against. Builds without SIMD (HAIRSWING_SIMD=OFF) always solve one by one.
+  /// arc/parent, flat path: solve up to four like chains (same length, attachment and colliders,
+  /// up to 16 of them) side by side in SIMD lanes, link depth by link depth, and write their
+  /// rotations back the same way (docs/solver.md, "Chains in lanes"). Same operations in each
+  /// lane as alone: the results are the same bit for bit. false = one chain after another, the
+  /// reference the lanes are tested against. Builds without SIMD (HAIRSWING_SIMD=OFF) always
+  /// solve one by one.
   bool chain_lanes = true;
   /// Per Rig chain: 1 = test the whole link against colliders, 0 = the link's end point only.
   /// Empty = each chain's own RigChain::segment_checks (off for plain VRM rigs, as VRM does).

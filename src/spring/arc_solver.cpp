@@ -559,12 +559,11 @@ HS_LANE Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const
 
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   // Up to four chains of a lane group (Create: same joint count, attachment and collider list),
-  // side by side: link depth by link depth, the pull, damping and projection of the four links
-  // run in SIMD lanes, their narrow contact filter tests each collider against the four links at
-  // once, and a link without a candidate collider ends in the lanes too. Whatever needs
-  // branching stays per lane in the scalar code: rest vectors that need the joint rotations
-  // (parent mode, draping), contacts, zero-length links, non-finite values. Unused lanes repeat
-  // lane 0 and are never stored.
+  // side by side: link depth by link depth, the rest vectors, pull, damping and projection of
+  // the four links run in SIMD lanes, their narrow contact filter tests each collider against
+  // the four links at once, and a link no candidate collider can touch ends in the lanes too.
+  // Whatever needs branching stays per lane in the scalar code: contacts, zero-length links,
+  // non-finite values. Unused lanes repeat lane 0 and are never stored.
   const Rig& rig = *rig_;
   LinkContext lc[4];
   int begin[4];
@@ -734,12 +733,13 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         const V4 axis{_mm_set1_ps(cr.axis.x), _mm_set1_ps(cr.axis.y), _mm_set1_ps(cr.axis.z)};
         const V4 ap =
             mid - V4{_mm_set1_ps(cr.head.x), _mm_set1_ps(cr.head.y), _mm_set1_ps(cr.head.z)};
-        const __m128 t =
-            _mm_min_ps(_mm_max_ps(_mm_mul_ps(Dot(ap, axis), _mm_set1_ps(cr.inv_len2)), zero4), one);
-        const V4 d = ap - t * axis;
+        const __m128 at = _mm_mul_ps(Dot(ap, axis), _mm_set1_ps(cr.inv_len2));
+        const V4 d = ap - _mm_min_ps(_mm_max_ps(at, zero4), one) * axis;
         const __m128 r =
             _mm_add_ps(_mm_mul_ps(_mm_add_ps(mid_r, _mm_set1_ps(cr.radius)), grow), eps);
-        maybe |= mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(d, d), _mm_mul_ps(r, r)));
+        // std::min/max keep a NaN where SSE's give the bound: a NaN parameter is never clear.
+        maybe |= mask & _mm_movemask_ps(_mm_or_ps(_mm_cmpngt_ps(Dot(d, d), _mm_mul_ps(r, r)),
+                                                  _mm_cmpunord_ps(at, at)));
       }
     }
     // ResolveLink without contacts: the velocity's radial part, then the flush.
