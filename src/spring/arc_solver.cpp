@@ -15,7 +15,9 @@
 //           where the rest vector needs it (parent mode, draping below a contact), the world
 //           rotation of the joint above. No 4x4 matrix, no quaternion in arc mode away from
 //           contacts: the joints' rotations follow from the ends and are built once per caller
-//           frame (WriteBack), not at every 1/120 s step.
+//           frame (WriteBack), not at every 1/120 s step. Up to four like flat chains (a lane
+//           group) go side by side in SIMD lanes (SolveChainLanes, WriteChainLanes), each lane
+//           doing the same float operations as SolveChainFlat / WriteFlatChain: same bits.
 //   general (SolveChainArc) any other chain: world matrices along the node path of every joint.
 #include <algorithm>
 #include <cmath>
