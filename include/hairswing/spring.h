@@ -320,7 +320,7 @@ class SpringWorld {
   int lane_chains_ = 0;              // ... of them side by side in SIMD lanes
   // Lane groups of 2-4 chains (Create, SolveChainLanes) and each chain's group (-1: alone).
   struct LaneGroup {
-    int chains[4];  // in rig order
+    int chains[4];  // in rig order; entries past n repeat chains[0]
     int n;
   };
   std::vector<LaneGroup> lane_groups_;

@@ -565,7 +565,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   // the four links run in SIMD lanes, their narrow contact filter tests each collider against
   // the four links at once, and a link no candidate collider can touch ends in the lanes too.
   // Whatever needs branching stays per lane in the scalar code: contacts, zero-length links,
-  // non-finite values. Unused lanes repeat lane 0 and are never stored.
+  // non-finite values. chains[0..3]: n in use, the others repeat chains[0] (LaneGroup's
+  // padding); unused lanes compute lane 0's chain and are never stored.
   const Rig& rig = *rig_;
   LinkContext lc[4];
   int begin[4];
@@ -573,10 +574,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   bool below[4] = {false, false, false, false};
   for (int l = 0; l < n; ++l) {
     lc[l] = FlatBegin(chains[l], h);
-    begin[l] = rig.chains()[chains[l]].joint_begin;
     o[l] = flat_[chains[l]].root;
   }
-  for (int l = n; l < 4; ++l) begin[l] = begin[0];
+  for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   const ModeCoefficients& mc = *lc[0].mc;
   const NearRange near = lc[0].near;  // the same list for all: one owner's slots
   const int links = rig.chains()[chains[0]].joint_end - begin[0] - 1;
@@ -586,7 +586,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   // (FlatRotations' work) up to the depth that needs them. `above` holds the rotations of the
   // joints at depth rot_depth - 1 (the chains' parent rotations for 0).
   QLanes first;
-  for (int l = 0; l < 4; ++l) first.Set(l, flat_[chains[l < n ? l : 0]].parent_rot);
+  for (int l = 0; l < 4; ++l) first.Set(l, flat_[chains[l]].parent_rot);
   Q4 above = first.Load();
   int rot_depth = 0;
   auto lane_j = [&](int dd, int* jj) {
@@ -599,7 +599,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   };
   auto scales = [&](const int* jj) {  // the joints' world scales
     alignas(16) float sc[4];
-    for (int l = 0; l < 4; ++l) sc[l] = flat_[chains[l < n ? l : 0]].scale * rel_scale_[jj[l]];
+    for (int l = 0; l < 4; ++l) sc[l] = flat_[chains[l]].scale * rel_scale_[jj[l]];
     return _mm_load_ps(sc);
   };
   auto rotations_to = [&](int depth) {  // rotations of the joints above `depth`
@@ -608,7 +608,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       lane_j(rot_depth, jj);
       Lanes lo;
       for (int l = 0; l < 4; ++l)
-        lo.Set(l, rot_depth == 0 ? flat_[chains[l < n ? l : 0]].root : tail_[jj[l] - 1]);
+        lo.Set(l, rot_depth == 0 ? flat_[chains[l]].root : tail_[jj[l] - 1]);
       const __m128 len4 = _mm_mul_ps(scales(jj), _mm_setr_ps(axis_len_[jj[0]], axis_len_[jj[1]],
                                                              axis_len_[jj[2]], axis_len_[jj[3]]));
       above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj), lo.Load(),
@@ -629,12 +629,11 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     bool alone = false, bent = !lc[0].arc;
     lane_j(d, j);
     for (int l = 0; l < 4; ++l) {
-      const int ll = l < n ? l : 0;
-      s[l] = flat_[chains[ll]].scale * rel_scale_[j[l]];
+      s[l] = flat_[chains[l]].scale * rel_scale_[j[l]];
       len[l] = s[l] * axis_len_[j[l]];
       hit[l] = rig.joint_hit_radius()[j[l]] * s[l];
       alone = alone || !(len[l] > 1e-7f);
-      bent = bent || below[ll];
+      bent = bent || below[l < n ? l : 0];
     }
     bent = bent || alone;
     // arc: the original arc in the attachment frame (glm's mat3 * vec3, lane by lane).
@@ -781,13 +780,14 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
   // WriteFlatChain (after FlatRotations) for up to four chains of a lane group, depth by depth
   // in SIMD lanes: the joint's world rotation from its end, its local rotation and its world
   // matrix. The rare shortest arc between opposite vectors is built per lane by the scalar
-  // function; unused lanes repeat lane 0 and are never stored.
+  // function. chains[0..3]: n in use, the others repeat chains[0]; unused lanes are never
+  // stored.
   const Rig& rig = *rig_;
   int begin[4];
   const FlatChain* fc[4];
   for (int l = 0; l < 4; ++l) {
-    fc[l] = &flat_[chains[l < n ? l : 0]];
-    begin[l] = rig.chains()[chains[l < n ? l : 0]].joint_begin;
+    fc[l] = &flat_[chains[l]];
+    begin[l] = rig.chains()[chains[l]].joint_begin;
   }
   const int last_d = rig.chains()[chains[0]].joint_end - begin[0] - 1;  // the end joint's depth
   QLanes parent;

@@ -567,6 +567,7 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     for (int m = 0; m < group.n; ++m)
       if (BeginChain(group.chains[m], pose, h, variable, check_pose, rep))
         flat[n++] = group.chains[m];
+    for (int l = n; n > 0 && l < 4; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
     const bool same_kind = std::all_of(flat, flat + n, [&](int m) {
       return config_.segment_checks[m] == config_.segment_checks[flat[0]];
     });
