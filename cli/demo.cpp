@@ -21,11 +21,13 @@ void AddDemo(CLI::App& app, int& exit_code) {
       "report with plots.");
   struct Opts {
     std::string out = "out", shared = HS_SHARED_DATA;
+    MeasureFlags flags{.match_swing = true, .force = true};
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--out", o->out, "output folder")->capture_default_str();
   cmd->add_option("--shared-data", o->shared, "folder holding avatars/godette.vrm")
       ->capture_default_str();
+  AddArcOptions(*cmd, o->flags);
   cmd->callback([o, &exit_code] {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -48,23 +50,52 @@ void AddDemo(CLI::App& app, int& exit_code) {
     else
       std::printf("note: %s not found; measuring the demo avatars only\n", godette.c_str());
     std::vector<MeasureReport> reports;
+    std::vector<SuiteResults> sweeps;
+    std::printf(
+        "measuring the head-turn on %zu avatars (arc, parent, vrm at 30/60/120 fps, then "
+        "a stiffness sweep)...\n",
+        files.size());
     for (const auto& f : files) {
-      std::printf("\n");
       MeasureReport rep;
       const std::string stem = fs::path(f).stem().string();
       // Demo avatars: also after collider fitting (the before/after occlusion of SPEC M7).
       const bool demo_avatar = stem.rfind("demo-", 0) == 0;
-      int rc = RunMeasure(f, "arc,parent,vrm", "30,60,120", "",
-                          o->out + "/measure-" + stem + ".json", "", false, &rep, "head-turn", "",
-                          12.0, demo_avatar, MeasureFlags{.match_swing = true, .force = true});
+      int rc =
+          RunMeasure(f, "arc,parent,vrm", "30,60,120", "", o->out + "/measure-" + stem + ".json",
+                     "", true, &rep, "head-turn", "", 12.0, demo_avatar, o->flags);
       if (rc != kExitOk) {
         exit_code = rc;
         return;
       }
+      // The stretch/swing/curl curve: every solver's stiffness scaled.
+      auto loaded = LoadAvatar(f);
+      SuiteResults sweep;
+      MeasureFlags sf = o->flags;
+      sf.sweep = {0.35f, 0.5f, 0.71f, 1.0f, 1.41f, 2.0f, 2.83f};
+      MeasureOptions base;
+      base.tuned = !sf.plain;
+      base.arc_liveliness = sf.arc_liveliness;
+      base.arc_stiffness = sf.arc_stiffness;
+      if (loaded.ok())
+        if (const std::string err = RunSuiteAndSweep(loaded->avatar, base, sf, false, &sweep);
+            !err.empty())
+          std::fprintf(stderr, "warning: %s: sweep: %s\n", f.c_str(), err.c_str());
       reports.push_back(std::move(rep));
+      sweeps.push_back(std::move(sweep));
     }
+    // The article's table first, then each avatar's full table.
+    std::printf("\n%s", ArticleTableText(reports).c_str());
+    for (const MeasureReport& rep : reports) {
+      std::printf("\n");
+      PrintMeasureTable(rep);
+    }
+    std::string intro = ArticleTableHtml(reports);
+    for (size_t i = 0; i < reports.size(); ++i)
+      if (!sweeps[i].sweep.empty())
+        intro += "<h3>" + HtmlEsc(fs::path(reports[i].avatar).filename().string()) + "</h3>" +
+                 SuiteHtml(sweeps[i]);
     const std::string report = o->out + "/report.html";
-    Status st = WriteHtmlReport(reports, report, /*force=*/true);  // out/demo is ours
+    Status st = WriteHtmlReport(reports, report, /*force=*/true, intro);  // out/demo is ours
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       exit_code = kExitFailure;

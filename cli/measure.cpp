@@ -59,12 +59,18 @@ std::string Opt(const std::optional<double>& v) {
 
 void PrintMeasureTable(const MeasureReport& rep) {
   std::printf(
-      "%s: %d chains, %d hair vertices, %d hair edges (%d welded), %d front-strand vertices\n",
-      rep.avatar.c_str(), rep.chains, rep.hair_vertices, rep.hair_edges, rep.hair_edges_welded,
-      rep.front_strand_vertices);
-  std::printf("%-7s %4s %9s %9s %9s %9s %9s %9s %9s %9s %12s %9s %5s %8s %8s\n", "solver", "fps",
-              "swing mm", "swing max", "p99 str %", "welded %", "worst %", "shape deg", "root mm",
-              "settle mm", "hidden(>1mm)", "depth mm", "pen.", "p50 ms", "p95 ms");
+      "%s (%s): %d chains, %d hair vertices, %d hair edges (%d welded), %d front-strand vertices\n",
+      rep.avatar.c_str(), rep.motion.c_str(), rep.chains, rep.hair_vertices, rep.hair_edges,
+      rep.hair_edges_welded, rep.front_strand_vertices);
+  if (rep.bind_pose_edges_differ > 0)
+    std::printf(
+        "note: the skin's bind pose differs from the rest pose (%d welded hair edges differ by "
+        "more than 1 %%); stretch is measured against the skinned rest pose\n",
+        rep.bind_pose_edges_differ);
+  std::printf("%-7s %4s %8s %8s %8s %8s %8s %8s %8s %7s %6s %8s %8s %12s %8s %5s %7s %7s\n",
+              "solver", "fps", "swing mm", "swng max", "p99 %", "welded %", "worst %", "exc p99",
+              "exc wrst", "curl", "flip", "root mm", "settle", "hidden(>1mm)", "depth mm", "pen.",
+              "p50 ms", "p95 ms");
   // Stretch of hair that no skinned vertex follows cannot be measured: "n/a", not 0.00.
   auto pct = [&](double v) {
     if (!rep.skinned_hair) return std::string("n/a");
@@ -78,12 +84,18 @@ void PrintMeasureTable(const MeasureReport& rep) {
         "skinned to other "
         "bones), so stretch is n/a; swing and shape are the joints' own\n");
   for (const RunResult& r : rep.results)
-    std::printf("%-7s %4d %9.2f %9.2f %9s %9s %9s %9.2f %9.1e %9.1e %12s %9s %5d %8.3f %8.3f\n",
-                SolverModeName(r.solver), r.fps, r.swing_rms_mm, r.swing_max_mm,
-                pct(r.stretch_p99_pct).c_str(), pct(r.stretch_p99_welded_pct).c_str(),
-                pct(r.stretch_worst_pct).c_str(), r.shape_error_deg, r.root_drift_mm, r.settle_mm,
-                Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(),
-                r.penetration_samples, r.update_p50_ms, r.update_p95_ms);
+    std::printf(
+        "%-7s %4d %8.2f %8.2f %8s %8s %8s %8s %8s %7.2f %6.1f %8.1e %8.1e %12s %8s %5d %7.3f "
+        "%7.3f\n",
+        SolverModeName(r.solver), r.fps, r.swing_rms_mm, r.swing_max_mm,
+        pct(r.stretch_p99_pct).c_str(), pct(r.stretch_p99_welded_pct).c_str(),
+        pct(r.stretch_worst_pct).c_str(), pct(r.stretch_p99_excess_pct).c_str(),
+        pct(r.stretch_worst_excess_pct).c_str(), r.shape_error_deg, r.flip_deg, r.root_drift_mm,
+        r.settle_mm, Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(),
+        r.penetration_samples, r.update_p50_ms, r.update_p95_ms);
+  std::printf(
+      "(welded = stretch on welded positions; exc = excess stretch, what the hair solver adds over "
+      "hair held rigid; curl = shape error in deg; flip = largest chord angle in deg)\n");
   std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n",
               rep.fps_identical ? "identical" : "DIFFERENT");
   bool any_matched = false;
@@ -136,50 +148,20 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
   opt.match_swing = flags.match_swing;
   opt.tuned = !flags.plain;
   opt.arc_liveliness = flags.arc_liveliness;
+  opt.arc_stiffness = flags.arc_stiffness;
+  opt.stiffness_scale = flags.stiffness_scale;
   // A clip file as the motion: retarget the named clip (once) and loop it, with constraints.
-  std::shared_ptr<Retargeter> rt;
-  std::shared_ptr<Clip> clip;
-  std::shared_ptr<std::vector<RigConstraint>> constraints;
   if (motion != "head-turn") {
     auto src = LoadAvatar(motion);
     if (!src.ok()) {
       std::fprintf(stderr, "error: --motion: %s\n", src.status().message().c_str());
       return kExitBadInput;
     }
-    auto r = Retargeter::Create(src->avatar, MatchHumanoid(src->avatar), loaded->avatar,
-                                MatchHumanoid(loaded->avatar));
-    if (!r.ok()) {
-      std::fprintf(stderr, "error: --motion %s: %s\n", motion.c_str(),
-                   r.status().message().c_str());
+    if (const std::string err = SetClipMotion(src->avatar, loaded->avatar, clip_name, &opt);
+        !err.empty()) {
+      std::fprintf(stderr, "error: --motion %s: %s\n", motion.c_str(), err.c_str());
       return kExitBadInput;
     }
-    rt = std::make_shared<Retargeter>(std::move(r).value());
-    for (size_t a = 0; a < src->avatar.animations.size() && !clip; ++a) {
-      if (!clip_name.empty() && src->avatar.animations[a].name != clip_name) continue;
-      auto source_clip = Clip::FromAvatar(src->avatar, rt->source_rig(), static_cast<int>(a));
-      if (!source_clip.ok()) {
-        std::fprintf(stderr, "error: --motion %s: %s\n", motion.c_str(),
-                     source_clip.status().message().c_str());
-        return kExitBadInput;
-      }
-      clip = std::make_shared<Clip>(rt->Retarget(source_clip.value()));
-    }
-    if (!clip) {
-      std::fprintf(stderr, "error: --clip: no clip named \"%s\" in %s\n", clip_name.c_str(),
-                   motion.c_str());
-      return kExitBadInput;
-    }
-    auto cs = BuildConstraints(loaded->avatar, rt->target_rig());
-    if (!cs.ok()) {
-      std::fprintf(stderr, "error: %s: %s\n", file.c_str(), cs.status().message().c_str());
-      return kExitBadInput;
-    }
-    constraints = std::make_shared<std::vector<RigConstraint>>(std::move(cs).value());
-    opt.motion_name = clip->name;
-    // The measurement builds its own Rig from the same avatar: identical node order.
-    opt.motion = [clip, constraints](const Rig& rig) -> std::unique_ptr<PoseSampler> {
-      return std::make_unique<ClipSampler>(rig, *clip, *constraints, ClipSampler::Playback::kLoop);
-    };
   }
   opt.solvers.clear();
   for (const auto& s : Split(solvers)) {
@@ -257,9 +239,26 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
     }
   }
   if (!quiet) PrintMeasureTable(rep.value());
+  // The motion suite and the stiffness sweep, after the main run.
+  SuiteResults suite;
+  if (flags.suite || !flags.sweep.empty()) {
+    if (const std::string err =
+            RunSuiteAndSweep(loaded->avatar, opt, flags, tty, &suite, &rep.value());
+        !err.empty()) {
+      std::fprintf(stderr, "error: %s: %s\n", file.c_str(), err.c_str());
+      return kExitBadInput;
+    }
+    if (!quiet) PrintSuite(suite);
+  }
   if (!json_path.empty()) {
-    Status st =
-        WriteFileAtomic(json_path, MeasureReportJson(rep.value(), false) + "\n", flags.force);
+    std::string text = MeasureReportJson(rep.value(), false);
+    if (flags.suite || !flags.sweep.empty()) {
+      auto j = nlohmann::ordered_json::parse(text);
+      const nlohmann::ordered_json extra = SuiteJson(suite);
+      for (const auto& [k, v] : extra.items()) j[k] = v;
+      text = j.dump(2);
+    }
+    Status st = WriteFileAtomic(json_path, text + "\n", flags.force);
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       return kExitBadInput;
@@ -267,7 +266,9 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
     if (!quiet) std::printf("JSON written to %s\n", json_path.c_str());
   }
   if (!report_path.empty()) {
-    Status st = WriteHtmlReport({rep.value()}, report_path, flags.force);
+    Status st =
+        WriteHtmlReport({rep.value()}, report_path, flags.force,
+                        flags.intro_html + ArticleTableHtml({rep.value()}) + SuiteHtml(suite));
     if (!st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       return kExitBadInput;
@@ -324,13 +325,24 @@ void AddMeasure(CLI::App& app, int& exit_code) {
                 "arc and parent use the plain VRM mapping (no added relative damping); default: "
                 "tuned, the same "
                 "for both");
-  cmd->add_option("--arc-liveliness", o->flags.arc_liveliness,
-                  "arc: how much of the author's liveliness to keep, 0..1: 1 = its chains swing "
-                  "about as far as "
-                  "the VRM reference's (drag raised per chain), 0 = the author's drag per segment "
-                  "(docs/solver.md)")
-      ->check(FiniteRange(0.0, 1.0))
+  AddArcOptions(*cmd, o->flags);
+  cmd->add_flag("--suite", o->flags.suite,
+                "also run the motion suite: the head-turn at 60 fps and the UAL clips "
+                "Idle_Loop, Walk_Loop, Jog_Fwd_Loop, Sprint_Loop, Jump_Start, Roll and Dance_Loop "
+                "retargeted onto the avatar, every solver; per clip and overall (median over "
+                "motions): excess stretch, swing, curl and flip");
+  cmd->add_option("--suite-clips", o->flags.suite_file,
+                  "the clip library of --suite (default: " + DefaultSuiteFile() + ")");
+  cmd->add_option("--suite-seconds", o->flags.suite_seconds,
+                  "length of each suite clip's run (clips loop)")
+      ->check(FiniteRange(2.0, 60.0))
       ->capture_default_str();
+  cmd->add_option("--sweep", o->flags.sweep,
+                  "also run the head-turn at 60 fps with every solver's stiffness x each of these "
+                  "scales (e.g. --sweep 0.35,0.5,0.71,1,1.41,2,2.83,5.66): the stretch/swing/curl "
+                  "curve per solver, as a table and a plot in the report")
+      ->delimiter(',')
+      ->check(FiniteRange(0.01, 100.0));
   cmd->add_option("--json", o->json, "write the results as JSON");
   cmd->add_option("--report", o->report, "write a self-contained HTML report with plots");
   cmd->add_flag("--force", o->flags.force, "replace existing --json/--report files");

@@ -128,7 +128,9 @@ document.body.dataset.plotsDrawn = String(document.querySelectorAll('.uplot canv
 document.body.dataset.scattersDrawn = String(document.querySelectorAll('svg.scatter circle').length);
 )JS";
 
-std::string Esc(const std::string& s) {
+}  // namespace
+
+std::string HtmlEsc(const std::string& s) {
   std::string o;
   for (char c : s) {
     if (c == '<')
@@ -143,17 +145,15 @@ std::string Esc(const std::string& s) {
   return o;
 }
 
-std::string Num(const nlohmann::json& v, int prec) {
+std::string HtmlNum(const nlohmann::json& v, int prec) {
   if (v.is_null()) return "&ndash;";
   char b[64];
   std::snprintf(b, sizeof b, "%.*f", prec, v.get<double>());
   return b;
 }
 
-}  // namespace
-
 Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path,
-                       bool force) {
+                       bool force, const std::string& intro_html) {
   nlohmann::json data = nlohmann::json::array();
   for (const auto& r : reports) data.push_back(nlohmann::json::parse(MeasureReportJson(r, true)));
   std::string html;
@@ -182,10 +182,11 @@ th{background:#f3f3f3} td:first-child{text-align:left}
       "beyond a rigid swing (the tentacle). The equal-swing table compares the other solvers at "
       "arc's swing "
       "(docs/measure.md).</p>\n";
+  html += intro_html;
   for (size_t i = 0; i < reports.size(); ++i) {
     const nlohmann::json& d = data[i];
     html += "<section id=\"avatar-" + std::to_string(i) + "\"><h2>" +
-            Esc(d["avatar"].get<std::string>()) + "</h2>\n";
+            HtmlEsc(d["avatar"].get<std::string>()) + "</h2>\n";
     html += "<p class=\"note\">" + std::to_string(d["chains"].get<int>()) + " chains, " +
             std::to_string(d["hair_vertices"].get<int>()) + " hair vertices, " +
             std::to_string(d["hair_edges"].get<int>()) + " hair edges, " +
@@ -195,7 +196,8 @@ th{background:#f3f3f3} td:first-child{text-align:left}
     html +=
         "<table><tr><th>solver</th><th>fps</th><th>swing rms mm</th><th>swing max mm</th><th>p99 "
         "stretch %</th>"
-        "<th>p99 welded %</th><th>worst edge %</th><th>root drift mm</th>"
+        "<th>p99 welded %</th><th>worst edge %</th><th>excess p99 %</th><th>excess worst %</th>"
+        "<th>flip &deg;</th><th>root drift mm</th>"
         "<th>settle mm</th><th>shape error &deg;</th><th>hidden by shirt (&gt;1 mm)</th><th>max "
         "depth mm</th>"
         "<th>after collider fit: hidden / depth mm / p99 %</th>"
@@ -203,23 +205,27 @@ th{background:#f3f3f3} td:first-child{text-align:left}
     for (const auto& r : d["results"]) {
       html +=
           "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" +
-          std::to_string(r["fps"].get<int>()) + "</td><td>" + Num(r["swing_rms_mm"], 2) +
-          "</td><td>" + Num(r["swing_max_mm"], 1) + "</td><td>" + Num(r["stretch_p99_pct"], 2) +
-          "</td><td>" + Num(r["stretch_p99_welded_pct"], 2) + "</td><td>" +
-          Num(r["stretch_worst_pct"], 2) + "</td><td>" + Num(r["root_drift_mm"], 6) + "</td><td>" +
-          Num(r["settle_mm"], 6) + "</td><td>" + Num(r["shape_error_deg"], 2) + "</td><td>" +
+          std::to_string(r["fps"].get<int>()) + "</td><td>" + HtmlNum(r["swing_rms_mm"], 2) +
+          "</td><td>" + HtmlNum(r["swing_max_mm"], 1) + "</td><td>" +
+          HtmlNum(r["stretch_p99_pct"], 2) + "</td><td>" + HtmlNum(r["stretch_p99_welded_pct"], 2) +
+          "</td><td>" + HtmlNum(r["stretch_worst_pct"], 2) + "</td><td>" +
+          HtmlNum(r["stretch_p99_excess_pct"], 2) + "</td><td>" +
+          HtmlNum(r["stretch_worst_excess_pct"], 2) + "</td><td>" + HtmlNum(r["flip_deg"], 1) +
+          "</td><td>" + HtmlNum(r["root_drift_mm"], 6) + "</td><td>" + HtmlNum(r["settle_mm"], 6) +
+          "</td><td>" + HtmlNum(r["shape_error_deg"], 2) + "</td><td>" +
           (r["occlusion_hidden"].is_null() ? "&ndash;"
                                            : std::to_string(r["occlusion_hidden"].get<int>())) +
-          "</td><td>" + Num(r["occlusion_max_depth_mm"], 1) + "</td><td>" +
+          "</td><td>" + HtmlNum(r["occlusion_max_depth_mm"], 1) + "</td><td>" +
           (r["occlusion_after_fit"].is_null()
                ? std::string("not run")
                : (r["occlusion_after_fit"]["hidden"].is_null()
                       ? std::string("&ndash;")
                       : std::to_string(r["occlusion_after_fit"]["hidden"].get<int>())) +
-                     " / " + Num(r["occlusion_after_fit"]["max_depth_mm"], 1) + " / " +
-                     Num(r["occlusion_after_fit"]["stretch_p99_pct"], 2)) +
+                     " / " + HtmlNum(r["occlusion_after_fit"]["max_depth_mm"], 1) + " / " +
+                     HtmlNum(r["occlusion_after_fit"]["stretch_p99_pct"], 2)) +
           "</td><td>" + std::to_string(r["penetration_samples"].get<int>()) + "</td><td>" +
-          Num(r["update_p50_ms"], 4) + "</td><td>" + Num(r["update_p95_ms"], 4) + "</td></tr>\n";
+          HtmlNum(r["update_p50_ms"], 4) + "</td><td>" + HtmlNum(r["update_p95_ms"], 4) +
+          "</td></tr>\n";
     }
     html += "</table>\n";
     // The swing-matched comparison, when it was run.
@@ -228,10 +234,11 @@ th{background:#f3f3f3} td:first-child{text-align:left}
       if (!r.contains("matched")) continue;
       const auto& m = r["matched"];
       matched += "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" +
-                 std::to_string(r["fps"].get<int>()) + "</td><td>" + Num(m["stiffness_scale"], 3) +
-                 "</td><td>" + Num(m["target_swing_rms_mm"], 2) + "</td><td>" +
-                 Num(m["swing_rms_mm"], 2) + "</td><td>" + Num(m["stretch_p99_pct"], 2) +
-                 "</td><td>" + Num(m["shape_error_deg"], 2) + "</td><td>" +
+                 std::to_string(r["fps"].get<int>()) + "</td><td>" +
+                 HtmlNum(m["stiffness_scale"], 3) + "</td><td>" +
+                 HtmlNum(m["target_swing_rms_mm"], 2) + "</td><td>" +
+                 HtmlNum(m["swing_rms_mm"], 2) + "</td><td>" + HtmlNum(m["stretch_p99_pct"], 2) +
+                 "</td><td>" + HtmlNum(m["shape_error_deg"], 2) + "</td><td>" +
                  (m["reached"].get<bool>() ? "yes" : "no") + "</td></tr>\n";
     }
     if (!matched.empty())

@@ -1,31 +1,91 @@
 // The self-contained HTML measurement report (uPlot from npm is embedded at build time).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "hairswing/measure.h"
 
+namespace CLI {
+class App;
+}
+
 namespace hairswing::cli {
 
 /// Writes one page covering every report given (e.g. several avatars for `hairswing demo`).
 /// An existing file is replaced only with `force` (WriteFileAtomic).
+/// `intro_html` goes first, under the title (tables made by the caller: the article's table, the
+/// motion suite, the stiffness sweep).
 Status WriteHtmlReport(const std::vector<MeasureReport>& reports, const std::string& path,
-                       bool force);
+                       bool force, const std::string& intro_html = "");
 
 void PrintMeasureTable(const MeasureReport& rep);
 
+/// HTML text with <, > and & escaped; a JSON number with `prec` decimals ("&ndash;" for null).
+std::string HtmlEsc(const std::string& s);
+std::string HtmlNum(const nlohmann::json& v, int prec);
+
 /// Solver options of `measure` (docs/measure.md).
 struct MeasureFlags {
-  bool match_swing = false;     ///< also the swing-matched comparison
-  bool plain = false;           ///< plain VRM mapping for arc and parent
-  float arc_liveliness = 1.0f;  ///< SpringConfig::arc_liveliness
-  bool force = false;           ///< --force: replace existing --json/--report files
+  bool match_swing = false;                              ///< also the swing-matched comparison
+  bool plain = false;                                    ///< plain VRM mapping for arc and parent
+  float arc_liveliness = SpringConfig{}.arc_liveliness;  ///< SpringConfig::arc_liveliness
+  float arc_stiffness = SpringConfig{}.arc_stiffness;    ///< SpringConfig::arc_stiffness
+  float stiffness_scale = 1.0f;                          ///< every solver's stiffness x this
+  bool force = false;          ///< --force: replace existing --json/--report files
+  bool suite = false;          ///< also the motion suite (SuiteClips())
+  std::string suite_file;      ///< the clip library of the suite (default: UAL in shared data)
+  double suite_seconds = 6.0;  ///< length of each suite clip's run
+  std::vector<float> sweep;    ///< stiffness scales of the sweep (empty = none)
+  std::string intro_html;      ///< put at the top of the HTML report (hairswing demo)
 };
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps,
                const std::string& shirt, const std::string& json_path,
                const std::string& report_path, bool quiet, MeasureReport* out,
                const std::string& motion = "head-turn", const std::string& clip_name = "",
                double seconds = 12.0, bool fit_colliders = false, const MeasureFlags& flags = {});
+
+/// The motion suite and the stiffness sweep of `measure --suite` / `--sweep` (cli/suite.cpp).
+struct SuiteRow {
+  std::string motion;
+  RunResult result;  ///< series dropped
+};
+struct SweepPoint {
+  float scale = 1;
+  RunResult result;  ///< series dropped
+};
+struct SuiteResults {
+  std::vector<SuiteRow> suite;  ///< head-turn first, then the clips; every solver
+  std::vector<SweepPoint> sweep;
+};
+/// The clips of the suite, by name in the UAL library.
+const std::vector<std::string>& SuiteClips();
+/// The suite's clip library: ../shared/data/animations/ual1/AnimationLibrary_Godot_Standard.gltf
+/// (HS_SHARED_DATA).
+std::string DefaultSuiteFile();
+/// Sets opt->motion (and motion_name, shape window) to `clip_name` of the loaded clip file
+/// `source`, retargeted onto `target` and looped. Returns "" or an error message.
+std::string SetClipMotion(const Avatar& source, const Avatar& target, const std::string& clip_name,
+                          MeasureOptions* opt);
+/// Runs the suite and/or the sweep with `base` (solvers, tuning); progress on stderr if `tty`.
+/// Returns "" or an error message.
+/// `head_turn`: a head-turn measurement of the same avatar and options already made (its runs
+/// become the suite's head-turn rows), or null.
+std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
+                             const MeasureFlags& flags, bool tty, SuiteResults* out,
+                             const MeasureReport* head_turn = nullptr);
+void PrintSuite(const SuiteResults& r);
+/// JSON of the suite and sweep (keys "suite", "suite_summary", "sweep").
+nlohmann::ordered_json SuiteJson(const SuiteResults& r);
+/// HTML tables and the sweep's stretch/swing/curl plot for the report.
+std::string SuiteHtml(const SuiteResults& r);
+/// The article's before/after table over several avatars' head-turns: previous (parent at the
+/// author's settings) vs improved (arc as configured), p99 and worst edge, swing and curl beside,
+/// with a verdict in words. As text (stdout) and as HTML.
+std::string ArticleTableText(const std::vector<MeasureReport>& reports);
+std::string ArticleTableHtml(const std::vector<MeasureReport>& reports);
+/// --arc-setting, --arc-liveliness, --arc-stiffness and --stiffness-scale into `flags`.
+void AddArcOptions(CLI::App& cmd, MeasureFlags& flags);
 
 }  // namespace hairswing::cli

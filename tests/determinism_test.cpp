@@ -29,11 +29,23 @@ std::string Hex(uint64_t h) {
   return buf;
 }
 
-void ExpectHashes(const Avatar& av, const char* arc, const char* parent, const char* vrm) {
+// `arc` is pinned for arc's "lively" setting (liveliness 1, the author's stiffness: the default
+// before the article's setting became it, so these values are unchanged since then and show that
+// the change kept that setting's bits); `arc_default` for the default (the article's setting).
+void ExpectHashes(const Avatar& av, const char* arc, const char* parent, const char* vrm,
+                  const char* arc_default) {
   const char* expected[] = {arc, parent, vrm};
+  for (int fps : {30, 60, 120}) {
+    auto h = HeadTurnHash(av, SolverMode::kArc, fps);
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    EXPECT_EQ(Hex(*h), arc_default) << "arc (default) at " << fps << " fps";
+  }
   for (int m = 0; m < 3; ++m)
     for (int fps : {30, 60, 120}) {
-      auto h = HeadTurnHash(av, static_cast<SolverMode>(m), fps);
+      SpringConfig cfg;
+      cfg.mode = static_cast<SolverMode>(m);
+      ApplyArcSetting("lively", &cfg);
+      auto h = HeadTurnHash(av, cfg, fps);
       ASSERT_TRUE(h.ok()) << h.status().message();
       EXPECT_EQ(Hex(*h), expected[m])
           << SolverModeName(static_cast<SolverMode>(m)) << " at " << fps << " fps";
@@ -42,12 +54,12 @@ void ExpectHashes(const Avatar& av, const char* arc, const char* parent, const c
 
 TEST(Determinism, PinnedHashesPonytailDemo) {
   ExpectHashes(MakeDemoAvatar(DemoVariant::kPonytail), "0cac71b5db3ba716", "efdfe9c210e63940",
-               "beeb014dcc3a3682");
+               "beeb014dcc3a3682", "732071944a7e8913");
 }
 
 TEST(Determinism, PinnedHashesLayeredDemo) {
   ExpectHashes(MakeDemoAvatar(DemoVariant::kLayered), "d7199f905a437e41", "61e445ffadc1cf26",
-               "bfabd0715f89b9a6");
+               "bfabd0715f89b9a6", "dbff629a473c3c91");
 }
 
 TEST(Determinism, PinnedHashesGodette) {
@@ -55,7 +67,8 @@ TEST(Determinism, PinnedHashesGodette) {
   if (path.empty()) GTEST_SKIP() << "../shared/data/avatars/godette.vrm not present";
   auto loaded = LoadAvatar(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  ExpectHashes(loaded->avatar, "3691514be413ade0", "3a6af6245f9bc179", "f3ef6ad974c4f96c");
+  ExpectHashes(loaded->avatar, "3691514be413ade0", "3a6af6245f9bc179", "f3ef6ad974c4f96c",
+               "3f4e867b5301edaa");
 }
 
 // The general path (SpringConfig::flat_path = false) is the reference the flat path is tested
@@ -73,6 +86,7 @@ TEST(Determinism, PinnedHashesGeneralPath) {
     for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
       SpringConfig cfg;
       cfg.mode = mode;
+      ApplyArcSetting("lively", &cfg);  // pinned for the lively setting (see ExpectHashes)
       cfg.flat_path = false;
       auto h = HeadTurnHash(av, cfg, 60);
       ASSERT_TRUE(h.ok()) << h.status().message();
@@ -86,10 +100,11 @@ TEST(Determinism, PinnedHashesGeneralPath) {
 // Frame-driven, through the engine-facing input: the caller's 60 fps frames of the head-turn as
 // driver world transforms (DrivenFrameDriver interpolates them for the steps between), the
 // rotations it hands back hashed with the state.
-uint64_t DrivenHeadTurnHash(const Avatar& av, SolverMode mode, int fps = 60) {
+uint64_t DrivenHeadTurnHash(const Avatar& av, SolverMode mode, int fps = 60, bool lively = true) {
   const Rig rig = *BuildRig(av);
   SpringConfig cfg;
   cfg.mode = mode;
+  if (lively) ApplyArcSetting("lively", &cfg);  // pinned for the lively setting (ExpectHashes)
   SpringWorld world = *SpringWorld::Create(rig, cfg);
   HeadTurnMotion motion(rig, HumanoidRigNode(av, rig, "head"), HumanoidRigNode(av, rig, "hips"));
   DrivenFrameDriver driver(world);
@@ -138,6 +153,8 @@ TEST(Determinism, PinnedHashesFrameDriven) {
   EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 30)), "3e39cfb6877329f2");
   EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 45)), "52568daa76ffe4b9");
   EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kVrm, 45)), "32ff2b2ed60a0fc5");
+  // The default arc (the article's setting) through the same input.
+  EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 60, false)), "ad6cb84c2ff7c72e");
 }
 
 TEST(Determinism, HashRefusesAvatarsItCannotTurn) {

@@ -82,6 +82,7 @@ TEST(MotionQuality, SteadyLagOnAConstantTurnIsTheAuthorsDragLag) {
     for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
       SpringConfig cfg;
       cfg.mode = mode;
+      cfg.arc_stiffness = 1.0f;  // the author's stiffness: the mapping is what is checked here
       auto world = SpringWorld::Create(*rig, cfg);
       ASSERT_TRUE(world.ok());
       const int head = HumanoidRigNode(av, *rig, "head");

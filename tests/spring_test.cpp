@@ -106,10 +106,14 @@ TEST(Spring, VrmParameterMapping) {
 TEST(Spring, TentacleRegressionOnSixJointChain) {
   Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
   auto parent = MaxDeviationDuringTurn(av, SolverMode::kParent, 0);
-  auto arc = MaxDeviationDuringTurn(av, SolverMode::kArc, 0);
-  SpringConfig own_drag;
+  SpringConfig lively;  // arc's "lively" setting
+  ApplyArcSetting("lively", &lively);
+  auto arc = MaxDeviationDuringTurn(av, SolverMode::kArc, 0, lively);
+  SpringConfig own_drag;  // the author's drag and stiffness per segment
   own_drag.arc_liveliness = 0.0f;
+  own_drag.arc_stiffness = 1.0f;
   auto arc_own = MaxDeviationDuringTurn(av, SolverMode::kArc, 0, own_drag);
+  auto arc_default = MaxDeviationDuringTurn(av, SolverMode::kArc, 0);
   ASSERT_EQ(parent.size(), 5u);
   for (size_t i = 0; i < parent.size(); ++i)
     std::printf(
@@ -128,6 +132,9 @@ TEST(Spring, TentacleRegressionOnSixJointChain) {
   EXPECT_LT(arc_own.back(), 2.5f * arc_own.front());
   EXPECT_LT(arc_own.back(), 0.5f * parent.back());
   EXPECT_NEAR(arc_own.front(), parent.front(), glm::radians(0.5f));  // same root segment behaviour
+  // The default (the article's setting: the author's drag, stiffness x1.5) bends less than that.
+  EXPECT_LT(arc_default.back(), arc_own.back());
+  EXPECT_LT(arc_default.front(), arc_own.front());
 }
 
 TEST(Spring, TentacleRegressionOnGodette) {

@@ -93,15 +93,20 @@ typedef struct hs_step_report {
 } hs_step_report;
 
 typedef struct hs_config {
-  hs_mode mode;          /* default HS_MODE_ARC */
-  int32_t tuned;         /* arc/parent: 1 = tuned damping (default), 0 = plain VRM mapping */
-  float arc_liveliness;  /* arc: 0..1, default 1 (the author's swing) */
+  hs_mode mode;  /* default HS_MODE_ARC */
+  int32_t tuned; /* arc/parent: 1 = tuned damping (default), 0 = plain VRM mapping */
+  /* arc: 0..1 of the author's swing kept as a rigid swing; default 0, the article's setting (the
+   * author's drag per segment); 1 = the "lively" setting, swinging about as far as VRM */
+  float arc_liveliness;
   float stiffness_scale; /* multiplies every joint's stiffness, default 1 */
   /* vrm: 1 = reproduce three-vrm 3.5.5 exactly, including its bone length measured at the start
    * of the frame; 0 (default) = the spec's true world-space bone length. */
   int32_t vrm_three_compat;
   float teleport_distance; /* metres an attachment may jump in one step before a reset (0.5) */
   float teleport_angle;    /* radians an attachment may turn in one step before a reset (1.5) */
+  /* arc: stiffness x this on top of stiffness_scale; default 1.6, the article's firmer tuning;
+   * 1 = the author's stiffness (the "lively" setting) */
+  float arc_stiffness;
 } hs_config;
 
 typedef struct hs_avatar hs_avatar;

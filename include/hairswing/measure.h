@@ -42,6 +42,11 @@ double MaxStepMotion(std::span<const glm::vec3> path);
 /// Angle between two vectors in degrees (0 when either is zero).
 double AngleDeg(const glm::vec3& a, const glm::vec3& b);
 
+/// The flip of a chain: the angle in degrees between its root-to-tip chord now and at rest, each
+/// read in its attachment frame (the attachment's world rotation now and at rest).
+double ChordFlipDeg(const glm::vec3& rest_chord, const glm::vec3& now_chord,
+                    const glm::mat3& attach_rest, const glm::mat3& attach_now);
+
 /// Ray caster over a triangle mesh (Embree): how far behind the surface a point is, seen from a
 /// view direction. Build once, update the vertices per sample.
 class OcclusionCaster {
@@ -73,7 +78,18 @@ struct MeasureOptions {
   float penetration_threshold = 0.001f;  ///< metres of link-in-capsule overlap that count
   int shirt_mesh = -1;                   ///< Avatar mesh index of the clothing layer, -1 = none
   bool tuned = true;                     ///< SpringConfig::tuned, the same for arc and parent
-  float arc_liveliness = 1.0f;           ///< SpringConfig::arc_liveliness
+  float arc_liveliness = SpringConfig{}.arc_liveliness;  ///< SpringConfig::arc_liveliness
+  float arc_stiffness = SpringConfig{}.arc_stiffness;    ///< SpringConfig::arc_stiffness
+  /// Every solver's stiffness x this in the runs (SpringConfig::stiffness_scale; the sweep of
+  /// `measure --sweep` runs one measurement per scale).
+  float stiffness_scale = 1.0f;
+  /// The shape (curl) and flip figures are taken over samples with t <= shape_until seconds;
+  /// < 0 = the whole run (clips). The head-turn's default is its moving part, 0-4 s.
+  double shape_until = 4.0;
+  /// Measure the stretch of every primitive's own edges (stretch_p99_pct, stretch_worst_pct) and
+  /// keep its per-sample p99 series (stretch_p99_series_pct, for the report's plot). false =
+  /// only the welded and excess stretch (the motion suite's figures; the other two read 0).
+  bool series = true;
   /// Also compare at equal swing: each non-arc solver's stiffness is scaled by bisection until
   /// its tip lag rms equals arc's (needs arc among the solvers); see RunResult::matched.
   bool match_swing = false;
@@ -114,6 +130,19 @@ struct RunResult {
   double stretch_p99_welded_pct = 0;
   double stretch_worst_welded_pct = 0;
   std::vector<double> stretch_p99_per_chain_pct;
+  /// Excess stretch: what the hair solver adds to the mesh. A baseline pose holds every spring
+  /// rigid in its attachment frame (the spring joints at their rest rotations, the body as in the
+  /// run); per welded edge, the largest difference over samples between its length in the run and
+  /// in the baseline at the same instant, over its rest length. Body skinning (a shoulder blend, a
+  /// bad weight) stretches both alike and cancels. p99 and worst edge in %, and p99 per chain.
+  double stretch_p99_excess_pct = 0;
+  double stretch_worst_excess_pct = 0;
+  std::vector<double> stretch_p99_excess_per_chain_pct;
+  /// Flip: per chain, the largest angle (degrees) between its root-to-tip chord now and at rest,
+  /// both in the attachment frame, over the samples of the shape window. Hair thrown over the head
+  /// reads more than 90.
+  double flip_deg = 0;
+  std::vector<double> flip_per_chain_deg;
   /// With MeasureOptions::match_swing, for a non-arc solver: the same run with every joint's
   /// stiffness scaled so that swing_rms_mm equals arc's at the same frame rate.
   struct Matched {
@@ -121,6 +150,7 @@ struct RunResult {
     double target_swing_rms_mm = 0;
     double swing_rms_mm = 0;
     double stretch_p99_pct = 0;  ///< welded
+    double stretch_p99_excess_pct = 0;
     double shape_error_deg = 0;
     int iterations = 0;
     bool reached = false;  ///< within match_tolerance of the target
@@ -157,7 +187,13 @@ struct MeasureReport {
   /// other bones): stretch cannot be measured, and the JSON gives it as null ("n/a").
   bool skinned_hair = true;
   int front_strand_vertices = 0;  ///< hair vertices in front of the shirt at rest (0 = no shirt)
-  bool fps_identical = true;      ///< every solver: same hashes at common times across fps
+  /// Stretch is measured against edge lengths in the skinned rest pose (what a viewer shows before
+  /// anything moves). Where the skin's bind pose differs from the rest pose (the mesh was bound
+  /// in another pose, a common Blender export), the mesh's stored positions are not the rest
+  /// shape: this counts the welded hair edges whose stored length differs from their rest length
+  /// by more than 1 %.
+  int bind_pose_edges_differ = 0;
+  bool fps_identical = true;  ///< every solver: same hashes at common times across fps
   std::vector<std::string> chain_names;
   std::vector<RunResult> results;
 };

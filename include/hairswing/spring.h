@@ -28,6 +28,12 @@ enum class SolverMode { kArc = 0, kParent = 1, kVrm = 2 };
 const char* SolverModeName(SolverMode m);  ///< "arc", "parent", "vrm"
 bool ParseSolverMode(std::string_view s, SolverMode* out);
 
+struct SpringConfig;
+/// arc's named settings (docs/solver.md): "article" (the defaults: arc_liveliness 0,
+/// arc_stiffness 1.6, the article's improved solver) and "lively" (arc_liveliness 1,
+/// arc_stiffness 1: swings about as far as the VRM reference). False for another name.
+bool ApplyArcSetting(std::string_view name, SpringConfig* config);
+
 struct SpringConfig {
   SolverMode mode = SolverMode::kArc;
   /// arc/parent: the tuned defaults (docs/solver.md): the author's k and drag are kept (so the
@@ -38,12 +44,18 @@ struct SpringConfig {
   bool tuned = true;
   /// arc only, in [0, 1]: how much of the author's liveliness arc keeps. A parent-relative chain
   /// (VRM, three-vrm) adds up the lags of all joints above a segment, so its tip lags about
-  /// (n+1)/2 times as far as an arc chain of n segments with the same parameters. With 1 (default)
-  /// every arc segment's air drag is multiplied by the chain's factor T_parent / T_arc (from the
+  /// (n+1)/2 times as far as an arc chain of n segments with the same parameters. With 1 every
+  /// arc segment's air drag is multiplied by the chain's factor T_parent / T_arc (from the
   /// segments' k, drag and lengths), so the tip swings about as far as the author saw it, as a
-  /// rigid swing rather than a curl; 0 = the author's drag per segment (less swing on long chains,
-  /// less root stretch). docs/solver.md has the measurements.
-  float arc_liveliness = 1.0f;
+  /// rigid swing rather than a curl; 0 (default, the article's setting) = the author's drag per
+  /// segment: less swing on long chains and less stretch at the root. docs/solver.md has the
+  /// measurements and the named settings (ArcSetting).
+  float arc_liveliness = 0.0f;
+  /// arc only: every joint's stiffness x this, on top of stiffness_scale. The article's improved
+  /// solver also set the artist rigs "a bit stiffer, with more damping": 1.6 (default) is that
+  /// tuning, the smallest factor that gives the article's before/after figures on the demo avatars
+  /// (docs/solver.md; the tuned relative damping grows with the stiffness); 1 = the author's.
+  float arc_stiffness = 1.6f;
   /// Multiplies every joint's stiffness (all modes): the swing-matched comparison of `measure`
   /// scales it until two solvers swing alike. 1 = as authored.
   float stiffness_scale = 1.0f;

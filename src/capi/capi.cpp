@@ -261,6 +261,7 @@ void hs_config_default(hs_config* c) {
   c->vrm_three_compat = d.vrm_three_compat ? 1 : 0;
   c->teleport_distance = d.teleport_distance;
   c->teleport_angle = d.teleport_angle;
+  c->arc_stiffness = d.arc_stiffness;
 }
 
 hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world** out) {
@@ -275,6 +276,8 @@ hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world*
       return Fail(HS_INVALID_ARGUMENT, "hs_world_create: arc_liveliness must be in [0, 1]");
     if (!(c.stiffness_scale > 0.0f && std::isfinite(c.stiffness_scale)))
       return Fail(HS_INVALID_ARGUMENT, "hs_world_create: stiffness_scale must be positive");
+    if (!(c.arc_stiffness > 0.0f && std::isfinite(c.arc_stiffness)))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_create: arc_stiffness must be positive");
     if (!(c.teleport_distance > 0.0f) || !(c.teleport_angle > 0.0f))
       return Fail(HS_INVALID_ARGUMENT,
                   "hs_world_create: teleport_distance and teleport_angle must be positive");
@@ -283,6 +286,7 @@ hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world*
     cfg.tuned = c.tuned != 0;
     cfg.arc_liveliness = c.arc_liveliness;
     cfg.stiffness_scale = c.stiffness_scale;
+    cfg.arc_stiffness = c.arc_stiffness;
     cfg.vrm_three_compat = c.vrm_three_compat != 0;
     cfg.teleport_distance = c.teleport_distance;
     cfg.teleport_angle = c.teleport_angle;

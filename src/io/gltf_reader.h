@@ -122,7 +122,8 @@ struct Reader {
 
   /// Decodes accessor `index` into doubles-as-T, `comps` values per element.
   template <typename T>
-  std::vector<T> Read(int index, int* comps_out, const std::string& field) const {
+  std::vector<T> Read(int index, int* comps_out, const std::string& field,
+                      bool allow_non_finite = false) const {
     if (index < 0 || index >= static_cast<int>(m.accessors.size()))
       throw ReadError(field, "accessor index " + std::to_string(index) + " out of range");
     const auto& a = m.accessors[index];
@@ -180,7 +181,7 @@ struct Reader {
       }
     }
     if constexpr (std::is_floating_point_v<T>) {
-      for (size_t i = 0; i < out.size(); ++i)
+      for (size_t i = 0; i < out.size() && !allow_non_finite; ++i)
         if (!std::isfinite(out[i]))
           throw ReadError(af, "element " + std::to_string(i / nc) + " is not a finite number");
     }
@@ -188,10 +189,12 @@ struct Reader {
     return out;
   }
 
+  /// `allow_non_finite`: NaN and infinity pass (the caller repairs them, as for skin weights).
   template <int N>
-  std::vector<glm::vec<N, float>> ReadVecs(int index, const std::string& field) const {
+  std::vector<glm::vec<N, float>> ReadVecs(int index, const std::string& field,
+                                           bool allow_non_finite = false) const {
     int nc = 0;
-    auto flat = Read<float>(index, &nc, field);
+    auto flat = Read<float>(index, &nc, field, allow_non_finite);
     if (nc != N)
       throw ReadError(field, "expected " + std::to_string(N) + " components, accessor has " +
                                  std::to_string(nc));

@@ -231,8 +231,23 @@ void ReadMeshes(const Reader& r, const Json& root, const std::string& file, Avat
               p.joints[v][c] = static_cast<uint16_t>(flat[v * 4 + c]);
             }
         } else if (name == "WEIGHTS_0") {
-          p.weights = r.ReadVecs<4>(acc, af);
+          // Weights that are not numbers (an exporter defect: a mesh whose WEIGHTS_0 are all
+          // NaN) do not make the file unusable: such a vertex follows its first joint alone, as
+          // three.js does for a vertex whose weights do not add up to anything.
+          p.weights = r.ReadVecs<4>(acc, af, /*allow_non_finite=*/true);
           if (p.weights.size() != nv) throw ReadError(af, "count differs from POSITION");
+          size_t repaired = 0;
+          for (glm::vec4& w : p.weights)
+            if (!std::isfinite(w.x) || !std::isfinite(w.y) || !std::isfinite(w.z) ||
+                !std::isfinite(w.w)) {
+              w = glm::vec4(1, 0, 0, 0);
+              ++repaired;
+            }
+          if (repaired)
+            warnings.push_back(file + ": " + af + ": " + std::to_string(repaired) + " of " +
+                               std::to_string(nv) +
+                               " vertices have weights that are not finite numbers; they follow "
+                               "their first joint alone");
         } else {
           ExtraAttribute ea;
           ea.data = r.Read<float>(acc, &ea.components, af);

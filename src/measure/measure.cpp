@@ -24,6 +24,11 @@ struct HairPrim {
   size_t vertex_offset = 0;  // into the flat front-strand flags
 };
 
+glm::mat3 RotationOnly(const glm::mat4& m) {
+  return glm::mat3(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),
+                   glm::normalize(glm::vec3(m[2])));
+}
+
 // Hair edges on welded vertices: vertices at the same rest position are one vertex.
 struct WeldedEdges {
   std::vector<std::pair<uint32_t, uint32_t>> rep;  // welded vertex -> (hair primitive, vertex)
@@ -32,9 +37,18 @@ struct WeldedEdges {
   std::vector<int> chain;  // per edge, -1 = no spring weight
 };
 
-glm::mat3 RotationOnly(const glm::mat4& m) {
-  return glm::mat3(glm::normalize(glm::vec3(m[0])), glm::normalize(glm::vec3(m[1])),
-                   glm::normalize(glm::vec3(m[2])));
+// The flip of one chain at the world's current state (ChordFlipDeg); 0 for a chain without a
+// segment.
+double ChainFlipDeg(const Rig& rig, const SpringWorld& w, int chain) {
+  const RigChain& ch = rig.chains()[chain];
+  if (ch.joint_end - ch.joint_begin < 2) return 0.0;
+  const int root = rig.joint_node()[ch.joint_begin];
+  const int tip = rig.joint_node()[ch.joint_end - 1];
+  const glm::mat3 a_now = ch.attach >= 0 ? RotationOnly(w.world()[ch.attach]) : glm::mat3(1.0f);
+  const glm::mat3 a_rest =
+      ch.attach >= 0 ? RotationOnly(rig.rest_world()[ch.attach]) : glm::mat3(1.0f);
+  return ChordFlipDeg(glm::vec3(rig.rest_world()[tip][3]) - glm::vec3(rig.rest_world()[root][3]),
+                      w.tails()[ch.joint_end - 2] - glm::vec3(w.world()[root][3]), a_rest, a_now);
 }
 
 // Shortest rotation taking unit vector a to unit vector b.
@@ -112,8 +126,7 @@ class MeasureRun {
   Status FindFrontStrands(MeasureReport* report);
   // Per 30 Hz sample of a full run.
   Status SampleStretch(RunResult& r);
-  void SampleRootsAndPenetration(const SpringWorld& sw, double t, PoseSampler& body_motion,
-                                 RunResult& r);
+  void SampleRootsAndPenetration(const SpringWorld& sw, RunResult& r);
   Status SampleOcclusion(int* hidden_max, double* depth_max);
   // After a run.
   void SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local, RunResult& r) const;
@@ -127,7 +140,9 @@ class MeasureRun {
   std::vector<int> node_chain_;  // rig node -> chain holding it as a joint, or -1
   std::vector<HairPrim> hair_;
   size_t n_edges_ = 0, n_verts_ = 0;
+  int bind_differs_ = 0;  // welded edges whose stored length differs from the rest length > 1 %
   std::vector<std::vector<glm::vec3>> posed_;  // per hair primitive, positions at the current pose
+  std::vector<std::vector<glm::vec3>> rigid_;  // the same with every spring rigid (the baseline)
   WeldedEdges welded_;
   const MeshInstance* shirt_inst_ = nullptr;
   OcclusionCaster caster_;
@@ -138,7 +153,7 @@ class MeasureRun {
   // Scratch reused by every run.
   std::vector<glm::mat4> world_, body_world_, palette_;
   std::vector<Transform> body_pose_;
-  std::vector<double> max_ratio_, max_welded_, sample_ratios_;
+  std::vector<double> max_ratio_, max_welded_, max_excess_, sample_ratios_;
 };
 
 int MeasureRun::VertexChain(const MeshInstance& inst, const Primitive& p, size_t v) const {
@@ -185,8 +200,10 @@ Status MeasureRun::PoseRest() {
   for (const auto& s : rig_.skins()) max_joints = std::max(max_joints, s.joints.size());
   palette_.resize(max_joints);
   posed_.resize(hair_.size());
+  rigid_.resize(hair_.size());
   for (size_t h = 0; h < hair_.size(); ++h) {
     posed_[h].resize(hair_[h].prim->positions.size());
+    rigid_[h].resize(hair_[h].prim->positions.size());
     Status st =
         PosePrimitive(rig_, *hair_[h].inst, *hair_[h].prim, rig_.rest_world(), palette_, posed_[h]);
     if (!st.ok()) return st;
@@ -233,6 +250,9 @@ void MeasureRun::Weld() {
     welded_.edges.emplace_back(a, b);
     welded_.rest_len.push_back(len);
     welded_.chain.push_back(rep_chain[a] >= 0 ? rep_chain[a] : rep_chain[b]);
+    // The mesh's stored (bind-pose) length of the same edge, for the report's note.
+    const float bind = glm::length(hair_[ha].prim->positions[va] - hair_[hb].prim->positions[vb]);
+    if (std::fabs(bind / len - 1.0f) > 0.01f) ++bind_differs_;
   }
 }
 
@@ -279,10 +299,12 @@ Status MeasureRun::Prepare(MeasureReport* report) {
   if (Status st = PoseRest(); !st.ok()) return st;
   Weld();
   report->hair_edges_welded = static_cast<int>(welded_.edges.size());
+  report->bind_pose_edges_differ = bind_differs_;
   report->skinned_hair = !welded_.edges.empty();
   if (Status st = FindFrontStrands(report); !st.ok()) return st;
   max_ratio_.resize(n_edges_);
   max_welded_.resize(welded_.edges.size());
+  max_excess_.resize(welded_.edges.size());
   sample_ratios_.reserve(n_edges_);
   return Status::Ok();
 }
@@ -292,6 +314,7 @@ Status MeasureRun::SampleStretch(RunResult& r) {
   for (size_t h = 0; h < hair_.size(); ++h) {
     Status st = PosePrimitive(rig_, *hair_[h].inst, *hair_[h].prim, world_, palette_, posed_[h]);
     if (!st.ok()) return st;
+    if (!opt_.series) continue;  // figures only: the welded and excess stretch below
     for (size_t e = 0; e < hair_[h].edges.size(); ++e) {
       const float rest = hair_[h].rest_len[e];
       if (rest <= 0) continue;
@@ -302,21 +325,29 @@ Status MeasureRun::SampleStretch(RunResult& r) {
       sample_ratios_.push_back(ratio);
     }
   }
+  // The baseline at the same instant: the body as in the run, every spring rigid in its
+  // attachment frame (body_world_, posed from the body motion alone).
+  for (size_t h = 0; h < hair_.size(); ++h) {
+    Status st =
+        PosePrimitive(rig_, *hair_[h].inst, *hair_[h].prim, body_world_, palette_, rigid_[h]);
+    if (!st.ok()) return st;
+  }
   for (size_t e = 0; e < welded_.edges.size(); ++e) {
     const auto [ha, va] = welded_.rep[welded_.edges[e].first];
     const auto [hb, vb] = welded_.rep[welded_.edges[e].second];
-    max_welded_[e] = std::max(max_welded_[e], glm::length(posed_[ha][va] - posed_[hb][vb]) /
-                                                  static_cast<double>(welded_.rest_len[e]));
+    const double rest = welded_.rest_len[e];
+    const double len = glm::length(posed_[ha][va] - posed_[hb][vb]);
+    const double rigid = glm::length(rigid_[ha][va] - rigid_[hb][vb]);
+    max_welded_[e] = std::max(max_welded_[e], len / rest);
+    max_excess_[e] = std::max(max_excess_[e], (len - rigid) / rest);
   }
-  r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios_, 0.99) - 1.0));
+  if (opt_.series)
+    r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios_, 0.99) - 1.0));
   return Status::Ok();
 }
 
-void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, double t,
-                                           PoseSampler& body_motion, RunResult& r) {
-  // Roots against the body pose computed independently of the solver.
-  body_motion.Sample(t, body_pose_);
-  ComputeWorld(rig_, body_pose_, body_world_);
+void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, RunResult& r) {
+  // Roots against the body pose computed independently of the solver (body_world_).
   for (const RigChain& ch : rig_.chains()) {
     const int root = rig_.joint_node()[ch.joint_begin];
     r.root_drift_mm = std::max(
@@ -410,11 +441,29 @@ void MeasureRun::SummariseMesh(RunResult& r) const {
   const StretchSummary sw_all = SummariseStretch(max_welded_);
   r.stretch_p99_welded_pct = sw_all.p99_pct;
   r.stretch_worst_welded_pct = sw_all.worst_pct;
-  std::vector<std::vector<double>> per_chain(rig_.chains().size());
+  // Excess as a ratio above 1, so SummariseStretch's 100 (Q - 1) reads it in %.
+  std::vector<double> excess(max_excess_.size());
+  for (size_t e = 0; e < excess.size(); ++e) excess[e] = 1.0 + max_excess_[e];
+  // Over the edges that move with a spring (a vertex with spring weight): a body mesh that
+  // holds the hair (godette) would otherwise put the p99 among edges no spring moves.
+  std::vector<double> excess_hair;
+  for (size_t e = 0; e < excess.size(); ++e)
+    if (welded_.chain[e] >= 0) excess_hair.push_back(excess[e]);
+  const StretchSummary ex_all =
+      excess_hair.empty() ? StretchSummary{} : SummariseStretch(excess_hair);
+  r.stretch_p99_excess_pct = ex_all.p99_pct;
+  r.stretch_worst_excess_pct = ex_all.worst_pct;
+  std::vector<std::vector<double>> per_chain(rig_.chains().size()), per_chain_ex(per_chain.size());
   for (size_t e = 0; e < welded_.edges.size(); ++e)
-    if (welded_.chain[e] >= 0) per_chain[welded_.chain[e]].push_back(max_welded_[e]);
+    if (welded_.chain[e] >= 0) {
+      per_chain[welded_.chain[e]].push_back(max_welded_[e]);
+      per_chain_ex[welded_.chain[e]].push_back(excess[e]);
+    }
   for (auto& v : per_chain)
     r.stretch_p99_per_chain_pct.push_back(v.empty() ? std::nan("") : SummariseStretch(v).p99_pct);
+  for (auto& v : per_chain_ex)
+    r.stretch_p99_excess_per_chain_pct.push_back(v.empty() ? std::nan("")
+                                                           : SummariseStretch(v).p99_pct);
   r.update_p50_ms = Quantile(r.frame_ms, 0.5);
   r.update_p95_ms = Quantile(r.frame_ms, 0.95);
 }
@@ -427,6 +476,7 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
   cfg.mode = mode;
   cfg.tuned = opt_.tuned;  // identical k, c, g for arc and parent
   cfg.arc_liveliness = opt_.arc_liveliness;
+  cfg.arc_stiffness = opt_.arc_stiffness;
   cfg.stiffness_scale = scale;
   cfg.segment_checks = opt_.segment_checks;
   auto w = SpringWorld::Create(rig_, cfg);
@@ -444,6 +494,8 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
   driver.Reset();
   std::fill(max_ratio_.begin(), max_ratio_.end(), 1.0);
   std::fill(max_welded_.begin(), max_welded_.end(), 1.0);
+  std::fill(max_excess_.begin(), max_excess_.end(), 0.0);
+  r.flip_per_chain_deg.assign(rig_.chains().size(), 0.0);
   const size_t chains = rig_.chains().size();
   r.tip_paths.assign(chains, {});
   std::vector<std::vector<glm::vec3>> tip_local(chains);
@@ -470,20 +522,26 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
       r.tip_paths[c].push_back(tip);
       const glm::mat4& a = ch.attach >= 0 ? sw.world()[ch.attach] : glm::mat4(1.0f);
       tip_local[c].push_back(glm::transpose(RotationOnly(a)) * (tip - glm::vec3(a[3])));
-      if (t <= HeadTurnMotion::kMoveEnd + 1e-9)
+      if (opt_.shape_until < 0 || t <= opt_.shape_until + 1e-9) {
         ShapeDeviation(rig_, sw, static_cast<int>(c), &shape[c]);
+        r.flip_per_chain_deg[c] =
+            std::max(r.flip_per_chain_deg[c], ChainFlipDeg(rig_, sw, static_cast<int>(c)));
+      }
     }
     r.hashes.push_back(sw.StateHash());
     if (!full) continue;
     ComputeWorld(rig_, driver.pose(), world_);
+    body_motion->Sample(t, body_pose_);
+    ComputeWorld(rig_, body_pose_, body_world_);
     if (Status st = SampleStretch(r); !st.ok()) return st;
-    SampleRootsAndPenetration(sw, t, *body_motion, r);
+    SampleRootsAndPenetration(sw, r);
     if (shirt_inst_)
       if (Status st = SampleOcclusion(&hidden_max, &depth_max); !st.ok()) return st;
     if (opt_.progress) opt_.progress((run_index + static_cast<double>(f) / frames) / runs);
   }
   SummariseSwing(tip_local, r);
   SummariseShape(shape, r);
+  for (double f : r.flip_per_chain_deg) r.flip_deg = std::max(r.flip_deg, f);
   if (!full) return Status::Ok();
   SummariseMesh(r);
   if (shirt_inst_) {
@@ -535,6 +593,7 @@ Status MeasureRun::MatchSwing(MeasureReport* report) {
         return st;
       m.swing_rms_mm = full_run.swing_rms_mm;
       m.stretch_p99_pct = full_run.stretch_p99_welded_pct;
+      m.stretch_p99_excess_pct = full_run.stretch_p99_excess_pct;
       m.shape_error_deg = full_run.shape_error_deg;
       m.reached = std::fabs(m.swing_rms_mm / std::max(m.target_swing_rms_mm, 1e-12) - 1.0) <=
                   opt_.match_tolerance;
@@ -575,7 +634,7 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   for (SolverMode mode : opt.solvers) {
     for (int fps : opt.fps) {
       RunResult r;
-      if (Status st = run.Run(mode, fps, 1.0f, true, &r); !st.ok()) return st;
+      if (Status st = run.Run(mode, fps, opt.stiffness_scale, true, &r); !st.ok()) return st;
       report.results.push_back(std::move(r));
       ++run.run_index;
     }
@@ -593,10 +652,16 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
 std::string FirstNonFiniteFigure(const MeasureReport& report) {
   for (const RunResult& r : report.results) {
     const std::pair<const char*, double> figures[] = {
-        {"stretch_p99_pct", r.stretch_p99_pct}, {"stretch_worst_pct", r.stretch_worst_pct},
-        {"root_drift_mm", r.root_drift_mm},     {"settle_mm", r.settle_mm},
-        {"shape_error_deg", r.shape_error_deg}, {"arc_deviation_deg", r.arc_deviation_deg},
-        {"swing_rms_mm", r.swing_rms_mm},       {"swing_max_mm", r.swing_max_mm}};
+        {"stretch_p99_pct", r.stretch_p99_pct},
+        {"stretch_worst_pct", r.stretch_worst_pct},
+        {"root_drift_mm", r.root_drift_mm},
+        {"settle_mm", r.settle_mm},
+        {"shape_error_deg", r.shape_error_deg},
+        {"arc_deviation_deg", r.arc_deviation_deg},
+        {"swing_rms_mm", r.swing_rms_mm},
+        {"swing_max_mm", r.swing_max_mm},
+        {"stretch_p99_excess_pct", r.stretch_p99_excess_pct},
+        {"flip_deg", r.flip_deg}};
     for (const auto& [name, value] : figures)
       if (!std::isfinite(value))
         return std::string(SolverModeName(r.solver)) + " at " + std::to_string(r.fps) +
@@ -618,6 +683,8 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   j["front_strand_vertices"] = rep.front_strand_vertices;
   j["fps_identical"] = rep.fps_identical;
   j["skinned_hair"] = rep.skinned_hair;
+  j["reference_pose"] = "skinned rest pose";
+  j["bind_pose_edges_differ"] = rep.bind_pose_edges_differ;
   // Stretch of hair that no skinned vertex follows is not 0 %: it is not measurable.
   auto stretch = [&](double v) {
     return rep.skinned_hair && std::isfinite(v) ? Json(v) : Json(nullptr);
@@ -641,11 +708,19 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
     Json per_chain = Json::array();
     for (double v : r.stretch_p99_per_chain_pct) per_chain.push_back(stretch(v));
     o["stretch_p99_per_chain_pct"] = per_chain;
+    o["stretch_p99_excess_pct"] = stretch(r.stretch_p99_excess_pct);
+    o["stretch_worst_excess_pct"] = stretch(r.stretch_worst_excess_pct);
+    Json per_chain_ex = Json::array();
+    for (double v : r.stretch_p99_excess_per_chain_pct) per_chain_ex.push_back(stretch(v));
+    o["stretch_p99_excess_per_chain_pct"] = per_chain_ex;
+    o["flip_deg"] = r.flip_deg;
+    o["flip_per_chain_deg"] = r.flip_per_chain_deg;
     if (r.matched)
       o["matched"] = {{"stiffness_scale", r.matched->stiffness_scale},
                       {"target_swing_rms_mm", r.matched->target_swing_rms_mm},
                       {"swing_rms_mm", r.matched->swing_rms_mm},
                       {"stretch_p99_pct", stretch(r.matched->stretch_p99_pct)},
+                      {"stretch_p99_excess_pct", stretch(r.matched->stretch_p99_excess_pct)},
                       {"shape_error_deg", r.matched->shape_error_deg},
                       {"iterations", r.matched->iterations},
                       {"reached", r.matched->reached}};

@@ -55,6 +55,12 @@ double AngleDeg(const glm::vec3& a, const glm::vec3& b) {
   return glm::degrees(std::acos(std::clamp(glm::dot(a / la, b / lb), -1.0f, 1.0f)));
 }
 
+double ChordFlipDeg(const glm::vec3& rest_chord, const glm::vec3& now_chord,
+                    const glm::mat3& attach_rest, const glm::mat3& attach_now) {
+  // Rotations: the transpose is the inverse.
+  return AngleDeg(glm::transpose(attach_rest) * rest_chord, glm::transpose(attach_now) * now_chord);
+}
+
 struct OcclusionCaster::Impl {
   RTCDevice device = nullptr;
   RTCScene scene = nullptr;

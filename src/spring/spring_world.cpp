@@ -80,6 +80,19 @@ int FirstChainLike(const Rig& rig, int chain, Same same) {
 }
 }  // namespace
 
+bool ApplyArcSetting(std::string_view name, SpringConfig* config) {
+  if (name == "article") {
+    config->arc_liveliness = 0.0f;
+    config->arc_stiffness = 1.6f;
+  } else if (name == "lively") {
+    config->arc_liveliness = 1.0f;
+    config->arc_stiffness = 1.0f;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& config) {
   if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains().size())
     return Status(StatusCode::kInvalidInput,
@@ -89,6 +102,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     return Status(StatusCode::kInvalidInput, "stiffness_scale must be a positive number");
   if (!(config.arc_liveliness >= 0.0f && config.arc_liveliness <= 1.0f))
     return Status(StatusCode::kInvalidInput, "arc_liveliness must be in [0, 1]");
+  if (!(config.arc_stiffness > 0.0f) || !std::isfinite(config.arc_stiffness))
+    return Status(StatusCode::kInvalidInput, "arc_stiffness must be a positive number");
   if (config.max_steps_per_call < 1)
     return Status(StatusCode::kInvalidInput, "max_steps_per_call must be at least 1");
   SpringWorld w;
@@ -203,7 +218,16 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // F = T_parent / T_arc, so the chain swings about as far as the one the author tuned, turning
   // rigidly about its root instead of curling. (Giving each segment the parent chain's own lag,
   // by stiffness or by drag, gives back the parent chain's curl: docs/solver.md.)
+  // arc's own stiffness (SpringConfig::arc_stiffness, the article's firmer tuning): the same
+  // mapping with the stiffness raised; the liveliness factor below compares lags within a chain,
+  // which a uniform stiffness factor does not change (up to the stability cap on k).
   w.arc_coef_.coef = coef;
+  for (const RigChain& ch : rig.chains())
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+      w.arc_coef_.coef[j] =
+          MapVrmParameters(rig.joint_stiffness()[j] * config.stiffness_scale * config.arc_stiffness,
+                           rig.joint_drag()[j], rig.joint_gravity_power()[j],
+                           rig.joint_gravity_dir()[j], w.rest_length_[j], config.tuned);
   const double live = std::clamp(static_cast<double>(config.arc_liveliness), 0.0, 1.0);
   constexpr double kH = SpringWorld::kStep;
   auto steady_drag = [&](double c) { return (det::Exp(c * kH) - 1.0) / kH; };
@@ -211,7 +235,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     double above = 0.0, t_parent = 0.0, t_arc = 0.0;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       const double l = std::max(w.rest_length_[j], 1e-4f);
-      const double lambda = coef[j].k > 0 ? steady_drag(coef[j].c) / (coef[j].k * l) : 0.0;
+      const SegmentCoefficients& a = w.arc_coef_.coef[j];
+      const double lambda = a.k > 0 ? steady_drag(a.c) / (a.k * l) : 0.0;
       above += lambda;
       t_parent += l * above;
       t_arc += l * lambda;

@@ -20,8 +20,8 @@ const COLLIDER_BYTES = 48; // hs_collider: node, shape, offset[3], tail[3], norm
 const STEPPINGS = ['fixed', 'frame'];
 const STATUS = ['ok', 'invalid input', 'invalid argument', 'out of memory', 'internal error',
   'unsupported', 'i/o error'];
-const CONFIG_BYTES = 28; // hs_config: mode, tuned, arc_liveliness, stiffness_scale,
-// vrm_three_compat, teleport_distance, teleport_angle (7 x 4 bytes)
+const CONFIG_BYTES = 32; // hs_config: mode, tuned, arc_liveliness, stiffness_scale,
+// vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness (8 x 4 bytes)
 const REPORT_BYTES = 20; // hs_step_report: flags, steps_run, steps_dropped, teleports, contacts
 const TIMING_WINDOW = 256; // updates kept for the p50/p95 of stats
 
@@ -30,7 +30,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   mode: 'arc',
   stepping: 'fixed',
   tuned: true,
-  arcLiveliness: 1,
+  arcLiveliness: 0,
+  arcStiffness: 1.6,
   stiffnessScale: 1,
   threeVrmCompat: false,
   teleportDistance: 0.5,
@@ -183,6 +184,7 @@ function validateConfig(config) {
   };
   num('arcLiveliness', (v) => v >= 0 && v <= 1, 'in [0, 1]');
   num('stiffnessScale', (v) => v > 0 && Number.isFinite(v), 'a positive number');
+  num('arcStiffness', (v) => v > 0 && Number.isFinite(v), 'a positive number');
   num('teleportDistance', (v) => v > 0, 'a positive number of metres');
   num('teleportAngle', (v) => v > 0, 'a positive number of radians');
 }
@@ -196,7 +198,7 @@ export class HairswingSpringBones {
    * @param vrm the VRM from three-vrm (gltf.userData.vrm), or the GLTFLoader result itself
    *   (also for a plain glTF with VRMC_springBone; then nodes are matched by the loader's record).
    * @param bytes the file GLTFLoader parsed (ArrayBuffer or Uint8Array).
-   * @param options {mode, stepping, tuned, arcLiveliness, stiffnessScale, threeVrmCompat,
+   * @param options {mode, stepping, tuned, arcLiveliness, arcStiffness, stiffnessScale, threeVrmCompat,
    *   teleportDistance, teleportAngle, name, gltf, replaceManager, wasmBinary, wasmUrl}.
    */
   static async fromVRM(vrm, bytes, options = {}) {
@@ -287,6 +289,7 @@ export class HairswingSpringBones {
       i32[b + 4] = c.threeVrmCompat ? 1 : 0;
       f32[b + 5] = c.teleportDistance;
       f32[b + 6] = c.teleportAngle;
+      f32[b + 7] = c.arcStiffness;
       status = M._hs_world_create(this._avatar, cfg, out);
       if (status === 0) {
         if (this._world) this._freeWorld();
