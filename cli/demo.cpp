@@ -71,7 +71,7 @@ void AddDemo(CLI::App& app, int& exit_code) {
       auto loaded = LoadAvatar(f);
       SuiteResults sweep;
       MeasureFlags sf = o->flags;
-      sf.sweep = {0.35f, 0.5f, 0.71f, 1.0f, 1.41f, 2.0f, 2.83f};
+      sf.sweep = {0.5f, 0.71f, 1.0f, 1.41f, 2.0f};
       MeasureOptions base;
       base.tuned = !sf.plain;
       base.arc_liveliness = sf.arc_liveliness;
@@ -92,8 +92,7 @@ void AddDemo(CLI::App& app, int& exit_code) {
     std::string intro = ArticleTableHtml(reports);
     for (size_t i = 0; i < reports.size(); ++i)
       if (!sweeps[i].sweep.empty())
-        intro += "<h3>" + HtmlEsc(fs::path(reports[i].avatar).filename().string()) + "</h3>" +
-                 SuiteHtml(sweeps[i]);
+        intro += SuiteHtml(sweeps[i], fs::path(reports[i].avatar).filename().string());
     const std::string report = o->out + "/report.html";
     Status st = WriteHtmlReport(reports, report, /*force=*/true, intro);  // out/demo is ours
     if (!st.ok()) {

@@ -26,7 +26,7 @@ void AddFit(CLI::App& app, int& exit_code) {
     std::string avatar, hair, wear, out, attach = "head", report, vrm_version;
     int joints = 6;
     FitOptions fit;
-    bool undo = false, force = false, colliders = false;
+    bool undo = false, force = false, colliders = false, reweight = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
@@ -57,6 +57,11 @@ void AddFit(CLI::App& app, int& exit_code) {
                 "also run the collider fitter (grow proxies to the visible body and "
                 "clothing, add a torso capsule if the trunk is uncovered, whole-link checks "
                 "for long front chains)");
+  cmd->add_flag("--reweight-roots", o->reweight,
+                "widen each chain's head-to-first-joint skin blend that is narrower than its first "
+                "segment to one segment, reported per chain (after --hair when both are given); "
+                "spreads the root bend so every runtime stretches the mesh less there; undone "
+                "bit for bit by --undo");
   cmd->add_flag("--undo", o->undo, "restore what an earlier fit changed in AVATAR");
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   AddVrmVersion(cmd, o->vrm_version);
@@ -84,8 +89,10 @@ void AddFit(CLI::App& app, int& exit_code) {
       if (!st.ok()) return fail(st.message());
       rep["changes"].push_back("restored the settings from before the fit");
     } else {
-      if (o->hair.empty() && !o->colliders)
-        return fail("--hair (MESH, MESH/INDEX or material:NAME) or --colliders is required");
+      if (o->hair.empty() && !o->colliders && !o->reweight)
+        return fail(
+            "--hair (MESH, MESH/INDEX or material:NAME), --colliders or --reweight-roots is "
+            "required");
       if (!o->wear.empty()) {
         auto hair = LoadAvatar(o->wear);
         if (!hair.ok()) return fail(hair.status().message());
@@ -113,6 +120,19 @@ void AddFit(CLI::App& app, int& exit_code) {
         for (const auto& w : fit->warnings) rep["warnings"].push_back(w);
         rep["chains"] = fit->chains;
         rep["rigid_clumps"] = fit->rigid.size();
+      }
+      if (o->reweight) {
+        auto rw = ReweightRoots(av);
+        if (!rw.ok()) return fail(rw.status().message());
+        for (const auto& c : rw->changes) rep["changes"].push_back("re-weight " + c);
+        nlohmann::ordered_json chains = nlohmann::json::array();
+        for (const auto& c : rw->chains)
+          chains.push_back({{"chain", c.name},
+                            {"blend_mm", 1000.0 * c.blend_m},
+                            {"target_mm", 1000.0 * c.target_m},
+                            {"vertices", c.vertices},
+                            {"skipped", c.skipped}});
+        rep["reweight"] = chains;
       }
       if (o->colliders) {
         auto cf = FitColliders(av);

@@ -79,7 +79,7 @@ void PrintSuite(const SuiteResults& r);
 /// JSON of the suite and sweep (keys "suite", "suite_summary", "sweep").
 nlohmann::ordered_json SuiteJson(const SuiteResults& r);
 /// HTML tables and the sweep's stretch/swing/curl plot for the report.
-std::string SuiteHtml(const SuiteResults& r);
+std::string SuiteHtml(const SuiteResults& r, const std::string& who = "");
 /// The article's before/after table over several avatars' head-turns: previous (parent at the
 /// author's settings) vs improved (arc as configured), p99 and worst edge, swing and curl beside,
 /// with a verdict in words. As text (stdout) and as HTML.

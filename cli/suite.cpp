@@ -393,12 +393,14 @@ nlohmann::ordered_json SuiteJson(const SuiteResults& res) {
   return j;
 }
 
-std::string SuiteHtml(const SuiteResults& res) {
+std::string SuiteHtml(const SuiteResults& res, const std::string& who) {
   std::string html;
+  const std::string of = who.empty() ? "" : ": " + HtmlEsc(who);
   char b[512];
   if (!res.suite.empty()) {
     html +=
-        "<h2>Motion suite</h2><p class=\"note\">The head-turn and UAL clips retargeted onto the "
+        "<h2>Motion suite" + of +
+        "</h2><p class=\"note\">The head-turn and UAL clips retargeted onto the "
         "avatar, 60 fps. Excess stretch is what the hair solver adds over hair held rigid in its "
         "attachment frame; flip is the largest angle of a chain's root-to-tip chord from rest "
         "(over "
@@ -435,7 +437,8 @@ std::string SuiteHtml(const SuiteResults& res) {
                                                          p.result.shape_error_deg);
     }
     html +=
-        "<h2>Stiffness sweep</h2><p class=\"note\">The head-turn with every solver's stiffness "
+        "<h2>Stiffness sweep" + of +
+        "</h2><p class=\"note\">The head-turn with every solver's stiffness "
         "scaled: each point is one scale. Left of a curve is stiffer hair. Compare the curves at "
         "the same swing.</p>\n";
     html += SvgCurves("excess stretch vs swing", "swing rms (mm)", "excess p99 (%)", stretch);

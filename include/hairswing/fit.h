@@ -95,4 +95,37 @@ Result<ColliderFitResult> FitColliders(Avatar& avatar, const ColliderFitOptions&
 /// Restores what FitColliders changed (UndoFit calls it too).
 Status UndoColliderFit(Avatar& avatar);
 
+struct ReweightOptions {
+  /// The head-to-first-joint blend is widened to this many first-segment lengths when narrower.
+  float blend_segments = 1.0f;
+};
+
+struct ReweightResult {
+  struct Chain {
+    std::string name;
+    float blend_m = 0;   ///< width of the blend before, along the first segment (metres)
+    float target_m = 0;  ///< what it is widened to (blend_segments x the first segment)
+    int vertices = 0;    ///< vertices whose weights changed
+    int skipped = 0;     ///< vertices left alone (no free influence slot for the head)
+    /// What a bend of the first joint costs the mesh, from the weights: the largest first-order
+    /// edge length change at the chain's vertices, % per degree, before and after.
+    double cost_before = 0, cost_after = 0;
+  };
+  std::vector<Chain> chains;
+  std::vector<std::string> changes;  ///< one line per chain, for the report
+};
+
+/// Widens, per chain, a skin blend from the attachment (head) to the first joint that is
+/// narrower than `blend_segments` first segments: along the first segment's direction, the
+/// attachment's share of each chain vertex fades linearly from 1 at the chain's highest vertex to
+/// 0 one segment lower (never lowered). Only vertices already skinned to the chain change; the
+/// original JOINTS_0 / WEIGHTS_0 of each are recorded bit for bit (root extension
+/// "HAIRSWING_reweight_undo") for UndoReweight / UndoFit. Spreads the root bend over a segment,
+/// so every runtime stretches the mesh less there. A chain is changed only when that lowers the
+/// root bend's cost computed from the weights (ReweightResult::Chain::cost_*) by 10 % or more.
+Result<ReweightResult> ReweightRoots(Avatar& avatar, const ReweightOptions& options = {});
+
+/// Restores the skin weights ReweightRoots changed, bit for bit (UndoFit calls it too).
+Status UndoReweight(Avatar& avatar);
+
 }  // namespace hairswing

@@ -796,6 +796,11 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
 
 Status UndoFit(Avatar& av) {
   bool undone = false;
+  if (av.unknown_extensions.count("HAIRSWING_reweight_undo")) {
+    Status st = UndoReweight(av);
+    if (!st.ok()) return st;
+    undone = true;
+  }
   if (av.unknown_extensions.count("HAIRSWING_collider_fit_undo")) {
     Status st = UndoColliderFit(av);
     if (!st.ok()) return st;
