@@ -17,6 +17,86 @@
 namespace hairswing {
 namespace {
 
+// A still body: every node at rest.
+class StillMotion : public PoseSampler {
+ public:
+  explicit StillMotion(const Rig& rig) : rig_(rig) {}
+  void Sample(double, std::span<Transform> pose) override {
+    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
+  }
+
+ private:
+  const Rig& rig_;
+};
+
+// The body swings node `node` (a rig node) about X by up to 40 degrees; nothing else moves.
+class SwingNodeMotion : public PoseSampler {
+ public:
+  SwingNodeMotion(const Rig& rig, int node) : rig_(rig), node_(node) {}
+  void Sample(double t, std::span<Transform> pose) override {
+    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
+    const float a = glm::radians(40.0f) * static_cast<float>(std::sin(3.0 * t));
+    pose[node_].rotation = glm::angleAxis(a, glm::vec3(1, 0, 0)) * pose[node_].rotation;
+  }
+
+ private:
+  const Rig& rig_;
+  int node_;
+};
+
+// A 4 x 2 strip of vertices per segment along the hand-made avatar's first chain, skinned to the
+// segment's joint; with `other` (an avatar node, -1 = none), the vertices along one edge of the
+// strip have `hair_weight` on the joint and the rest on `other`.
+// `bind_scale` scales the bind pose about each joint: the mesh's stored positions are then not
+// the rest shape (the inverse bind matrices undo the scale, so the skinned rest pose is).
+void AddStrip(Avatar& av, int other, float hair_weight, float bind_scale) {
+  Skin skin;
+  std::vector<glm::mat4> rest_world(av.nodes.size());
+  for (int n = 0; n < static_cast<int>(av.nodes.size()); ++n) {
+    glm::vec3 w(0);
+    for (int p = n; p >= 0; p = av.nodes[p].parent) w += av.nodes[p].translation;
+    rest_world[n] = glm::translate(glm::mat4(1), w);
+    // bind pose of node n: its rest frame scaled by bind_scale
+    const glm::mat4 bind = rest_world[n] * glm::scale(glm::mat4(1), glm::vec3(bind_scale));
+    skin.joints.push_back(n);
+    skin.inverse_bind.push_back(glm::inverse(bind));
+  }
+  av.skins.push_back(skin);
+  Primitive strip;
+  const auto& joints = av.vrm.springs[0].joints;
+  for (size_t j = 0; j + 1 < joints.size(); ++j) {
+    const int node = joints[j].node;
+    const glm::vec3 seg = av.nodes[joints[j + 1].node].translation;
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 2; ++c) {
+        // In the joint's frame at rest, then into the bind pose (what the file stores).
+        const glm::vec3 local = seg * (r / 4.0f) + glm::vec3(c * 0.02f - 0.01f, 0, 0);
+        const glm::mat4 bind = rest_world[node] * glm::scale(glm::mat4(1), glm::vec3(bind_scale));
+        strip.positions.push_back(glm::vec3(bind * glm::vec4(local, 1)));
+        if (other >= 0 && c == 0) {  // one edge of the strip also follows `other`
+          strip.joints.push_back({static_cast<uint16_t>(node), static_cast<uint16_t>(other), 0, 0});
+          strip.weights.push_back({hair_weight, 1 - hair_weight, 0, 0});
+        } else {
+          strip.joints.push_back({static_cast<uint16_t>(node), 0, 0, 0});
+          strip.weights.push_back({1, 0, 0, 0});
+        }
+      }
+  }
+  const uint32_t rows = static_cast<uint32_t>(strip.positions.size() / 2);
+  for (uint32_t r = 0; r + 1 < rows; ++r)
+    strip.indices.insert(strip.indices.end(),
+                         {2 * r, 2 * r + 2, 2 * r + 1, 2 * r + 1, 2 * r + 2, 2 * r + 3});
+  Mesh mesh;
+  mesh.primitives.push_back(strip);
+  av.meshes.push_back(mesh);
+  Node mn;
+  mn.name = "hair mesh";
+  mn.mesh = 0;
+  mn.skin = 0;
+  av.nodes.push_back(mn);
+  av.scene_roots.push_back(static_cast<int>(av.nodes.size()) - 1);
+}
+
 TEST(Metrics, QuantileInterpolatesBetweenOrderStatistics) {
   std::vector<double> v;
   for (int i = 100; i >= 1; --i) v.push_back(i);  // unsorted on purpose
@@ -106,43 +186,8 @@ TEST(Metrics, PenetrationSettleAndAngles) {
 TEST(Measure, HandMadeAvatarRootsFixedSettledAndFrameRateIdentical) {
   Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
   // A skinned hair strip on the chain so the mesh metrics have edges.
-  Skin skin;
-  for (int n = 0; n < static_cast<int>(av.nodes.size()); ++n) {
-    skin.joints.push_back(n);
-    glm::vec3 w(0);
-    for (int p = n; p >= 0; p = av.nodes[p].parent) w += av.nodes[p].translation;
-    skin.inverse_bind.push_back(glm::translate(glm::mat4(1), -w));
-  }
-  av.skins.push_back(skin);
-  Primitive strip;
-  glm::vec3 pos = av.nodes[0].translation + av.nodes[1].translation + av.nodes[2].translation;
-  int joint = av.vrm.springs[0].joints[0].node;
-  pos += av.nodes[joint].translation;
-  for (size_t j = 0; j + 1 < av.vrm.springs[0].joints.size(); ++j) {
-    const int node = av.vrm.springs[0].joints[j].node;
-    const glm::vec3 seg = av.nodes[av.vrm.springs[0].joints[j + 1].node].translation;
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 2; ++c) {
-        strip.positions.push_back(pos + seg * (r / 4.0f) + glm::vec3(c * 0.02f - 0.01f, 0, 0));
-        strip.joints.push_back({static_cast<uint16_t>(node), 0, 0, 0});
-        strip.weights.push_back({1, 0, 0, 0});
-      }
-    pos += seg;
-  }
-  const uint32_t rows = static_cast<uint32_t>(strip.positions.size() / 2);
-  for (uint32_t r = 0; r + 1 < rows; ++r)
-    strip.indices.insert(strip.indices.end(),
-                         {2 * r, 2 * r + 2, 2 * r + 1, 2 * r + 1, 2 * r + 2, 2 * r + 3});
-  Mesh mesh;
-  mesh.primitives.push_back(strip);
-  av.meshes.push_back(mesh);
-  Node mn;
-  mn.name = "hair mesh";
-  mn.mesh = 0;
-  mn.skin = 0;
-  av.nodes.push_back(mn);
-  av.scene_roots.push_back(static_cast<int>(av.nodes.size()) - 1);
-
+  AddStrip(av, -1, 1.0f, 1.0f);
+  const Primitive& strip = av.meshes[0].primitives[0];
   MeasureOptions opt;
   auto rep = Measure(av, opt);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
@@ -337,86 +382,6 @@ TEST(Measure, NonFiniteFiguresAreNamed) {
 
 namespace hairswing {
 namespace {
-
-// A still body: every node at rest.
-class StillMotion : public PoseSampler {
- public:
-  explicit StillMotion(const Rig& rig) : rig_(rig) {}
-  void Sample(double, std::span<Transform> pose) override {
-    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
-  }
-
- private:
-  const Rig& rig_;
-};
-
-// The body swings node `node` (a rig node) about X by up to 40 degrees; nothing else moves.
-class SwingNodeMotion : public PoseSampler {
- public:
-  SwingNodeMotion(const Rig& rig, int node) : rig_(rig), node_(node) {}
-  void Sample(double t, std::span<Transform> pose) override {
-    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
-    const float a = glm::radians(40.0f) * static_cast<float>(std::sin(3.0 * t));
-    pose[node_].rotation = glm::angleAxis(a, glm::vec3(1, 0, 0)) * pose[node_].rotation;
-  }
-
- private:
-  const Rig& rig_;
-  int node_;
-};
-
-// A 4 x 2 strip of vertices per segment along the hand-made avatar's first chain, skinned to the
-// segment's joint; with `other` (an avatar node, -1 = none), the vertices along one edge of the
-// strip have `hair_weight` on the joint and the rest on `other`.
-// `bind_scale` scales the bind pose about each joint: the mesh's stored positions are then not
-// the rest shape (the inverse bind matrices undo the scale, so the skinned rest pose is).
-void AddStrip(Avatar& av, int other, float hair_weight, float bind_scale) {
-  Skin skin;
-  std::vector<glm::mat4> rest_world(av.nodes.size());
-  for (int n = 0; n < static_cast<int>(av.nodes.size()); ++n) {
-    glm::vec3 w(0);
-    for (int p = n; p >= 0; p = av.nodes[p].parent) w += av.nodes[p].translation;
-    rest_world[n] = glm::translate(glm::mat4(1), w);
-    // bind pose of node n: its rest frame scaled by bind_scale
-    const glm::mat4 bind = rest_world[n] * glm::scale(glm::mat4(1), glm::vec3(bind_scale));
-    skin.joints.push_back(n);
-    skin.inverse_bind.push_back(glm::inverse(bind));
-  }
-  av.skins.push_back(skin);
-  Primitive strip;
-  const auto& joints = av.vrm.springs[0].joints;
-  for (size_t j = 0; j + 1 < joints.size(); ++j) {
-    const int node = joints[j].node;
-    const glm::vec3 seg = av.nodes[joints[j + 1].node].translation;
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 2; ++c) {
-        // In the joint's frame at rest, then into the bind pose (what the file stores).
-        const glm::vec3 local = seg * (r / 4.0f) + glm::vec3(c * 0.02f - 0.01f, 0, 0);
-        const glm::mat4 bind = rest_world[node] * glm::scale(glm::mat4(1), glm::vec3(bind_scale));
-        strip.positions.push_back(glm::vec3(bind * glm::vec4(local, 1)));
-        if (other >= 0 && c == 0) {  // one edge of the strip also follows `other`
-          strip.joints.push_back({static_cast<uint16_t>(node), static_cast<uint16_t>(other), 0, 0});
-          strip.weights.push_back({hair_weight, 1 - hair_weight, 0, 0});
-        } else {
-          strip.joints.push_back({static_cast<uint16_t>(node), 0, 0, 0});
-          strip.weights.push_back({1, 0, 0, 0});
-        }
-      }
-  }
-  const uint32_t rows = static_cast<uint32_t>(strip.positions.size() / 2);
-  for (uint32_t r = 0; r + 1 < rows; ++r)
-    strip.indices.insert(strip.indices.end(),
-                         {2 * r, 2 * r + 2, 2 * r + 1, 2 * r + 1, 2 * r + 2, 2 * r + 3});
-  Mesh mesh;
-  mesh.primitives.push_back(strip);
-  av.meshes.push_back(mesh);
-  Node mn;
-  mn.name = "hair mesh";
-  mn.mesh = 0;
-  mn.skin = 0;
-  av.nodes.push_back(mn);
-  av.scene_roots.push_back(static_cast<int>(av.nodes.size()) - 1);
-}
 
 TEST(Measure, StretchIsAgainstTheSkinnedRestPoseWhenTheBindPoseDiffers) {
   // The mesh was bound at half size: its stored edges are half as long as what the rest pose
