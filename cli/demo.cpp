@@ -17,8 +17,10 @@ void AddDemo(CLI::App& app, int& exit_code) {
       "demo",
       "The main job: write the built-in demo avatars (ponytail, layered), measure the standard "
       "head-turn on them with the arc, parent and vrm solvers at 30/60/120 fps (also on "
-      "../shared/data/avatars/godette.vrm when present), print the comparison and write an HTML "
-      "report with plots.");
+      "../shared/data/avatars/godette.vrm when present) and a stiffness sweep, print the "
+      "article's before/after table (the usual solver vs arc: stretch with swing and curl beside "
+      "it, and a verdict in words), then each avatar's full table, and write an HTML report with "
+      "the same tables and plots.");
   struct Opts {
     std::string out = "out", shared = HS_SHARED_DATA;
     MeasureFlags flags{.match_swing = true, .force = true};

@@ -284,9 +284,10 @@ void AddMeasure(CLI::App& app, int& exit_code) {
       "measure",
       "Run the standard head-turn (12 s: 4 s of head yaw/pitch with hip sway, 8 s still) on an "
       "avatar for each solver and caller frame rate, simulating at 120 Hz and sampling the mesh at "
-      "30 Hz. Reports hair mesh stretch (p99 and worst edge), root drift, settle, shape error "
-      "against the rest arc, clothing occlusion from the front, link-in-capsule penetration, "
-      "frame-rate identity and update time.");
+      "30 Hz. Reports hair mesh stretch (p99 and worst edge, against the skinned rest pose; and "
+      "the excess the hair adds over hair held rigid), swing, curl, flip, root drift, settle, "
+      "clothing occlusion from the front, link-in-capsule penetration, frame-rate identity and "
+      "update time. --suite adds seven UAL clips, --sweep the stretch/swing/curl curve.");
   struct Opts {
     std::string file, motion = "head-turn", clip, solvers = "arc,parent,vrm", fps = "30,60,120",
                       json, report, shirt;
