@@ -258,6 +258,86 @@ TEST(SolverRobustness, ZeroLengthSegmentsZeroRadiiAndDtEdges) {
   EXPECT_NEAR(driver.time() - t0, 1000.0, 1e-6);
 }
 
+// Any dt has a documented result, and a bad one never stops later steps: NaN and infinity are
+// refused (kStepRefusedNonFinite, nothing runs), zero and negative do nothing (kStepZeroDt), a
+// subnormal one runs no step, a huge one (1e7 s, 1e30 s, a wall-clock time passed as a delta)
+// runs max_steps_per_call steps and reports the rest dropped. Before, about 1.8e7 s overflowed
+// the frame drivers' step count: no step ran again, and the call still looked fine.
+TEST(SolverRobustness, EveryTimeStepHasAResultAndNoneFreezesTheSolver) {
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok());
+  const int head = HumanoidRigNode(av, *rig, "head");
+  HeadTurnMotion motion(*rig, head, HumanoidRigNode(av, *rig, "hips"));
+  struct Case {
+    double dt;
+    uint32_t flag;  // expected among the flags
+    bool runs;      // steps run
+  };
+  const Case cases[] = {{std::nan(""), kStepRefusedNonFinite, false},
+                        {INFINITY, kStepRefusedNonFinite, false},
+                        {-INFINITY, kStepRefusedNonFinite, false},
+                        {0.0, kStepZeroDt, false},
+                        {-1.0, kStepZeroDt, false},
+                        {4.9e-324, 0, false},
+                        {1e7, kStepStepsDropped, true},
+                        {1.8e7, kStepStepsDropped, true},
+                        {1.7e9, kStepStepsDropped, true},
+                        {1e30, kStepStepsDropped, true}};
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kVrm}) {
+    SpringConfig cfg;
+    cfg.mode = mode;
+    auto world = SpringWorld::Create(*rig, cfg);
+    ASSERT_TRUE(world.ok());
+    ClipDriver clip(*world, motion);
+    clip.Reset();
+    // The frame drivers, on a world of their own.
+    auto world2 = SpringWorld::Create(*rig, cfg);
+    ASSERT_TRUE(world2.ok());
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+    FrameDriver frames(*world2);
+    frames.Reset(pose);
+    auto world3 = SpringWorld::Create(*rig, cfg);
+    ASSERT_TRUE(world3.ok());
+    std::vector<glm::mat4> all(rig->node_count());
+    std::vector<glm::mat4> drivers(world3->driver_nodes().size());
+    std::vector<glm::quat> rotations(rig->joint_node().size());
+    auto drivers_at = [&](double t) {
+      motion.Sample(t, pose);
+      ComputeWorld(*rig, pose, all);
+      for (size_t i = 0; i < drivers.size(); ++i) drivers[i] = all[world3->driver_nodes()[i]];
+    };
+    drivers_at(0.0);
+    DrivenFrameDriver driven(*world3);
+    driven.Reset(drivers);
+    double t = 0.5;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(SolverModeName(mode)) + " dt " + std::to_string(c.dt));
+      const StepReport a = clip.Advance(c.dt);
+      motion.Sample(t, pose);
+      const StepReport b = frames.Advance(pose, c.dt);
+      drivers_at(t);
+      const StepReport d = driven.Advance(drivers, c.dt, rotations);
+      for (const StepReport& r : {a, b, d}) {
+        if (c.flag) EXPECT_TRUE(r.flags & c.flag) << r.flags;
+        EXPECT_EQ(r.steps_run > 0, c.runs);
+        if (c.runs) EXPECT_EQ(r.steps_run, cfg.max_steps_per_call);
+        EXPECT_GE(r.steps_dropped, 0);
+      }
+      // The next ordinary frame runs its steps: nothing froze.
+      t += 1.0 / 60.0;
+      EXPECT_EQ(clip.Advance(1.0 / 60.0).steps_run, 2);
+      motion.Sample(t, pose);
+      EXPECT_GE(frames.Advance(pose, 1.0 / 60.0).steps_run, 1);
+      drivers_at(t);
+      EXPECT_GE(driven.Advance(drivers, 1.0 / 60.0, rotations).steps_run, 1);
+      for (const SpringWorld* w : {&world.value(), &world2.value(), &world3.value()})
+        for (const glm::vec3& p : w->tails())
+          ASSERT_TRUE(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z));
+    }
+  }
+}
+
 TEST(SolverRobustness, AnimationOwnershipLeavesAnimatedJointsAlone) {
   Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
   auto rig = BuildRig(av);

@@ -87,7 +87,7 @@ struct SpringConfig {
 
 /// Flags describing what a step did (Jolt's EPhysicsUpdateError style): set bits accumulate.
 enum StepFlag : uint32_t {
-  kStepRefusedNonFinite = 1u << 0,  ///< the input pose had NaN/inf: nothing changed
+  kStepRefusedNonFinite = 1u << 0,  ///< the input pose or the frame's dt had NaN/inf: nothing ran
   kStepTeleportReset = 1u << 1,     ///< a chain's attachment jumped; it was reset to its rest arc
   kStepZeroLength = 1u << 2,        ///< a zero-length segment was skipped
   kStepZeroDt = 1u << 3,            ///< dt <= 0: nothing to do
@@ -126,6 +126,11 @@ SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gr
 class SpringWorld {
  public:
   static constexpr double kStep = 1.0 / 120.0;  ///< seconds per fixed step
+  /// The longest caller frame the drivers take, seconds (a day): a longer dt counts as this long
+  /// (its steps beyond max_steps_per_call are dropped and reported as always), so a caller that
+  /// passes a wall-clock time instead of a delta keeps a running solver and sees
+  /// kStepStepsDropped instead of a frozen one.
+  static constexpr double kMaxFrameDt = 86400.0;
 
   /// Builds the world for `rig` (which must outlive it). Fails on a config that does not fit the
   /// rig (e.g. segment_checks of the wrong size).

@@ -33,9 +33,19 @@ void ClipDriver::Reset() {
 
 StepReport ClipDriver::Advance(double dt) {
   StepReport rep;
+  if (std::isnan(dt) || std::isinf(dt)) {
+    rep.flags |= kStepRefusedNonFinite;
+    return rep;
+  }
   if (!(dt > 0.0)) {
     rep.flags |= kStepZeroDt;
     return rep;
+  }
+  // A frame longer than a day counts as a day: the step count below stays far inside its integer
+  // types (before, a dt of about 1.8e7 s overflowed them and no step ran again).
+  if (dt > SpringWorld::kMaxFrameDt) {
+    dt = SpringWorld::kMaxFrameDt;
+    rep.flags |= kStepStepsDropped;
   }
   requested_ += dt;
   // Steps due by now. The small epsilon absorbs the rounding of sums like 30 x (1/30).
@@ -78,9 +88,19 @@ namespace {
 template <class StepAt>
 StepReport RunFrame(double dt, int max_steps, double* carry, StepAt step_at) {
   StepReport rep;
+  if (std::isnan(dt) || std::isinf(dt)) {
+    rep.flags |= kStepRefusedNonFinite;
+    return rep;
+  }
   if (!(dt > 0.0)) {
     rep.flags |= kStepZeroDt;
     return rep;
+  }
+  // A frame longer than a day counts as a day (SpringWorld::kMaxFrameDt): the step count fits an
+  // int (a dt of about 1.8e7 s overflowed it, and the carried time then stopped every later step).
+  if (dt > SpringWorld::kMaxFrameDt) {
+    dt = SpringWorld::kMaxFrameDt;
+    rep.flags |= kStepStepsDropped;
   }
   const double h = SpringWorld::kStep;
   double t = h - *carry;

@@ -508,7 +508,7 @@ bool SpringWorld::CheckTeleport(int chain) {
 StepReport SpringWorld::Run(std::span<Transform> pose, float h, bool variable, bool write) {
   StepReport rep;
   HS_ASSERT(pose.size() == rig_->node_count());
-  if (!internal::PoseIsFinite(pose)) {
+  if (!internal::PoseIsFinite(pose) || std::isnan(h) || std::isinf(h)) {
     rep.flags |= kStepRefusedNonFinite;
     return rep;
   }
@@ -690,7 +690,7 @@ StepReport SpringWorld::RunDriven(std::span<const glm::mat4> driver_world,
   StepReport rep;
   const Rig& rig = *rig_;
   HS_ASSERT(rotations.size() == rig.joint_node().size());
-  if (!MatricesFinite(driver_world)) {
+  if (!MatricesFinite(driver_world) || std::isnan(h) || std::isinf(h)) {
     rep.flags |= kStepRefusedNonFinite;
     return rep;
   }
