@@ -23,9 +23,11 @@ void AddDemo(CLI::App& app, int& exit_code) {
       "the same tables and plots.");
   struct Opts {
     std::string out = "out", shared = HS_SHARED_DATA;
-    MeasureFlags flags{.match_swing = true, .force = true};
+    MeasureFlags flags;
   };
   auto o = std::make_shared<Opts>();
+  o->flags.match_swing = true;  // the equal-swing comparison, and out/ is the demo's own folder
+  o->flags.force = true;
   cmd->add_option("--out", o->out, "output folder")->capture_default_str();
   cmd->add_option("--shared-data", o->shared, "folder holding avatars/godette.vrm")
       ->capture_default_str();
