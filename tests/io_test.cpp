@@ -455,3 +455,51 @@ TEST_F(UriConfinement, FoldersFifosAndDevicesAreNamedNotOpened) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// An asset given as bytes without a folder (an upload to `hairswing view`, the C API's
+// hs_avatar_load_memory, the WebAssembly package) names files by URI: none is read, whatever lies
+// in the process's working folder. Given a folder, the same bytes read the files inside it.
+TEST(Import, BytesWithoutAFolderReadNoFileTheAssetNames) {
+  const std::string bin = "hs_probe_secret.bin", png = "hs_probe_secret.png";
+  {
+    std::ofstream b(bin, std::ios::binary);
+    const std::string secret(36, 'Z');  // 0x5A bytes: floats of 1.5e16
+    b << secret;
+    std::ofstream p(png, std::ios::binary);
+    p << "\x89PNG-secret-bytes";
+  }
+  const std::string gltf = R"({"asset":{"version":"2.0"},
+    "buffers":[{"uri":"hs_probe_secret.bin","byteLength":36}],
+    "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36}],
+    "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}],
+    "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],
+    "images":[{"uri":"hs_probe_secret.png"}],
+    "nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}],"scene":0})";
+  const auto* bytes = reinterpret_cast<const uint8_t*>(gltf.data());
+  auto none = LoadAvatarFromMemory(bytes, gltf.size(), "upload.gltf", "");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  ASSERT_EQ(none->avatar.images.size(), 1u);
+  EXPECT_TRUE(none->avatar.images[0].bytes.empty());
+  for (const Mesh& m : none->avatar.meshes)
+    for (const Primitive& p : m.primitives)
+      for (const glm::vec3& v : p.positions) EXPECT_NE(v.x, 0x1.b4b4b4p+53f) << "secret bytes read";
+  std::string warnings;
+  for (const auto& w : none->warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("hs_probe_secret.bin"), std::string::npos) << warnings;
+  // The same bytes with the working folder given: the files are read (so the check above can
+  // fail when the loader reads them).
+  auto here = LoadAvatarFromMemory(bytes, gltf.size(), "upload.gltf", ".");
+  ASSERT_TRUE(here.ok()) << here.status().message();
+  ASSERT_EQ(here->avatar.images.size(), 1u);
+  EXPECT_FALSE(here->avatar.images[0].bytes.empty());
+  ASSERT_EQ(here->avatar.meshes.size(), 1u);
+  EXPECT_EQ(here->avatar.meshes[0].primitives[0].positions[0].x, 0x1.b4b4b4p+53f);
+  std::remove(bin.c_str());
+  std::remove(png.c_str());
+}
+
+}  // namespace
+}  // namespace hairswing

@@ -33,7 +33,9 @@ struct LoadedAvatar {
 Result<LoadedAvatar> LoadAvatar(const std::string& path, const LoadOptions& options = {});
 
 /// Same, from bytes in memory (a GLB/VRM container or glTF JSON). External files are resolved
-/// relative to `base_dir`; `name` is used in messages.
+/// relative to `base_dir` and must lie inside it; with an empty `base_dir` no file is read at all
+/// (buffers and images the asset names by URI are reported missing: only the GLB chunk and data:
+/// URIs are used). `name` is used in messages.
 Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, const std::string& name,
                                           const std::string& base_dir,
                                           const LoadOptions& options = {});

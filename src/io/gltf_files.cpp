@@ -31,6 +31,7 @@ bool InsideFolder(const std::string& base_dir, const std::string& path) {
 
 bool FsFileExists(const std::string& path, void* user) {
   auto* ctx = static_cast<FsContext*>(user);
+  if (ctx->no_files) return ctx->buffer_paths.count(path) > 0;
   if (!InsideFolder(ctx->base_dir, path)) return false;
   if (ctx->buffer_paths.count(path)) return true;
   std::error_code ec;
@@ -42,6 +43,16 @@ std::string FsExpandPath(const std::string& p, void*) { return p; }
 bool FsReadWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path,
                      void* user) {
   auto* ctx = static_cast<FsContext*>(user);
+  if (ctx->no_files) {  // bytes from memory: nothing on disk is read, whatever the URI says
+    auto it = ctx->buffer_paths.find(path);
+    if (it == ctx->buffer_paths.end()) {
+      if (err) *err = "no folder was given, so files the asset names are not read";
+      return false;
+    }
+    ctx->missing.insert(path);
+    out->assign(std::max<size_t>(it->second, 1), 0);
+    return true;
+  }
   if (!InsideFolder(ctx->base_dir, path)) {
     if (err) *err = "outside the asset's folder";
     return false;

@@ -16,6 +16,9 @@ namespace hairswing::io {
 // declared size and remembered; meshes that read from it are dropped afterwards with a warning.
 struct FsContext {
   std::string base_dir;
+  /// No folder was given (bytes from memory): no file is read at all; buffers the asset names
+  /// are missing (served as zeros, reported), images are missing.
+  bool no_files = false;
   std::map<std::string, size_t> buffer_paths;  // joined path -> declared byteLength
   std::set<std::string> missing;               // joined paths served as zeros
   size_t max_bytes = 0;

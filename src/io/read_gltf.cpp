@@ -113,6 +113,9 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   LoadedAvatar out;
   Avatar& av = out.avatar;
   av.source_path = name;
+  // Bytes without a folder (an upload, the C API's and the WebAssembly package's buffers): no
+  // file the asset names is read from disk, so an asset cannot make us read what lies beside us.
+  const bool no_folder = base_dir.empty();
   try {
     CheckCoreTypes(root);
     // External files must lie inside the asset's folder (gltf_files.h, InsideFolder): a buffer
@@ -121,7 +124,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     const Json& buffers = GetArray(root, "buffers", "");
     for (size_t i = 0; i < buffers.size(); ++i) {
       const std::string uri = GetString(buffers[i], "uri", "", Idx("buffers", i));
-      if (uri.empty() || uri.rfind("data:", 0) == 0) continue;
+      if (uri.empty() || uri.rfind("data:", 0) == 0 || no_folder) continue;
       if (!InsideFolder(base_dir, JoinPath(base_dir, PercentDecode(uri))))
         throw ReadError(Idx("buffers", i) + ".uri",
                         "\"" + uri + "\" points outside the asset's folder");
@@ -131,9 +134,10 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     std::vector<uint8_t> rewrapped;
     const uint8_t* load_data = data;
     size_t load_size = size;
-    const std::vector<BufferLengthFix> length_fixes = MatchBufferLengths(
-        root, data, size, is_glb,
-        [&](const std::string& uri) { return JoinPath(base_dir, PercentDecode(uri)); });
+    const std::vector<BufferLengthFix> length_fixes =
+        MatchBufferLengths(root, data, size, is_glb, [&](const std::string& uri) {
+          return no_folder ? std::string() : JoinPath(base_dir, PercentDecode(uri));
+        });
     if (!length_fixes.empty()) {
       json_text = Dump(root);
       if (is_glb) {
@@ -145,6 +149,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     // Declared buffer sizes, so missing .bin files can be served as zeros (see FsContext).
     FsContext fsctx;
     fsctx.base_dir = base_dir;
+    fsctx.no_files = no_folder;
     fsctx.max_bytes = 0xFFFFFFF0u;
     const Json& jbuffers = GetArray(root, "buffers", "");
     double missing_total = 0;  // bytes served as zeros, over all missing files
@@ -155,7 +160,8 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
       std::string uri = GetString(jbuffers[i], "uri", "", Idx("buffers", i));
       if (uri.empty() || uri.rfind("data:", 0) == 0) continue;
       std::error_code ec;
-      if (!std::filesystem::is_regular_file(JoinPath(base_dir, PercentDecode(uri)), ec)) {
+      if (no_folder ||
+          !std::filesystem::is_regular_file(JoinPath(base_dir, PercentDecode(uri)), ec)) {
         missing_total += len;
         if (missing_total > static_cast<double>(options.max_missing_buffer_bytes))
           throw ReadError(Idx("buffers", i),
