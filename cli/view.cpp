@@ -7,10 +7,10 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 
 #include "clip_file.h"
@@ -74,13 +74,17 @@ Status ReadUploadedClips(const httplib::MultipartFormData& file, ClipFile* out) 
   if (ext != ".vrma" && ext != ".bvh" && ext != ".glb" && ext != ".gltf" && ext != ".vrm")
     return Status(StatusCode::kInvalidInput,
                   file.filename + ": not a clip file (.vrma, .bvh, .glb, .gltf)");
-  std::random_device rd;
-  const fs::path tmp = fs::temp_directory_path() / ("hairswing-view-" + std::to_string(getpid()) +
-                                                    "-" + std::to_string(rd()) + ext);
-  if (Status st = WriteFileAtomic(tmp.string(), file.content, false); !st.ok()) return st;
-  Status st = ReadClipFile(tmp.string(), out);
+  // In a folder of its own (mkdtemp: new, private), holding nothing but the clip: the files a
+  // .gltf clip names by URI are looked up in that folder and cannot lie anywhere else.
+  std::string dir_template = (fs::temp_directory_path() / "hairswing-view-XXXXXX").string();
+  if (!mkdtemp(dir_template.data()))
+    return Status(StatusCode::kIoError, "cannot make a temporary folder for the uploaded clip");
+  const fs::path dir = dir_template;
+  const fs::path tmp = dir / ("clip" + ext);
+  Status st = WriteFileAtomic(tmp.string(), file.content, false);
+  if (st.ok()) st = ReadClipFile(tmp.string(), out);
   std::error_code ec;
-  fs::remove(tmp, ec);
+  fs::remove_all(dir, ec);
   if (!st.ok()) {  // name the user's file, not the temporary one
     std::string msg = st.message();
     for (size_t at; (at = msg.find(tmp.string())) != std::string::npos;)
