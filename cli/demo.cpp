@@ -64,26 +64,17 @@ void AddDemo(CLI::App& app, int& exit_code) {
       const std::string stem = fs::path(f).stem().string();
       // Demo avatars: also after collider fitting (the before/after occlusion of SPEC M7).
       const bool demo_avatar = stem.rfind("demo-", 0) == 0;
+      // With the stretch/swing/curl curve: every solver's stiffness scaled.
+      MeasureFlags flags = o->flags;
+      flags.sweep = {0.5f, 0.71f, 1.0f, 1.41f, 2.0f};
+      SuiteResults sweep;
       int rc =
           RunMeasure(f, "arc,parent,vrm", "30,60,120", "", o->out + "/measure-" + stem + ".json",
-                     "", true, &rep, "head-turn", "", 12.0, demo_avatar, o->flags);
+                     "", true, &rep, "head-turn", "", 12.0, demo_avatar, flags, &sweep);
       if (rc != kExitOk) {
         exit_code = rc;
         return;
       }
-      // The stretch/swing/curl curve: every solver's stiffness scaled.
-      auto loaded = LoadAvatar(f);
-      SuiteResults sweep;
-      MeasureFlags sf = o->flags;
-      sf.sweep = {0.5f, 0.71f, 1.0f, 1.41f, 2.0f};
-      MeasureOptions base;
-      base.tuned = !sf.plain;
-      base.arc_liveliness = sf.arc_liveliness;
-      base.arc_stiffness = sf.arc_stiffness;
-      if (loaded.ok())
-        if (const std::string err = RunSuiteAndSweep(loaded->avatar, base, sf, false, &sweep);
-            !err.empty())
-          std::fprintf(stderr, "warning: %s: sweep: %s\n", f.c_str(), err.c_str());
       reports.push_back(std::move(rep));
       sweeps.push_back(std::move(sweep));
     }

@@ -138,7 +138,7 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
                const std::string& shirt, const std::string& json_path,
                const std::string& report_path, bool quiet, MeasureReport* out,
                const std::string& motion, const std::string& clip_name, double seconds,
-               bool fit_colliders, const MeasureFlags& flags) {
+               bool fit_colliders, const MeasureFlags& flags, SuiteResults* suite_out) {
   // Outputs are checked before the (long) run, not found unwritable after it.
   if (!OutputsWritable({json_path, report_path}, flags.force)) return kExitBadInput;
   auto loaded = LoadOrReport(file);
@@ -276,6 +276,7 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
     if (!quiet) std::printf("report written to %s\n", report_path.c_str());
   }
   if (out) *out = std::move(rep.value());
+  if (suite_out) *suite_out = std::move(suite);
   return kExitOk;
 }
 

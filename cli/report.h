@@ -27,6 +27,8 @@ std::string HtmlEsc(const std::string& s);
 std::string HtmlNum(const nlohmann::json& v, int prec);
 
 /// Solver options of `measure` (docs/measure.md).
+struct SuiteResults;  // below
+
 struct MeasureFlags {
   bool match_swing = false;                              ///< also the swing-matched comparison
   bool plain = false;                                    ///< plain VRM mapping for arc and parent
@@ -40,11 +42,13 @@ struct MeasureFlags {
   std::vector<float> sweep;    ///< stiffness scales of the sweep (empty = none)
   std::string intro_html;      ///< put at the top of the HTML report (hairswing demo)
 };
+/// `suite_out` (optional) receives the suite and sweep runs of flags.suite / flags.sweep.
 int RunMeasure(const std::string& file, const std::string& solvers, const std::string& fps,
                const std::string& shirt, const std::string& json_path,
                const std::string& report_path, bool quiet, MeasureReport* out,
                const std::string& motion = "head-turn", const std::string& clip_name = "",
-               double seconds = 12.0, bool fit_colliders = false, const MeasureFlags& flags = {});
+               double seconds = 12.0, bool fit_colliders = false, const MeasureFlags& flags = {},
+               SuiteResults* suite_out = nullptr);
 
 /// The motion suite and the stiffness sweep of `measure --suite` / `--sweep` (cli/suite.cpp).
 struct SuiteRow {

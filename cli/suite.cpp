@@ -344,10 +344,11 @@ void PrintSuite(const SuiteResults& res) {
                   r.stretch_worst_excess_pct, r.stretch_p99_welded_pct, r.shape_error_deg,
                   r.flip_deg);
     }
+    const auto summary = Summarise(res.suite);
     std::printf("overall (median over %zu motions):\n%-7s %12s %12s %10s %10s\n",
-                res.suite.size() / std::max<size_t>(1, Summarise(res.suite).size()), "solver",
-                "exc p99 %", "swing mm", "curl deg", "max flip");
-    for (const auto& [solver, s] : Summarise(res.suite))
+                res.suite.size() / std::max<size_t>(1, summary.size()), "solver", "exc p99 %",
+                "swing mm", "curl deg", "max flip");
+    for (const auto& [solver, s] : summary)
       std::printf("%-7s %12.2f %12.2f %10.2f %10.1f\n", solver.c_str(), s.median_excess,
                   s.median_swing, s.median_curl, s.max_flip);
   }

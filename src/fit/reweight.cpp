@@ -216,28 +216,25 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       const float h_new =
           std::max(w_head / total, std::clamp(1.0f - (vt.s - s_begin) / target, 0.0f, 1.0f));
       if (h_new * total <= w_head + 1e-6f) continue;  // already at least as much head
+      // The head needs a slot when it has none: a free one (weight 0), in the skin's joint list.
+      int free_slot = -1, head_index = -1;
       if (head_slot < 0) {
-        // The head needs a slot: a free one (weight 0), in the skin's joint list.
-        int free_slot = -1;
         for (int k = 0; k < 4 && free_slot < 0; ++k)
           if (!(w[k] > 0)) free_slot = k;
-        int head_index = -1;
         for (size_t s = 0; s < vt.prim->skin->joints.size() && head_index < 0; ++s)
           if (vt.prim->skin->joints[s] == ch.attach) head_index = static_cast<int>(s);
         if (free_slot < 0 || head_index < 0) {
           ++rc.skipped;
           continue;
         }
-        auto& rec = local[{vt.prim->mesh, vt.prim->prim}];
-        if (!rec.count(vt.v))
-          rec[vt.v] = {jn[0], jn[1], jn[2], jn[3], Bits(w[0]), Bits(w[1]), Bits(w[2]), Bits(w[3])};
+      }
+      auto& rec = local[{vt.prim->mesh, vt.prim->prim}];
+      if (!rec.count(vt.v))
+        rec[vt.v] = {jn[0], jn[1], jn[2], jn[3], Bits(w[0]), Bits(w[1]), Bits(w[2]), Bits(w[3])};
+      if (head_slot < 0) {
         jn[free_slot] = static_cast<uint16_t>(head_index);
         w[free_slot] = 0.0f;
         head_slot = free_slot;
-      } else {
-        auto& rec = local[{vt.prim->mesh, vt.prim->prim}];
-        if (!rec.count(vt.v))
-          rec[vt.v] = {jn[0], jn[1], jn[2], jn[3], Bits(w[0]), Bits(w[1]), Bits(w[2]), Bits(w[3])};
       }
       // The chain's weights shrink in proportion, the head's slot takes what they gave.
       const float chain_scale = (total * (1.0f - h_new)) / w_chain;

@@ -40,19 +40,30 @@ bool FsFileExists(const std::string& path, void* user) {
 
 std::string FsExpandPath(const std::string& p, void*) { return p; }
 
+namespace {
+
+// A buffer file that is not read: zeros of its declared size, recorded as missing. Anything else
+// (an image) fails with `why`.
+bool ServeMissing(FsContext* ctx, const std::string& path, std::vector<unsigned char>* out,
+                  std::string* err, const char* why) {
+  auto it = ctx->buffer_paths.find(path);
+  if (it == ctx->buffer_paths.end()) {
+    if (err) *err = why;
+    return false;
+  }
+  ctx->missing.insert(path);
+  out->assign(std::max<size_t>(it->second, 1), 0);
+  return true;
+}
+
+}  // namespace
+
 bool FsReadWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path,
                      void* user) {
   auto* ctx = static_cast<FsContext*>(user);
-  if (ctx->no_files) {  // bytes from memory: nothing on disk is read, whatever the URI says
-    auto it = ctx->buffer_paths.find(path);
-    if (it == ctx->buffer_paths.end()) {
-      if (err) *err = "no folder was given, so files the asset names are not read";
-      return false;
-    }
-    ctx->missing.insert(path);
-    out->assign(std::max<size_t>(it->second, 1), 0);
-    return true;
-  }
+  if (ctx->no_files)  // bytes from memory: nothing on disk is read, whatever the URI says
+    return ServeMissing(ctx, path, out, err,
+                        "no folder was given, so files the asset names are not read");
   if (!InsideFolder(ctx->base_dir, path)) {
     if (err) *err = "outside the asset's folder";
     return false;
@@ -78,14 +89,7 @@ bool FsReadWholeFile(std::vector<unsigned char>* out, std::string* err, const st
     }
     return true;
   }
-  auto it = ctx->buffer_paths.find(path);
-  if (it == ctx->buffer_paths.end()) {
-    if (err) *err = "cannot open";
-    return false;
-  }
-  ctx->missing.insert(path);
-  out->assign(std::max<size_t>(it->second, 1), 0);
-  return true;
+  return ServeMissing(ctx, path, out, err, "cannot open");
 }
 
 bool FsWriteWholeFile(std::string* err, const std::string&, const std::vector<unsigned char>&,
