@@ -1,7 +1,73 @@
 // hairswing: command-line front end over the library. One file per subcommand.
+#include <algorithm>
 #include <cstdio>
+#include <new>
+#include <string>
+#include <vector>
 
 #include "commands.h"
+
+namespace {
+
+// Levenshtein distance, for "did you mean" on a mistyped command or option.
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest of `names` to `typed`, if it is close enough to be a typo ("" otherwise).
+std::string Nearest(const std::string& typed, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, typed.size() / 3) + 1;
+  for (const std::string& n : names)
+    if (const size_t d = EditDistance(typed, n); d < best_d) best = n, best_d = d;
+  return best;
+}
+
+// CLI11's own argument errors as one `error:` line naming what was typed, with the nearest
+// command or option when the word looks like a typo of one.
+std::string ArgumentError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  std::string msg = hairswing::OneLine(e.what());
+  const CLI::App* cmd = &app;
+  for (const CLI::App* sub : app.get_subcommands()) cmd = sub;
+  std::vector<std::string> names;
+  std::string typed;
+  if (cmd == &app) {  // no command recognised: the first word is the mistyped command
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (argc > 1 && argv[1][0] != '-') {
+      typed = argv[1];
+      msg = "unknown command '" + typed + "'";
+    }
+  } else {
+    for (const CLI::Option* opt : cmd->get_options())
+      for (const std::string& n : opt->get_lnames()) names.push_back("--" + n);
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a.rfind("--", 0) == 0 && msg.find(a.substr(0, a.find('='))) != std::string::npos) {
+        typed = a.substr(0, a.find('='));
+        break;
+      }
+    }
+  }
+  if (!typed.empty())
+    if (const std::string near = Nearest(typed, names); !near.empty() && near != typed)
+      msg += "; did you mean '" + near + "'?";
+  const std::string help =
+      cmd == &app ? std::string("hairswing --help") : "hairswing " + cmd->get_name() + " --help";
+  return "error: " + msg + " (" + help + " lists them)";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -34,7 +100,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::fprintf(stderr, "%s\n", ArgumentError(app, e, argc, argv).c_str());
+    return hairswing::cli::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // Anywhere in a command (a file that claims gigabytes, a huge request): one line, exit 2.
+    std::fprintf(stderr, "error: out of memory (the input asks for more than this machine has)\n");
+    return hairswing::cli::kExitBadInput;
+  } catch (const std::length_error& e) {
+    std::fprintf(stderr, "error: out of memory (%s)\n", e.what());
     return hairswing::cli::kExitBadInput;
   }
   return exit_code;

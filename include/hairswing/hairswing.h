@@ -44,9 +44,11 @@ typedef enum hs_status {
   HS_STATUS_MAX_ENUM = 0x7FFFFFFF
 } hs_status;
 
-/* HS_MODE_MAX_ENUM (like Vulkan's *_MAX_ENUM) makes every int32 a valid hs_mode value in C++ too,
- * so a wrong number passed from C is refused with HS_INVALID_ARGUMENT rather than undefined. */
+/* HS_MODE_MIN_ENUM and HS_MODE_MAX_ENUM (like Vulkan's *_MAX_ENUM) make every int32, negative
+ * ones included, a valid hs_mode value in C++ too, so a wrong number passed from C (say -1) is
+ * refused with HS_INVALID_ARGUMENT rather than undefined. */
 typedef enum hs_mode {
+  HS_MODE_MIN_ENUM = -0x7FFFFFFF - 1,
   HS_MODE_ARC = 0,
   HS_MODE_PARENT = 1,
   HS_MODE_VRM = 2,
@@ -119,7 +121,9 @@ HS_API const char* hs_last_error(void);
 HS_API const char* hs_version(void);
 
 /* Loads a .vrm/.glb (bytes) or .vrm/.glb/.gltf (file; external buffers beside it). `name` is used
- * in messages. On failure *out is NULL. */
+ * in messages. On failure *out is NULL. The bytes variant reads no file, ever: buffers and images
+ * the bytes name by URI count as missing (only the GLB chunk and data: URIs are used); to load a
+ * .gltf with files beside it, use hs_avatar_load_file. */
 HS_API hs_status hs_avatar_load_memory(const uint8_t* bytes, size_t size, const char* name,
                                        hs_avatar** out);
 HS_API hs_status hs_avatar_load_file(const char* path, hs_avatar** out);

@@ -137,6 +137,7 @@ int main(int argc, char** argv) {
     CHECK(hs_world_advance(b, drivers, -1.0, rot, &r) == HS_INVALID_ARGUMENT, "negative dt");
     CHECK(strstr(hs_last_error(), "dt") != NULL, "dt message: %s", hs_last_error());
     CHECK(hs_world_set_mode(b, (hs_mode)7) == HS_INVALID_ARGUMENT, "bad mode accepted");
+    CHECK(hs_world_set_mode(b, (hs_mode)-1) == HS_INVALID_ARGUMENT, "mode -1 accepted");
     /* 4c. three-vrm's variable step exists in vrm mode only. */
     drivers[12] = 0.0f;
     const hs_status sv = hs_world_step_variable(b, drivers, 1.0 / 60.0, rot, &r);
@@ -181,7 +182,11 @@ int main(int argc, char** argv) {
   CHECK(hs_world_step(NULL, NULL, NULL, NULL) == HS_INVALID_ARGUMENT, "NULL step");
   CHECK(hs_avatar_rest_pose(av, rest, n + 1) == HS_INVALID_ARGUMENT, "wrong count accepted");
   uint64_t h;
-  CHECK(hs_head_turn_hash(av, HS_MODE_ARC, 5, &h) == HS_INVALID_INPUT, "fps 5 accepted");
+  /* A value out of range is a bad argument (not bad input: the avatar is fine). */
+  CHECK(hs_head_turn_hash(av, HS_MODE_ARC, 5, &h) == HS_INVALID_ARGUMENT, "fps 5 accepted");
+  CHECK(hs_head_turn_hash(av, HS_MODE_ARC, 1001, &h) == HS_INVALID_ARGUMENT, "fps 1001 accepted");
+  CHECK(hs_head_turn_hash(av, (hs_mode)-1, 60, &h) == HS_INVALID_ARGUMENT, "mode -1 accepted");
+  CHECK(hs_head_turn_hash(av, (hs_mode)INT32_MIN, 60, &h) == HS_INVALID_ARGUMENT, "mode INT_MIN");
   hs_world_destroy(NULL);
   hs_avatar_destroy(NULL);
 
