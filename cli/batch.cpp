@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -43,23 +44,29 @@ OJson Engine() {
   return {{"version", kVersion}, {"solver_fingerprint", hex}};
 }
 
+// A record or shard summary: a regular file (not a FIFO or a device), bounded in size and nesting.
 bool ReadJson(const std::string& path, OJson* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  *out = OJson::parse(in, nullptr, false);
+  auto text = ReadRegularFile(path, batch::kMaxSideFileBytes);
+  if (!text.ok() || !JsonNestingError(*text).empty()) return false;
+  *out = OJson::parse(*text, nullptr, false);
   return !out->is_discarded() && out->is_object();
 }
 
-// A job is up to date when its last record says ok for the same inputs, options and engine and
-// every output it lists is still there with the same bytes.
+// A job is up to date when its last record is intact (its record_sha256 matches), says ok for the
+// same inputs (by sha256), options and engine, and lists outputs that are all still there with
+// the same bytes.
 bool UpToDate(const OJson& rec, const OJson& inputs, const OJson& options, const OJson& engine,
               const std::string& out) {
-  if (rec.value("status", "") != "ok" || rec.value("inputs", OJson()) != inputs ||
+  if (!rec.contains("record_sha256") || rec["record_sha256"] != batch::RecordHash(rec) ||
+      rec.value("status", "") != "ok" || rec.value("inputs", OJson()) != inputs ||
       rec.value("options", OJson()) != options || rec.value("engine", OJson()) != engine ||
-      !rec.contains("outputs") || !rec["outputs"].is_array())
+      !rec.contains("outputs") || !rec["outputs"].is_array() || rec["outputs"].empty())
     return false;
   for (const auto& o : rec["outputs"]) {
     if (!o.is_object() || !o.contains("path") || !o["path"].is_string()) return false;
+    if (!batch::MakeFoldersBelow(out, fs::path(o["path"].get<std::string>()).parent_path().string())
+             .ok())
+      return false;
     std::string err;
     if (batch::Sha256File((fs::path(out) / o["path"].get<std::string>()).string(), &err) !=
         o.value("sha256", ""))
@@ -90,7 +97,19 @@ int Merge(const batch::Plan& plan, const std::string& out, bool force) {
     std::smatch m;
     const std::string file = e.path().filename().string();
     if (!std::regex_match(file, m, name)) continue;
-    const int n = std::stoi(m[2]);
+    // Numbers as the batch writes them: a shard index below a count of at most 100,000.
+    auto number = [](const std::string& t) {
+      int v = -1;
+      if (t.size() > 6 || std::from_chars(t.data(), t.data() + t.size(), v).ec != std::errc())
+        return -1;
+      return v;
+    };
+    const int index = number(m[1]), n = number(m[2]);
+    if (n < 1 || n > 100000 || index < 0 || index >= n) {
+      std::fprintf(stderr, "error: %s: not a shard summary this batch writes (shard %s of %s)\n",
+                   e.path().string().c_str(), std::string(m[1]).c_str(), std::string(m[2]).c_str());
+      return kExitBadInput;
+    }
     if (count && n != count) {
       std::fprintf(stderr,
                    "error: %s: shard summaries of %d and of %d shards; remove the old ones\n",
@@ -103,7 +122,7 @@ int Merge(const batch::Plan& plan, const std::string& out, bool force) {
       std::fprintf(stderr, "error: %s: not a readable summary\n", e.path().string().c_str());
       return kExitBadInput;
     }
-    shards[std::stoi(m[1])] = std::move(s);
+    shards[index] = std::move(s);
   }
   if (ec || !count) {
     std::fprintf(stderr, "error: %s: no shard summaries (summary.shard-I-of-N.json) to merge\n",
@@ -150,6 +169,10 @@ int Merge(const batch::Plan& plan, const std::string& out, bool force) {
                    {"counts", Counts(jobs)},
                    {"jobs", jobs}};
   const std::string path = (fs::path(out) / "summary.json").string();
+  if (Status st = batch::NotAnInput(path, batch::ListInputFiles(plan)); !st.ok()) {
+    std::fprintf(stderr, "error: %s\n", st.message().c_str());
+    return kExitBadInput;
+  }
   if (Status st = WriteFileAtomic(path, summary.dump(1) + "\n", force); !st.ok()) {
     std::fprintf(stderr, "error: %s (--force replaces it)\n", st.message().c_str());
     return kExitBadInput;
@@ -281,7 +304,14 @@ void AddBatch(CLI::App& app, int& exit_code) {
       if (!skip[k]) todo.push_back(mine[k]);
     const size_t skipped = mine.size() - todo.size();
 
-    batch::Runner runner(plan, out, todo);
+    const batch::InputFiles inputs = batch::ListInputFiles(plan);
+    const std::string path = (fs::path(out) / SummaryName(shard, shards)).string();
+    if (Status st = batch::NotAnInput(path, inputs); !st.ok()) {  // before any work
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    batch::Runner runner(plan, out, todo, inputs);
     std::atomic<size_t> done{0};
     std::mutex mu;
     const bool tty = !o->quiet && isatty(STDERR_FILENO);
@@ -296,21 +326,26 @@ void AddBatch(CLI::App& app, int& exit_code) {
             const size_t index = todo[t];
             const batch::Job& job = plan.jobs[index];
             OJson& r = records[slot_of[index]];
+            const std::string record_path = (fs::path(out) / job.id / "job.json").string();
+            Status record_ok = batch::MakeFoldersBelow(out, job.id);
+            if (record_ok.ok()) record_ok = batch::NotAnInput(record_path, inputs);
             std::error_code rm_ec;  // the old record is stale until this run ends
-            fs::remove(fs::path(out) / job.id / "job.json", rm_ec);
+            if (record_ok.ok()) fs::remove(record_path, rm_ec);
             const auto t0 = std::chrono::steady_clock::now();
             OJson result = runner.Run(index);
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             for (const auto& [k, v] : result.items()) r[k] = v;
             r["seconds"] = std::round(seconds * 1000.0) / 1000.0;
-            const bool ok = r["status"] == "ok";
-            if (Status st = WriteFileAtomic((fs::path(out) / job.id / "job.json").string(),
-                                            r.dump(1) + "\n", true);
-                !st.ok() && ok) {
+            r["record_sha256"] = batch::RecordHash(r);
+            if (Status st = record_ok.ok() ? WriteFileAtomic(record_path, r.dump(1) + "\n", true)
+                                           : record_ok;
+                !st.ok()) {
+              if (r["status"] == "ok") r["error"] = "cannot write its record: " + st.message();
               r["status"] = "failed";
-              r["error"] = "cannot write its record: " + st.message();
+              r.erase("record_sha256");
             }
+            const bool ok = r["status"] == "ok";
             const size_t d = ++done;
             std::lock_guard<std::mutex> lock(mu);
             if (tty) std::fprintf(stderr, "\r%*s\r", 100, "");
@@ -337,7 +372,6 @@ void AddBatch(CLI::App& app, int& exit_code) {
     if (shards > 1) summary["shard"] = {{"index", shard}, {"count", shards}};
     summary["counts"] = Counts(jobs);
     summary["jobs"] = jobs;
-    const std::string path = (fs::path(out) / SummaryName(shard, shards)).string();
     if (Status st = WriteFileAtomic(path, summary.dump(1) + "\n", true); !st.ok()) {
       std::fprintf(stderr, "error: %s\n", st.message().c_str());
       exit_code = kExitBadInput;

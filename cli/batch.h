@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,12 +83,15 @@ int FinalStage(const Plan& plan, int avatar);
 OJson JobInputs(const Plan& plan, const Job& job);
 OJson JobOptions(const Plan& plan, const Job& job);
 
+/// Files by device and inode (ListInputFiles).
+using InputFiles = std::set<std::pair<uint64_t, uint64_t>>;
+
 /// Runs jobs; holds the loaded avatars, fitted stages and clip files that several jobs share
 /// (each made once per process, freed when the last job of its avatar here is done).
 class Runner {
  public:
   /// `jobs`: the indices into plan.jobs this process runs (its shard, minus skipped ones).
-  Runner(const Plan& plan, std::string out_dir, const std::vector<size_t>& jobs);
+  Runner(const Plan& plan, std::string out_dir, const std::vector<size_t>& jobs, InputFiles inputs);
   ~Runner();
   /// Runs plan.jobs[index], writes its outputs under out_dir/ID/ and returns its record fields
   /// status, error, outputs, figures, warnings (never throws).
@@ -97,6 +101,23 @@ class Runner {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The largest manifest, record or .gltf JSON the batch reads (64 MiB).
+constexpr size_t kMaxSideFileBytes = size_t(64) << 20;
+
+/// Makes the folders of `rel` below `out` one at a time, never through a symlink: a component
+/// that is a symlink or not a folder is refused, naming it, so no output lands outside `out`.
+Status MakeFoldersBelow(const std::string& out, const std::string& rel);
+
+/// The files a batch reads (manifest, avatars, wear files, clip files), by device and inode.
+InputFiles ListInputFiles(const Plan& plan);
+/// Refuses to write `path` when it is one of the batch's inputs (an input placed at an output
+/// path, or a manifest named OUT/summary.json).
+Status NotAnInput(const std::string& path, const InputFiles& inputs);
+
+/// sha256 of a record's text without its own "record_sha256" field: a record whose hash does
+/// not match (edited, truncated) is not trusted and its job runs again.
+std::string RecordHash(const OJson& record);
 
 /// sha256 of a file's bytes as 64 hex digits; "" with `error` set when it cannot be read.
 std::string Sha256File(const std::string& path, std::string* error);

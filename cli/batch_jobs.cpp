@@ -1,10 +1,13 @@
 // hairswing batch: running one job. Jobs of one avatar share its loaded and fitted stages and its
 // retargeters (made once per process under the avatar's lock, freed after its last job here);
 // every failure becomes the job's record, never the end of the batch.
+#include <sys/stat.h>
 #include <tbb/task_arena.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 
@@ -60,7 +63,16 @@ OJson Strings(const std::vector<std::string>& v) {
 struct Runner::Impl {
   const Plan& plan;
   std::string out;
+  InputFiles inputs;
   std::vector<std::unique_ptr<Slot>> slots;
+
+  // The checks before any output is written: its folders below `out` are real folders (no
+  // symlink), and it is not one of the batch's inputs.
+  Status CheckOutput(const std::string& rel) const {
+    const fs::path r(rel);
+    if (Status st = MakeFoldersBelow(out, r.parent_path().string()); !st.ok()) return st;
+    return NotAnInput((fs::path(out) / rel).string(), inputs);
+  }
 
   // The avatar after `stage` (or the error that stopped it), made once.
   std::shared_ptr<const Stage> Get(int a, int stage, std::string* error) {
@@ -154,6 +166,7 @@ struct Runner::Impl {
 
   // Writes a job's output and lists it (path relative to the output folder, sha256, bytes).
   Status Write(const std::string& rel, const std::string& bytes, OJson* outputs) {
+    if (Status st = CheckOutput(rel); !st.ok()) return st;
     if (Status st = WriteFileAtomic((fs::path(out) / rel).string(), bytes, true); !st.ok())
       return st;
     outputs->push_back({{"path", rel}, {"sha256", Sha256(bytes)}, {"bytes", bytes.size()}});
@@ -166,6 +179,7 @@ struct Runner::Impl {
     so.force = true;
     so.vrm = vrm;
     so.warnings = &w;
+    if (Status st = CheckOutput(rel); !st.ok()) return st;
     const std::string path = (fs::path(out) / rel).string();
     if (Status st = SaveAvatar(av, path, so); !st.ok()) return st;
     for (const auto& s : w) warnings->push_back(OneLine(s));
@@ -179,9 +193,7 @@ struct Runner::Impl {
   // The work of one job; returns the error ("" = done) and fills outputs, figures, warnings.
   std::string Work(const Job& job, OJson* outputs, OJson* figures, OJson* warnings) {
     const std::string dir = job.id;
-    std::error_code ec;
-    fs::create_directories(fs::path(out) / dir, ec);
-    if (ec) return "cannot create " + (fs::path(out) / dir).string() + ": " + ec.message();
+    if (Status st = MakeFoldersBelow(out, dir); !st.ok()) return st.message();
     const int a = job.avatar;
     const int stage_no = job.op == "fit" ? 1 : job.op == "fit-colliders" ? 2 : FinalStage(plan, a);
     std::string err;
@@ -333,8 +345,9 @@ struct Runner::Impl {
   }
 };
 
-Runner::Runner(const Plan& plan, std::string out_dir, const std::vector<size_t>& jobs)
-    : impl_(new Impl{plan, std::move(out_dir), {}}) {
+Runner::Runner(const Plan& plan, std::string out_dir, const std::vector<size_t>& jobs,
+               InputFiles inputs)
+    : impl_(new Impl{plan, std::move(out_dir), std::move(inputs), {}}) {
   for (size_t a = 0; a < plan.avatars.size(); ++a) {
     impl_->slots.push_back(std::make_unique<Slot>());
     impl_->slots.back()->targets.resize(plan.clips.size());
@@ -343,6 +356,64 @@ Runner::Runner(const Plan& plan, std::string out_dir, const std::vector<size_t>&
 }
 
 Runner::~Runner() = default;
+
+Status MakeFoldersBelow(const std::string& out, const std::string& rel) {
+  fs::path at(out);
+  for (const fs::path& part : fs::path(rel)) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") return Status(StatusCode::kIoError, rel + ": leaves the output folder");
+    at /= part;
+    struct stat st {};
+    if (::lstat(at.c_str(), &st) != 0) {
+      if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST)
+        return Status(StatusCode::kIoError,
+                      at.string() + ": cannot create the folder: " + std::strerror(errno));
+      if (::lstat(at.c_str(), &st) != 0)
+        return Status(StatusCode::kIoError, at.string() + ": " + std::strerror(errno));
+    }
+    if (S_ISLNK(st.st_mode))
+      return Status(StatusCode::kIoError,
+                    at.string() +
+                        ": is a symlink inside the output folder; outputs are never "
+                        "written through one (remove it)");
+    if (!S_ISDIR(st.st_mode))
+      return Status(StatusCode::kIoError, at.string() + ": in the way of an output folder");
+  }
+  return Status::Ok();
+}
+
+InputFiles ListInputFiles(const Plan& plan) {
+  InputFiles files;
+  auto add = [&](const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+      files.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)});
+  };
+  add(plan.manifest);
+  for (const AvatarEntry& a : plan.avatars) {
+    add(a.file);
+    for (const std::string& w : a.wear_file) add(w);
+  }
+  for (const ClipEntry& c : plan.clips) add(c.file);
+  return files;
+}
+
+Status NotAnInput(const std::string& path, const InputFiles& inputs) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 &&
+      inputs.count({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}))
+    return Status(StatusCode::kIoError,
+                  path +
+                      ": is one of the batch's inputs (the manifest, an avatar or a clip "
+                      "file); not replaced - choose another --out");
+  return Status::Ok();
+}
+
+std::string RecordHash(const OJson& record) {
+  OJson copy = record;
+  if (copy.is_object()) copy.erase("record_sha256");
+  return Sha256(copy.dump());
+}
 
 OJson Runner::Run(size_t index) {
   const Job& job = impl_->plan.jobs[index];

@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "clip_file.h"
+#include "hairswing/files.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "report.h"
@@ -82,8 +83,9 @@ std::vector<std::string> ReadGltfExternals(const std::string& file) {
   std::string ext = fs::path(file).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   if (ext != ".gltf") return out;
-  std::ifstream in(file, std::ios::binary);
-  const OJson j = OJson::parse(in, nullptr, false);
+  auto text = ReadRegularFile(file, kMaxSideFileBytes);
+  if (!text.ok() || !JsonNestingError(*text).empty()) return out;
+  const OJson j = OJson::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return out;
   auto decode = [](const std::string& uri) {  // %XX escapes, as glTF URIs use them
     std::string s;
@@ -243,16 +245,15 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
   Plan plan;
   plan.manifest = manifest_path;
   const std::string& m = manifest_path;
-  std::ifstream in(manifest_path, std::ios::binary);
-  if (!in) return Bad(m, "cannot read the manifest");
-  std::ostringstream text;
-  text << in.rdbuf();
-  plan.manifest_sha256 = Sha256(text.str());
+  auto text = ReadRegularFile(manifest_path, kMaxSideFileBytes);
+  if (!text.ok()) return Status(StatusCode::kInvalidInput, text.status().message());
+  if (const std::string deep = JsonNestingError(*text); !deep.empty()) return Bad(m, deep);
+  plan.manifest_sha256 = Sha256(*text);
   plan.dir = fs::path(manifest_path).parent_path().string();
   if (plan.dir.empty()) plan.dir = ".";
   OJson j;
   try {
-    j = OJson::parse(text.str());
+    j = OJson::parse(*text);
   } catch (const OJson::parse_error& e) {
     return Bad(m, std::string("not valid JSON: ") + e.what());
   }

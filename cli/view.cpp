@@ -2,7 +2,6 @@
 // cpp-httplib. The page simulates hair in the browser with the WebAssembly package; this server
 // hands it the avatars, retargets clips onto the avatar on show (the UAL library or a dropped
 // VRMA/BVH/glTF file) and runs the hair-chain and collider fitters.
-#include <httplib.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -20,6 +19,7 @@
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "hairswing/retarget.h"
+#include "local_server.h"
 
 #ifndef HS_VIEWER_DIR
 #define HS_VIEWER_DIR ""
@@ -40,10 +40,23 @@ struct Shown {
   std::string bytes;  ///< the demo avatar's bytes
 };
 
+// JSON text of names that came from files or requests: bytes that are not UTF-8 become U+FFFD
+// instead of an exception.
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 void Error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(Json{{"error", OneLine(message)}}.dump(), "application/json");
+  res.set_content(Dump(Json{{"error", OneLine(message)}}), "application/json");
 }
+
+// Removes a folder when it goes out of scope, also when a handler throws.
+struct TempFolder {
+  fs::path dir;
+  ~TempFolder() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
 
 bool ReadAll(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
@@ -79,12 +92,10 @@ Status ReadUploadedClips(const httplib::MultipartFormData& file, ClipFile* out) 
   std::string dir_template = (fs::temp_directory_path() / "hairswing-view-XXXXXX").string();
   if (!mkdtemp(dir_template.data()))
     return Status(StatusCode::kIoError, "cannot make a temporary folder for the uploaded clip");
-  const fs::path dir = dir_template;
-  const fs::path tmp = dir / ("clip" + ext);
+  const TempFolder dir{dir_template};
+  const fs::path tmp = dir.dir / ("clip" + ext);
   Status st = WriteFileAtomic(tmp.string(), file.content, false);
   if (st.ok()) st = ReadClipFile(tmp.string(), out);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
   if (!st.ok()) {  // name the user's file, not the temporary one
     std::string msg = st.message();
     for (size_t at; (at = msg.find(tmp.string())) != std::string::npos;)
@@ -164,13 +175,7 @@ void AddView(CLI::App& app, int& exit_code) {
         return;
       }
 
-    httplib::Server server;
-    // SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, with which a second
-    // `hairswing view` on the same port would start and share the connections instead of failing.
-    server.set_socket_options([](socket_t sock) {
-      int yes = 1;
-      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    });
+    LocalServer server;
     server.set_payload_max_length(size_t(1) << 30);  // avatars of a few hundred MB still load
     if (!server.set_mount_point("/", o->app_dir)) {
       std::fprintf(stderr, "error: %s: cannot serve this folder\n", o->app_dir.c_str());
@@ -190,10 +195,9 @@ void AddView(CLI::App& app, int& exit_code) {
         list.push_back({{"name", shown[i].name}, {"url", "/api/avatar/" + std::to_string(i)}});
       Json clips = Json::array();
       for (const Clip& c : library->clips) clips.push_back(c.name);
-      res.set_content(Json{{"avatars", list},
-                           {"library", fs::path(clips_path).filename().string()},
-                           {"clips", clips}}
-                          .dump(),
+      res.set_content(Dump(Json{{"avatars", list},
+                                {"library", fs::path(clips_path).filename().string()},
+                                {"clips", clips}}),
                       "application/json");
     });
     server.Get(R"(/api/avatar/(\d+))", [&](const httplib::Request& req, httplib::Response& res) {
@@ -261,16 +265,14 @@ void AddView(CLI::App& app, int& exit_code) {
       auto bytes = Encode(av);
       if (!bytes.ok()) return Error(res, 500, bytes.status().message());
       // The list of changes rides along in a header (the body is the avatar).
-      std::string summary = changes.dump();
+      std::string summary = Dump(changes);
       if (summary.size() > 6000)
-        summary = Json::array({std::to_string(changes.size()) + " changes"}).dump();
+        summary = Dump(Json::array({std::to_string(changes.size()) + " changes"}));
       res.set_header("X-Fit-Changes", summary);
       res.set_content(std::move(*bytes), "model/gltf-binary");
     });
 
-    const int port = o->port == 0 ? server.bind_to_any_port("127.0.0.1")
-                     : server.bind_to_port("127.0.0.1", o->port) ? o->port
-                                                                 : -1;
+    const int port = server.Bind(o->port);
     if (port <= 0) {
       std::fprintf(
           stderr,
@@ -280,9 +282,9 @@ void AddView(CLI::App& app, int& exit_code) {
       return;
     }
     std::printf(
-        "hairswing view: open http://127.0.0.1:%d/ in a browser (%zu avatar(s), %zu clips; "
-        "Ctrl-C stops)\n",
-        port, shown.size(), library->clips.size());
+        "hairswing view: open %s in a browser (%zu avatar(s), %zu clips; the token in the URL "
+        "keeps other pages and users out; Ctrl-C stops)\n",
+        server.Url().c_str(), shown.size(), library->clips.size());
     std::fflush(stdout);
     if (!server.listen_after_bind()) exit_code = kExitFailure;
   });

@@ -116,7 +116,7 @@ echo "ok: whole run: 25 jobs, 6 failed (the truncated file), $n outputs match th
 # The merged summary of a sharded run must equal the whole run's (less the seconds), and every
 # output file its bytes (job records less the seconds).
 same_as_whole() {  # DIR WHAT
-  local dir=$1 what=$2 strip='del(.jobs[].seconds)'
+  local dir=$1 what=$2 strip='del(.jobs[].seconds, .jobs[].record_sha256)'
   set +e
   "$cli" batch lib.json --out "$dir" --merge --force > "$dir.merge.log" 2>&1; local rc=$?
   set -e
@@ -128,7 +128,7 @@ same_as_whole() {  # DIR WHAT
   [[ $files == "$(cd "$dir" && find . -type f ! -name 'summary*.json' | sort)" ]] || fail "$what: different output files"
   for f in $files; do
     if [[ $(basename "$f") == job.json ]]; then
-      diff <(jq 'del(.seconds)' "whole/$f") <(jq 'del(.seconds)' "$dir/$f") >/dev/null || fail "$what: record $f differs"
+      diff <(jq 'del(.seconds, .record_sha256)' "whole/$f") <(jq 'del(.seconds, .record_sha256)' "$dir/$f") >/dev/null || fail "$what: record $f differs"
     else
       cmp -s "whole/$f" "$dir/$f" || fail "$what: output $f differs from the whole run's"
     fi
@@ -182,7 +182,7 @@ PATH="$PWD/fakebin:$PATH" HAIRSWING=$cli bash "$docs/slurm-submit.sh" lib.json s
   fail "slurm-submit.sh: $(cat submit.log)"
 grep -q "queued array job 4242 (3 shards)" submit.log || fail "slurm-submit.sh: $(cat submit.log)"
 [[ -f submitted/summary.json ]] || fail "slurm-submit.sh: no merged summary: $(cat submit.log)"
-diff <(jq 'del(.jobs[].seconds, .manifest)' whole/summary.json) <(jq 'del(.jobs[].seconds, .manifest)' submitted/summary.json) >/dev/null ||
+diff <(jq 'del(.jobs[].seconds, .jobs[].record_sha256, .manifest)' whole/summary.json) <(jq 'del(.jobs[].seconds, .jobs[].record_sha256, .manifest)' submitted/summary.json) >/dev/null ||
   fail "slurm-submit.sh: merged summary differs from the whole run's"
 same_as_whole submitted "slurm-submit.sh and the Slurm array script (3 tasks, stand-in sbatch)"
 k8s=$(sed -n 's/^ *- \(hairswing batch .*\)$/\1/p' "$docs/k8s-indexed-job.yaml")

@@ -1,6 +1,7 @@
 // Writing output files safely: every file hairswing writes (avatars, PNGs, JSON, HTML reports)
 // goes through WriteFileAtomic, so no command overwrites a file unasked, follows a planted
-// symlink, or leaves a truncated file behind.
+// symlink, or leaves a truncated file behind. And reading small side files (manifests, records,
+// replays) with the same limits as the avatar readers.
 #pragma once
 
 #include <cstdint>
@@ -31,5 +32,19 @@ inline Status WriteFileAtomic(const std::string& path, std::string_view text, bo
       path, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()),
       force);
 }
+
+/// Reads a whole file that must be a regular file of at most `max_bytes`: a FIFO, a device
+/// (/dev/zero), a folder or a larger file is refused without blocking or reading it
+/// ("PATH: not a regular file", "PATH: 3000000000 bytes, more than the 67108864 allowed").
+Result<std::string> ReadRegularFile(const std::string& path, size_t max_bytes);
+
+/// The deepest nesting of JSON arrays and objects hairswing accepts (glTF needs about 8 levels).
+/// Parsers, value conversion and printing recurse once per level; 100,000 levels overflow the
+/// stack, so deeper input is refused before any parser sees it.
+constexpr size_t kMaxJsonDepth = 128;
+
+/// Scans JSON text (strings and escapes skipped): "" when its nesting stays within `max_depth`,
+/// else a message naming the byte offset where it went deeper.
+std::string JsonNestingError(std::string_view text, size_t max_depth = kMaxJsonDepth);
 
 }  // namespace hairswing

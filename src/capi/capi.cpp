@@ -245,8 +245,8 @@ hs_status hs_head_turn_hash(const hs_avatar* a, hs_mode mode, int32_t fps, uint6
     if (!a || !out) return Fail(HS_INVALID_ARGUMENT, "hs_head_turn_hash: NULL argument");
     if (!ValidMode(mode)) return Fail(HS_INVALID_ARGUMENT, "hs_head_turn_hash: unknown mode");
     if (fps < 10 || fps > 1000)
-      return Fail(HS_INVALID_ARGUMENT, "hs_head_turn_hash: fps " + std::to_string(fps) +
-                                           " is outside 10..1000");
+      return Fail(HS_INVALID_ARGUMENT,
+                  "hs_head_turn_hash: fps " + std::to_string(fps) + " is outside 10..1000");
     auto h = hairswing::HeadTurnHash(a->avatar, static_cast<hairswing::SolverMode>(mode), fps);
     if (!h.ok()) return FromStatus(h.status());
     *out = *h;

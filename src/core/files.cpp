@@ -81,4 +81,56 @@ Status WriteFileAtomic(const std::string& path, std::span<const uint8_t> bytes, 
   return Status::Ok();
 }
 
+Result<std::string> ReadRegularFile(const std::string& path, size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO with no writer must not wait; regular files ignore it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + Reason(errno));
+  struct stat st {};
+  std::string text;
+  Status status = Status::Ok();
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    status = Status(StatusCode::kInvalidInput, path + ": not a regular file");
+  } else if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    status = Status(StatusCode::kInvalidInput, path + ": " + std::to_string(st.st_size) +
+                                                   " bytes, more than the " +
+                                                   std::to_string(max_bytes) + " allowed");
+  } else {
+    text.resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the file shrank while being read: what is there
+      done += static_cast<size_t>(n);
+    }
+    text.resize(done);
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  return text;
+}
+
+std::string JsonNestingError(std::string_view text, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return "arrays and objects nested deeper than " + std::to_string(max_depth) +
+               " levels (at byte " + std::to_string(i) + ")";
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {};
+}
+
 }  // namespace hairswing

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "hairswing/files.h"
+
 namespace hairswing::io {
 
 using Json = nlohmann::json;
@@ -19,36 +21,7 @@ struct ReadError : std::runtime_error {
       : std::runtime_error(field + ": " + what) {}
 };
 
-/// The deepest nesting of arrays and objects accepted in a JSON document. glTF needs about 8
-/// levels; extras and extensions a few more. Deeper input is refused before any parser sees it,
-/// because tinygltf's value conversion and nlohmann's dump recurse once per level (100,000
-/// levels overflow the stack).
-constexpr size_t kMaxJsonDepth = 128;
-
-/// Scans JSON text (strings and escapes skipped) and returns an empty string when its nesting
-/// stays within `max_depth`, else a message naming the byte offset where it went deeper.
-inline std::string JsonNestingError(const std::string& text, size_t max_depth = kMaxJsonDepth) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth)
-        return "arrays and objects nested deeper than " + std::to_string(max_depth) +
-               " levels (at byte " + std::to_string(i) + ")";
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return {};
-}
+// kMaxJsonDepth and JsonNestingError live in hairswing/files.h (the CLI checks manifests too).
 
 /// Whether `d` becomes a float no larger than `limit` in magnitude. Compared after rounding to
 /// float, so a value hairswing wrote (a float printed exactly) reads back: 3e38 becomes

@@ -72,6 +72,23 @@ function hairswingError(M, status, what) {
   return err;
 }
 
+// Every allocation on the module heap goes through here: _malloc returns 0 when the heap cannot
+// grow, and writing there would overwrite the module's own memory.
+function alloc(M, bytes, what) {
+  const p = M._malloc(bytes);
+  if (!p) {
+    const err = new Error(`hairswing: ${what}: out of memory (${bytes} bytes on the WebAssembly heap)`);
+    err.code = 'OUT_OF_MEMORY';
+    throw err;
+  }
+  return p;
+}
+
+// Frees the pointers that are set (0 is nothing).
+function freeAll(M, ...ptrs) {
+  for (const p of ptrs) if (p) M._free(p);
+}
+
 function asBytes(bytes) {
   if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
   if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -229,20 +246,21 @@ export class HairswingSpringBones {
     this._disposed = false;
     this._config = config;
     // Load: the bytes and the name go through the module's heap and are freed at once.
-    const data = M._malloc(Math.max(1, u8.length));
     const nameLen = M.lengthBytesUTF8(name) + 1;
-    const namePtr = M._malloc(nameLen);
-    const out = M._malloc(8);
+    let data = 0;
+    let namePtr = 0;
+    let out = 0;
     let status;
     try {
+      data = alloc(M, Math.max(1, u8.length), `${name} (${u8.length} bytes)`);
+      namePtr = alloc(M, nameLen, name);
+      out = alloc(M, 8, name);
       M.HEAPU8.set(u8, data);
       M.stringToUTF8(name, namePtr, nameLen);
       status = M._hs_avatar_load_memory(data, u8.length, namePtr, out);
       this._avatar = status === 0 ? M.HEAPU32[out >> 2] : 0;
     } finally {
-      M._free(data);
-      M._free(namePtr);
-      M._free(out);
+      freeAll(M, data, namePtr, out);
     }
     if (status !== 0) throw hairswingError(M, status, name);
     try {
@@ -275,10 +293,12 @@ export class HairswingSpringBones {
   _createWorld() {
     const M = this._M;
     const c = this._config;
-    const cfg = M._malloc(CONFIG_BYTES);
-    const out = M._malloc(4);
+    let cfg = 0;
+    let out = 0;
     let status;
     try {
+      cfg = alloc(M, CONFIG_BYTES, 'world config');
+      out = alloc(M, 4, 'world config');
       const i32 = M.HEAP32;
       const f32 = M.HEAPF32;
       const b = cfg >> 2;
@@ -296,8 +316,7 @@ export class HairswingSpringBones {
         this._world = M.HEAPU32[out >> 2];
       }
     } finally {
-      M._free(cfg);
-      M._free(out);
+      freeAll(M, cfg, out);
     }
     if (status !== 0) throw hairswingError(M, status, 'world');
     const w = this._world;
@@ -332,17 +351,18 @@ export class HairswingSpringBones {
     for (const b of this._bones) if (b) b.matrixAutoUpdate = true;
     // Buffers on the module heap, sized once; the views are rebuilt only if the heap grows.
     if (this._buf) M._free(this._buf);
+    this._buf = 0;
     this._nd = nd;
     this._nj = nj;
     const bytes = 64 * nd + 16 * nj + 12 * nj + REPORT_BYTES + 16;
-    this._buf = M._malloc(bytes);
+    this._buf = alloc(M, bytes, 'frame buffers');
     this._driversPtr = this._buf;
     this._rotPtr = this._driversPtr + 64 * nd;
     this._tailsPtr = this._rotPtr + 16 * nj;
     this._reportPtr = this._tailsPtr + 12 * nj;
     // Rest rotations of the joints (the file's), to put the bones back on reset.
     const nodes = Number(M._hs_avatar_node_count(this._avatar));
-    const pose = M._malloc(40 * Math.max(1, nodes));
+    const pose = alloc(M, 40 * Math.max(1, nodes), 'rest pose');
     try {
       if (M._hs_avatar_rest_pose(this._avatar, pose, nodes) !== 0) throw hairswingError(M, 2, 'rest pose');
       const f = M.HEAPF32;
@@ -358,7 +378,7 @@ export class HairswingSpringBones {
     const M = this._M;
     const n = Number(M._hs_avatar_collider_count(this._avatar));
     const out = [];
-    const p = M._malloc(COLLIDER_BYTES);
+    const p = alloc(M, COLLIDER_BYTES, 'colliders');
     try {
       const flip = this._flipped ? -1 : 1;
       for (let i = 0; i < n; i++) {

@@ -214,3 +214,33 @@ test('a .gltf with separate buffers: packed from the buffers GLTFLoader loaded',
   springs.update(1 / 60);
   springs.dispose();
 });
+
+test('a failed allocation is a clear error: nothing is written at address 0 and the next load works', async (t) => {
+  if (missing()) return t.skip(missing());
+  const { side, springs } = await setup(demoAvatar('ponytail'));
+  const M = springs._M;
+  const malloc = M._malloc;
+  const low = M.HEAPU8.slice(0, 256);
+  const other = await load(demoAvatar('layered'));
+  other.root.updateMatrixWorld(true);
+  for (const failAt of [0, 1, 2, 3, 4]) { // the first, second, ... allocation of a load fails
+    let calls = 0;
+    M._malloc = (n) => (calls++ === failAt ? 0 : malloc(n));
+    try {
+      await assert.rejects(HairswingSpringBones.fromVRM(other.vrm, other.data, { replaceManager: false }),
+        (e) => e.code === 'OUT_OF_MEMORY' && /out of memory/.test(e.message), `allocation ${failAt}`);
+    } finally {
+      M._malloc = malloc;
+    }
+    assert.deepEqual(M.HEAPU8.slice(0, 256), low, 'the module memory at address 0 was written');
+  }
+  // The manager that was loaded keeps working, and the next load succeeds.
+  for (let f = 1; f <= 30; f++) {
+    turnHead(side, f / 60);
+    side.vrm.update(1 / 60);
+  }
+  const again = await HairswingSpringBones.fromVRM(other.vrm, other.data, { replaceManager: false });
+  assert.ok(again.joints.length > 0);
+  again.dispose();
+  springs.dispose();
+});

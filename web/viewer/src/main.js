@@ -96,8 +96,18 @@ async function readFileWithProgress(file) {
   return readStream(file.stream(), file.size, `reading ${file.name}`);
 }
 
+// The session token `hairswing view` printed in its URL (?token=...): the server answers /api/
+// requests only with it, so other pages in the browser and other users of the machine cannot use
+// the server. Kept for this tab so a reload or ?avatar= link without it still works.
+const sessionToken = (() => {
+  const fromUrl = new URLSearchParams(location.search).get('token');
+  if (fromUrl) sessionStorage.setItem('hairswing-token', fromUrl);
+  return fromUrl || sessionStorage.getItem('hairswing-token') || '';
+})();
+
 async function api(path, form) {
-  const res = await fetch(path, form ? { method: 'POST', body: form } : undefined);
+  const headers = { 'X-Hairswing-Token': sessionToken };
+  const res = await fetch(path, form ? { method: 'POST', body: form, headers } : { headers });
   if (!res.ok) {
     let why = `${res.status} ${res.statusText}`;
     try { why = (await res.json()).error || why; } catch { /* not JSON */ }

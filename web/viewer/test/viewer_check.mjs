@@ -15,14 +15,15 @@ const has = (f) => fs.existsSync(path.join(shared, f));
 const log = (...a) => console.log(...a);
 
 const server = spawn(cli, ['view', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
+const server_ = await new Promise((resolve, reject) => {
   server.on('exit', (code) => reject(new Error(`hairswing view exited with ${code}`)));
   server.stdout.on('data', (d) => {
-    const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(String(d));
-    if (m) resolve(m[0]);
+    const m = /(http:\/\/127\.0\.0\.1:\d+\/)\?token=([0-9a-f]{64})/.exec(String(d));
+    if (m) resolve({ base: m[1], token: m[2] });
   });
 });
-log(`server: ${url}`);
+const url = `${server_.base}?token=${server_.token}&`;
+log(`server: ${server_.base}`);
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
@@ -45,7 +46,7 @@ try {
   const state = () => page.evaluate(() => window.__hs.state());
   const shot = async (name) => { const f = path.join(work, `${name}.png`); await page.screenshot({ path: f }); log(`screenshot ${f}`); };
 
-  await page.goto(`${url}?avatar=demo-layered.vrm`);
+  await page.goto(`${url}avatar=demo-layered.vrm`);
   await page.evaluate(() => window.__hs.ready);
   let s = await state();
   assert.equal(s.avatar, 'demo-layered.vrm');
