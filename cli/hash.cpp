@@ -1,11 +1,12 @@
 // hairswing hash AVATAR [--solver arc|parent|vrm] [--fps N] [--replay FILE]: the determinism
 // fingerprint.
+#include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "hairswing/anim.h"
+#include "hairswing/files.h"
 #include "hairswing/motion.h"
 
 namespace hairswing::cli {
@@ -13,13 +14,26 @@ namespace {
 
 // Replays recorded driver matrices (what an engine or the npm package fed the solver) through the
 // engine-facing frame driver: {"drivers": N, "reset": [16 N floats], "frames": [{"dt": s, "m":
-// [16 N floats]}, ...]}, matrices column-major in hairswing's axes.
+// [16 N floats]}, ...]}, matrices column-major in hairswing's axes. The file is read with the
+// avatar readers' rules (a regular file, at most 1 GiB, nested at most 128 deep); a frame that the
+// solver would refuse (a number that is not finite as a float, a negative or non-finite dt) is an
+// error naming the frame, not a step skipped.
+constexpr size_t kMaxReplayBytes = size_t(1) << 30;
+
 Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status(StatusCode::kIoError, path + ": cannot open");
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return Status(StatusCode::kInvalidInput, path + ": not JSON");
+  auto text = ReadRegularFile(path, kMaxReplayBytes);
+  if (!text.ok()) return text.status();
+  if (const std::string deep = JsonNestingError(*text); !deep.empty())
+    return Status(StatusCode::kInvalidInput, path + ": " + deep);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::exception& e) {  // names the byte (e.g. a number overflow)
+    return Status(StatusCode::kInvalidInput, path + ": not JSON: " + e.what());
+  }
+  text->clear();
+  text->shrink_to_fit();
+  if (!j.is_object()) return Status(StatusCode::kInvalidInput, path + ": not a JSON object");
   auto rig = BuildRig(avatar);
   if (!rig.ok()) return rig.status();
   SpringConfig cfg;
@@ -38,9 +52,11 @@ Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::st
       return Status(StatusCode::kInvalidInput,
                     path + ": " + where + ": expected " + std::to_string(16 * n) + " numbers");
     for (size_t i = 0; i < 16 * n; ++i) {
-      if (!a[i].is_number())
-        return Status(StatusCode::kInvalidInput, path + ": " + where + ": not a number");
-      m[i / 16][static_cast<int>(i % 16 / 4)][static_cast<int>(i % 4)] = a[i].get<float>();
+      const float v = a[i].is_number() ? a[i].get<float>() : NAN;
+      if (!std::isfinite(v))
+        return Status(StatusCode::kInvalidInput, path + ": " + where + "[" + std::to_string(i) +
+                                                     "]: not a finite number (as a float)");
+      m[i / 16][static_cast<int>(i % 16 / 4)][static_cast<int>(i % 4)] = v;
     }
     return Status();
   };
@@ -60,9 +76,13 @@ Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::st
       return Status(StatusCode::kInvalidInput, path + ": " + where + ": not an object");
     if (Status st = read(fr.value("m", nlohmann::json()), where + ".m"); !st.ok()) return st;
     const nlohmann::json dt = fr.value("dt", nlohmann::json());
-    if (!dt.is_number())
-      return Status(StatusCode::kInvalidInput, path + ": " + where + ".dt: not a number");
-    driver.Advance(m, dt.get<double>(), rotations);
+    if (!dt.is_number() || !std::isfinite(dt.get<double>()) || dt.get<double>() < 0.0)
+      return Status(StatusCode::kInvalidInput,
+                    path + ": " + where + ".dt: not a finite number of seconds >= 0");
+    const StepReport r = driver.Advance(m, dt.get<double>(), rotations);
+    if (r.flags & kStepRefusedNonFinite)
+      return Status(StatusCode::kInvalidInput,
+                    path + ": " + where + ": the solver refused it (a matrix it cannot use)");
   }
   return world->StateHash();
 }

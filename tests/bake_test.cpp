@@ -147,6 +147,34 @@ TEST(Bake, OneShotStartsAtRestAndSettles) {
   EXPECT_LT(motion(30, 45), 0.5 * motion(0, 15));
 }
 
+// Hair that comes to rest and stays there for 20 s (600 frames): the reduction keeps a key at
+// least every 256 frames (8.5 s), which is what keeps bake time linear in clip length (without the
+// bound its greedy search cost the square of a still stretch: scripts/bench --bake-length).
+TEST(Bake, StillHairKeepsAKeyEvery256FramesAtMost) {
+  Fixture fx;
+  BakeOptions opt;
+  opt.cyclic = false;
+  opt.settle_seconds = 20.0;
+  const Clip body = HeadLoop(fx.rig, fx.head, 0.5);
+  auto b = BakeClip(fx.rig, body, {}, opt);
+  ASSERT_TRUE(b.ok());
+  ASSERT_GT(b->report.frames, 600);
+  int tracks = 0;
+  for (const Track& t : b->clip.tracks) {
+    if (t.node == fx.head) continue;
+    ++tracks;
+    ASSERT_GE(t.times.size(), 2u);
+    float widest = 0;
+    for (size_t k = 1; k < t.times.size(); ++k)
+      widest = std::max(widest, t.times[k] - t.times[k - 1]);
+    EXPECT_LE(widest, 256.0f / 30.0f + 1e-3f) << "node " << t.node;
+    // ... and no more keys than that asks for: the still stretch is not kept frame by frame.
+    EXPECT_LT(t.times.size(), 60u) << "node " << t.node;
+  }
+  EXPECT_GT(tracks, 0);
+  EXPECT_LT(PlaybackError(fx.rig, *b), 0.01);
+}
+
 // A loop whose last pose is not its first (as several UAL loops): the bake closes it, so the
 // written body track meets itself, and reports the mismatch it closed; asked not to, it keeps it.
 TEST(Bake, CyclicBakeClosesTheBodyClipsOwnSeam) {

@@ -6,7 +6,9 @@
 #include <tiny_gltf.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -102,6 +104,10 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   Json root;
   try {
     root = Json::parse(json_text);
+  } catch (const std::bad_alloc&) {
+    return fail(StatusCode::kInvalidInput,
+                std::string(is_glb ? "JSON chunk" : "JSON") + ": out of memory while parsing " +
+                    std::to_string(json_text.size()) + " bytes");
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
@@ -245,12 +251,32 @@ Result<LoadedAvatar> LoadAvatar(const std::string& path, const LoadOptions& opti
   std::streamoff size = f.tellg();
   if (size < 0 || size > 0xFFFFFFF0ll)
     return Status(StatusCode::kInvalidInput, path + ": file too large");
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  // A large file is read whole only when it starts like a model: the GLB magic, or glTF JSON's
+  // '{' after white space (a 3 GiB file of zeros used to cost 6 GB of memory before failing).
+  if (size > (std::streamoff(64) << 20) && ext != ".bvh") {
+    char head[4096] = {};
+    f.seekg(0);
+    f.read(head, sizeof head);
+    const std::streamsize got = f.gcount();
+    std::streamsize i = got >= 3 && std::memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < got && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+    if (!(got >= 4 && std::memcmp(head, "glTF", 4) == 0) && !(i < got && head[i] == '{')) {
+      char what[8];
+      std::snprintf(what, sizeof what, "0x%02x", i < got ? static_cast<unsigned char>(head[i]) : 0);
+      return Status(StatusCode::kInvalidInput,
+                    path + ": " + std::to_string(size) +
+                        " bytes that are neither GLB (no 'glTF' header) nor glTF JSON (starts "
+                        "with byte " +
+                        what + ")");
+    }
+    f.clear();
+  }
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   f.seekg(0);
   if (size > 0 && !f.read(reinterpret_cast<char*>(bytes.data()), size))
     return Status(StatusCode::kIoError, path + ": read failed");
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   if (ext == ".bvh")
     return LoadBvhFromText(std::string(bytes.begin(), bytes.end()), BaseName(path));
   std::string dir = std::filesystem::path(path).parent_path().string();
