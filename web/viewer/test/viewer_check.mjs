@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -258,6 +259,46 @@ try {
     await page.waitForFunction(() => window.__hs.state().joints === 0, null, { timeout: 60000 });
     log('undo: back to the unfitted haircut');
   } else log('skip: fitter (no ../shared/data quaternius-casual.glb)');
+
+  // A page on another origin in the same browser gets nothing from the server and cannot post to
+  // it: reads fail (no token, no CORS), a blind form post is refused (no token, wrong Origin), and
+  // even a page that learnt the token cannot read a reply (the browser blocks it without CORS).
+  const other = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end('<!doctype html><title>elsewhere</title>');
+  });
+  await new Promise((r) => other.listen(0, '127.0.0.1', r));
+  const evil = await browser.newPage();
+  await evil.goto(`http://localhost:${other.address().port}/`);
+  const attempts = await evil.evaluate(async ({ base, token }) => {
+    const out = {};
+    const tryFetch = async (name, url, init) => {
+      try {
+        const r = await fetch(url, init);
+        out[name] = `status ${r.status} type ${r.type} body ${(await r.text()).length} bytes`;
+      } catch (e) {
+        out[name] = `failed: ${e.name}`;
+      }
+    };
+    await tryFetch('read avatars', `${base}api/avatars`);
+    await tryFetch('read avatar 0', `${base}api/avatar/0`);
+    await tryFetch('read with the token', `${base}api/avatars`, { headers: { 'X-Hairswing-Token': token } });
+    const form = new FormData();
+    form.append('avatar', new Blob(['glTF']), 'a.glb');
+    form.append('colliders', '1');
+    await tryFetch('blind post', `${base}api/fit`, { method: 'POST', mode: 'no-cors', body: form });
+    return out;
+  }, { base: server_.base, token: server_.token });
+  log(`from another origin: ${JSON.stringify(attempts)}`);
+  for (const [what, result] of Object.entries(attempts)) {
+    if (what === 'blind post') assert.match(result, /status 0 type opaque body 0 bytes|failed/, what);
+    else assert.match(result, /^failed/, `${what}: ${result}`);
+  }
+  // The blind post's fate, seen from the server: the same request as the browser sent it.
+  const refused = await fetch(`${server_.base}api/fit`, { method: 'POST', headers: { Origin: `http://localhost:${other.address().port}` }, body: new FormData() });
+  assert.equal(refused.status, 403, 'a post from another origin is refused');
+  await evil.close();
+  other.close();
 } finally {
   await browser.close();
   server.kill();
