@@ -102,6 +102,9 @@ class Runner {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The most avatar entries, and the most clip entries, a manifest may list.
+constexpr size_t kMaxManifestEntries = 10000;
+
 /// The largest manifest, record or .gltf JSON the batch reads (64 MiB).
 constexpr size_t kMaxSideFileBytes = size_t(64) << 20;
 

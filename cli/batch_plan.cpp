@@ -315,6 +315,9 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
   // Avatars: a path, or an object with path and optional name, hair, shirt, wear.
   if (!j.contains("avatars") || !j["avatars"].is_array() || j["avatars"].empty())
     return Bad(m, "avatars: expected a non-empty list of paths or {\"path\": ...} objects");
+  if (j["avatars"].size() > kMaxManifestEntries)
+    return Bad(m, "avatars: " + std::to_string(j["avatars"].size()) + " entries, more than the " +
+                      std::to_string(kMaxManifestEntries) + " a manifest may list");
   for (size_t i = 0; i < j["avatars"].size(); ++i) {
     const std::string where = "avatars[" + std::to_string(i) + "]";
     OJson e = j["avatars"][i];
@@ -359,6 +362,9 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
     return Bad(m, "clips: expected a list of paths or {\"path\": ..., \"clip\": ...} objects");
   if (clip_ops && (!j.contains("clips") || j["clips"].empty()))
     return Bad(m, "clips: validate-clips and bake need at least one clip file");
+  if (j.contains("clips") && j["clips"].size() > kMaxManifestEntries)
+    return Bad(m, "clips: " + std::to_string(j["clips"].size()) + " entries, more than the " +
+                      std::to_string(kMaxManifestEntries) + " a manifest may list");
   if (j.contains("clips") && clip_ops)
     for (size_t i = 0; i < j["clips"].size(); ++i) {
       const std::string where = "clips[" + std::to_string(i) + "]";
@@ -388,15 +394,36 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
   std::vector<std::string> clip_errors(plan.clips.size()), avatar_errors(plan.avatars.size());
   plan.clip_names.resize(plan.clips.size());
   plan.clip_files.resize(plan.clips.size());
+  // Each clip file is read once, however many entries name it (20,000 entries of one library
+  // used to read it 20,000 times).
+  std::map<std::string, size_t> distinct;
+  std::vector<std::string> files;
+  std::vector<size_t> file_of(plan.clips.size());
+  for (size_t k = 0; k < plan.clips.size(); ++k) {
+    std::error_code ec;
+    fs::path canon = fs::weakly_canonical(plan.clips[k].file, ec);
+    const std::string key = ec ? plan.clips[k].file : canon.string();
+    auto [it, fresh] = distinct.emplace(key, files.size());
+    if (fresh) files.push_back(plan.clips[k].file);
+    file_of[k] = it->second;
+  }
+  std::vector<std::shared_ptr<const ClipFile>> read(files.size());
+  std::vector<std::string> read_errors(files.size());
+  tbb::parallel_for(size_t(0), files.size(), [&](size_t f) {
+    auto file = std::make_shared<ClipFile>();
+    if (Status st = ReadClipFile(files[f], file.get()); !st.ok())
+      read_errors[f] = st.message();
+    else
+      read[f] = std::move(file);
+  });
   tbb::parallel_for(size_t(0), plan.clips.size() + plan.avatars.size(), [&](size_t k) {
     if (k < plan.clips.size()) {
-      auto file = std::make_shared<ClipFile>();
-      const ClipFile& cf = *file;
-      if (Status st = ReadClipFile(plan.clips[k].file, file.get()); !st.ok()) {
-        clip_errors[k] = st.message();
+      if (!read[file_of[k]]) {
+        clip_errors[k] = read_errors[file_of[k]];
         return;
       }
-      plan.clip_files[k] = file;
+      plan.clip_files[k] = read[file_of[k]];
+      const ClipFile& cf = *plan.clip_files[k];
       for (const Clip& c : cf.clips)
         if (plan.clips[k].clip.empty() || c.name == plan.clips[k].clip)
           plan.clip_names[k].push_back(c.name);

@@ -6,6 +6,7 @@
 #   batch_attack.sh HAIRSWING_CLI WORKDIR
 set -uo pipefail
 cli=$1 work=$2
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
 check() { if eval "$1"; then echo "ok   $2"; else echo "FAIL $2"; failures=$((failures + 1)); fi; }
@@ -66,6 +67,19 @@ check '[[ $rc == 2 ]] && grep -q "summary.shard-99999999999999-of-2.json" run.lo
 rm out6/* && echo '{}' > out6/summary.shard-5-of-2.json
 rc=$(run m.json --out out6 --merge)
 check '[[ $rc == 2 ]] && grep -q "summary.shard-5-of-2.json" run.log' "shard index past the count: exit $rc"
+
+# 7. Counts: 20,000 clip entries are refused at once; 9,000 entries of one clip file read it once.
+python3 "$repo/bench/make_long_clip.py" 2 moving walk.bvh
+python3 -c "
+import json
+json.dump({'avatars': ['pony.vrm'], 'clips': ['walk.bvh'] * 20000, 'operations': ['validate-clips']}, open('toomany.json', 'w'))
+json.dump({'avatars': ['pony.vrm'], 'clips': [{'path': 'walk.bvh', 'name': 'w%d' % i} for i in range(9000)], 'operations': ['validate-clips']}, open('many.json', 'w'))
+"
+rc=$(run toomany.json --out out7 --list)
+check '[[ $rc == 2 ]] && grep -q "more than the 10000" run.log' "20,000 clip entries: exit $rc, $(tail -1 run.log)"
+/usr/bin/time -f "%M" -o mem.txt timeout 120 "$cli" batch many.json --out out7 --list > run.log 2>&1
+mb=$(( $(tail -1 mem.txt) / 1024 ))
+check '[[ $mb -lt 1000 ]] && grep -q "9000 of 9000 jobs" run.log' "9,000 entries of one clip file planned in $mb MB: $(tail -1 run.log)"
 
 if ((failures)); then echo "batch attack: $failures case(s) failed"; exit 1; fi
 echo "batch attack: every case held"
