@@ -59,12 +59,14 @@ std::string ArgumentError(const CLI::App& app, const CLI::ParseError& e, int arg
       }
     }
   }
+  if (cmd != &app && !typed.empty() && msg.find("not expected") != std::string::npos)
+    msg = "unknown option '" + typed + "' for '" + cmd->get_name() + "'";
   if (!typed.empty())
     if (const std::string near = Nearest(typed, names); !near.empty() && near != typed)
       msg += "; did you mean '" + near + "'?";
   const std::string help =
       cmd == &app ? std::string("hairswing --help") : "hairswing " + cmd->get_name() + " --help";
-  return "error: " + msg + " (" + help + " lists them)";
+  return "error: " + msg + " (see " + help + ")";
 }
 
 }  // namespace
