@@ -3,6 +3,7 @@
 // listed in expected.tsv, when its data is really there, and stays a one-line error when it is
 // not. A GLB whose buffers[0].byteLength is shorter than its BIN chunk simulates and round-trips
 // to a file whose byteLength is right.
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,86 @@ TEST(Compat, ShortByteLengthSimulatesAndRoundTripsToTheRightLength) {
   ASSERT_EQ(again->avatar.images.size(), 1u);
   EXPECT_EQ(again->avatar.images[0].bytes, r->avatar.images[0].bytes);
 }
+
+}  // namespace
+}  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// VRM 0.x index fields where three-vrm or UniVRM read -1 as "none" (docs/compat.md): a file with
+// -1 there loads (the field counts as absent), while any other index out of range stays a
+// one-line error naming the field. The base is tests/data/broken/valid_base.gltf (buffers as
+// data: URIs) with a small VRM 0.x extension that uses every field.
+nlohmann::json Vrm0Base() {
+  std::ifstream in(test::TestData("broken/valid_base.gltf"));
+  nlohmann::json d = nlohmann::json::parse(in);
+  d.erase("extensions");
+  d["extensionsUsed"] = {"VRM"};
+  d["textures"] = nlohmann::json::array();
+  d["extensions"]["VRM"] = {
+      {"meta", {{"title", "minus one"}}},
+      {"humanoid",
+       {{"humanBones", {{{"bone", "head"}, {"node", 0}}, {{"bone", "neck"}, {"node", 0}}}}}},
+      {"firstPerson",
+       {{"firstPersonBone", 0}, {"meshAnnotations", {{{"mesh", 0}, {"firstPersonFlag", "Auto"}}}}}},
+      {"blendShapeMaster",
+       {{"blendShapeGroups",
+         {{{"name", "A"},
+           {"presetName", "a"},
+           {"binds", {{{"mesh", 0}, {"index", 0}, {"weight", 100}}}}}}}}},
+      {"secondaryAnimation",
+       {{"boneGroups",
+         {{{"bones", {1}}, {"center", 0}, {"colliderGroups", nlohmann::json::array()}}}},
+        {"colliderGroups", nlohmann::json::array()}}}};
+  return d;
+}
+
+Result<LoadedAvatar> LoadJson(const nlohmann::json& d) {
+  const std::string text = d.dump();
+  return LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(text.data()), text.size(),
+                              "minus_one.gltf", "");
+}
+
+struct MinusOneField {
+  const char* pointer;  ///< JSON pointer below extensions/VRM
+  const char* name;     ///< how the error names the field
+};
+
+class MinusOne : public ::testing::TestWithParam<MinusOneField> {};
+
+TEST_P(MinusOne, MeansNoneWhileOtherOutOfRangeIndicesStayErrors) {
+  const MinusOneField field = GetParam();
+  const nlohmann::json::json_pointer at(std::string("/extensions/VRM") + field.pointer);
+  nlohmann::json d = Vrm0Base();
+  ASSERT_TRUE(LoadJson(d).ok()) << LoadJson(d).status().message();
+  d[at] = -1;
+  auto ok = LoadJson(d);
+  ASSERT_TRUE(ok.ok()) << field.pointer << ": " << ok.status().message();
+  EXPECT_EQ(ok->avatar.vrm.springs.size(), 1u) << "the rest of the file still reads";
+  for (int bad : {-2, 99}) {
+    d[at] = bad;
+    auto err = LoadJson(d);
+    ASSERT_FALSE(err.ok()) << field.pointer << " = " << bad;
+    EXPECT_NE(err.status().message().find(field.name), std::string::npos) << err.status().message();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Vrm0, MinusOne,
+    ::testing::Values(
+        MinusOneField{"/meta/texture", "meta.texture"},
+        MinusOneField{"/humanoid/humanBones/1/node", "humanBones[1].node"},
+        MinusOneField{"/firstPerson/firstPersonBone", "firstPersonBone"},
+        MinusOneField{"/firstPerson/meshAnnotations/0/mesh", "meshAnnotations[0].mesh"},
+        MinusOneField{"/blendShapeMaster/blendShapeGroups/0/binds/0/mesh", "binds[0].mesh"},
+        MinusOneField{"/secondaryAnimation/boneGroups/0/center", "boneGroups[0].center"}),
+    [](const ::testing::TestParamInfo<MinusOneField>& info) {
+      std::string n = info.param.name;
+      for (char& c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return n;
+    });
 
 }  // namespace
 }  // namespace hairswing

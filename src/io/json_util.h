@@ -84,6 +84,14 @@ inline int GetIndex(const Json& obj, const char* key, int def, size_t count,
   return static_cast<int>(i);
 }
 
+/// An index field where -1 means "none", as three-vrm and UniVRM read it in VRM 0.x files
+/// (docs/compat.md lists the fields): -1 gives -1, any other value must lie in [0, count).
+inline int GetIndexOrNone(const Json& obj, const char* key, size_t count, const std::string& path) {
+  const Json* v = Find(obj, key);
+  if (v && v->is_number_integer() && v->get<long long>() == -1) return -1;
+  return GetIndex(obj, key, -1, count, path);
+}
+
 inline int CheckIndex(const Json& v, size_t count, const std::string& path) {
   if (!v.is_number_integer()) throw ReadError(path, "expected an integer index");
   long long i = v.get<long long>();

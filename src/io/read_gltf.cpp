@@ -105,9 +105,9 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   try {
     root = Json::parse(json_text);
   } catch (const std::bad_alloc&) {
-    return fail(StatusCode::kInvalidInput,
-                std::string(is_glb ? "JSON chunk" : "JSON") + ": out of memory while parsing " +
-                    std::to_string(json_text.size()) + " bytes");
+    return fail(StatusCode::kInvalidInput, std::string(is_glb ? "JSON chunk" : "JSON") +
+                                               ": out of memory while parsing " +
+                                               std::to_string(json_text.size()) + " bytes");
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);

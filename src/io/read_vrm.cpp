@@ -206,7 +206,7 @@ Json ConvertMeta0(const Json& m, const Avatar& av, const Json& root) {
   if (!contact.empty()) out["contactInformation"] = contact;
   std::string ref = GetString(m, "reference", "", f);
   if (!ref.empty()) out["references"] = Json::array({ref});
-  int tex = GetIndex(m, "texture", -1, av.textures_json.size(), f);
+  int tex = GetIndexOrNone(m, "texture", av.textures_json.size(), f);
   if (tex >= 0) {
     const Json& t = GetArray(root, "textures", "")[tex];
     int src = GetIndex(t, "source", -1, av.images.size(), Idx("textures", tex));
@@ -298,7 +298,7 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
     for (size_t i = 0; i < bones.size(); ++i) {
       const std::string f = Idx(base + ".humanoid.humanBones", i);
       std::string bone = GetString(bones[i], "bone", "", f);
-      int node = GetIndex(bones[i], "node", -1, av.nodes.size(), f);
+      int node = GetIndexOrNone(bones[i], "node", av.nodes.size(), f);
       if (bone.empty() || node < 0) continue;
       av.vrm.humanoid[HumanBoneName0To1(bone)] = node;
     }
@@ -355,10 +355,7 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
     proto.gravity_dir = glm::vec3(-gdir.x, gdir.y, gdir.z);
     proto.drag_force = GetFloat(bg, "dragForce", 0.4f, f);
     proto.hit_radius = GetFloat(bg, "hitRadius", 0.02f, f);
-    const Json* jc = Find(bg, "center");
-    int center = (jc && jc->is_number_integer() && jc->get<long long>() == -1)
-                     ? -1
-                     : GetIndex(bg, "center", -1, av.nodes.size(), f);
+    int center = GetIndexOrNone(bg, "center", av.nodes.size(), f);
     std::vector<int> cgroups;
     const Json& cg = GetArray(bg, "colliderGroups", f);
     for (size_t k = 0; k < cg.size(); ++k)

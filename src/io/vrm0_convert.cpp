@@ -362,7 +362,7 @@ Json ConvertVrm0Face(const Json& vrm, const Json& root, const Avatar& av, Warnin
       Json morphs = Json::array(), colours = Json::array(), transforms = Json::array();
       const Json& binds = GetArray(grp, "binds", f);
       for (size_t b = 0; b < binds.size(); ++b) {
-        const int mesh = GetIndex(binds[b], "mesh", -1, av.meshes.size(), Idx(f + ".binds", b));
+        const int mesh = GetIndexOrNone(binds[b], "mesh", av.meshes.size(), Idx(f + ".binds", b));
         const int index = static_cast<int>(GetNumber(binds[b], "index", -1, Idx(f + ".binds", b)));
         if (mesh < 0 || index < 0) continue;
         for (int node : nodes_of_mesh[mesh])
@@ -431,7 +431,7 @@ Json ConvertVrm0Face(const Json& vrm, const Json& root, const Avatar& av, Warnin
     const Json& anns = GetArray(*fp, "meshAnnotations", f);
     for (size_t a = 0; a < anns.size(); ++a) {
       const std::string af = Idx(f + ".meshAnnotations", a);
-      const int mesh = GetIndex(anns[a], "mesh", -1, av.meshes.size(), af);
+      const int mesh = GetIndexOrNone(anns[a], "mesh", av.meshes.size(), af);
       const std::string flag = GetString(anns[a], "firstPersonFlag", "Auto", af);
       const std::string type = flag == "Both"              ? "both"
                                : flag == "ThirdPersonOnly" ? "thirdPersonOnly"
@@ -441,7 +441,7 @@ Json ConvertVrm0Face(const Json& vrm, const Json& root, const Avatar& av, Warnin
       for (int node : nodes_of_mesh[mesh]) annotations.push_back({{"node", node}, {"type", type}});
     }
     if (!annotations.empty()) out["firstPerson"] = {{"meshAnnotations", annotations}};
-    const int bone = GetIndex(*fp, "firstPersonBone", -1, av.nodes.size(), f);
+    const int bone = GetIndexOrNone(*fp, "firstPersonBone", av.nodes.size(), f);
     auto head = av.vrm.humanoid.find("head");
     if (bone >= 0 && head != av.vrm.humanoid.end() && bone != head->second)
       warnings.push_back(av.source_path + ": " + f +
