@@ -113,24 +113,34 @@ CheckRow CheckOne(const std::string& path) {
   row.hair_vertices = before.hair_vertices;
   if (const std::string err = SimulateAllModes(av, rig.value()); !err.empty())
     return finish(false, "simulate " + err);
+  // Written as VRM 1.0 (GLB without a humanoid) and, for a VRM 0.x file, also as VRM 0.x: each
+  // copy must read back with the same springs, joints, colliders and hair vertices.
   const bool as_vrm = !av.vrm.humanoid.empty();
-  auto bytes = EncodeGlb(av, as_vrm);
-  if (!bytes.ok()) return finish(false, "write: " + bytes.status().message());
-  const std::string copy_name = fs::path(path).stem().string() + (as_vrm ? ".vrm" : ".glb");
-  auto again = LoadAvatarFromMemory(bytes->data(), bytes->size(), copy_name,
-                                    fs::path(path).parent_path().string());
-  if (!again.ok()) return finish(false, "reload of the written copy: " + again.status().message());
-  auto rig2 = BuildRig(again->avatar);
-  if (!rig2.ok()) return finish(false, "rig of the written copy: " + rig2.status().message());
-  const Shape after = ShapeOf(again->avatar, rig2.value());
-  if (!(after == before))
-    return finish(false, "the written copy differs: springs " + std::to_string(before.springs) +
-                             "->" + std::to_string(after.springs) + ", joints " +
-                             std::to_string(before.joints) + "->" + std::to_string(after.joints) +
-                             ", colliders " + std::to_string(before.colliders) + "->" +
-                             std::to_string(after.colliders) + ", hair vertices " +
-                             std::to_string(before.hair_vertices) + "->" +
-                             std::to_string(after.hair_vertices));
+  std::vector<std::pair<VrmOutput, std::string>> copies{
+      {VrmOutput::kVrm1, as_vrm ? "VRM 1.0" : "GLB"}};
+  if (av.vrm.version == VrmVersion::kV0) copies.push_back({VrmOutput::kVrm0, "VRM 0.x"});
+  for (const auto& [version, label] : copies) {
+    std::vector<std::string> write_warnings;
+    auto bytes = EncodeGlb(av, as_vrm, version, &write_warnings);
+    if (!bytes.ok()) return finish(false, "write as " + label + ": " + bytes.status().message());
+    const std::string copy_name = fs::path(path).stem().string() + (as_vrm ? ".vrm" : ".glb");
+    auto again = LoadAvatarFromMemory(bytes->data(), bytes->size(), copy_name,
+                                      fs::path(path).parent_path().string());
+    if (!again.ok())
+      return finish(false, "reload of the " + label + " copy: " + again.status().message());
+    auto rig2 = BuildRig(again->avatar);
+    if (!rig2.ok())
+      return finish(false, "rig of the " + label + " copy: " + rig2.status().message());
+    const Shape after = ShapeOf(again->avatar, rig2.value());
+    if (!(after == before))
+      return finish(
+          false,
+          "the " + label + " copy differs: springs " + std::to_string(before.springs) + "->" +
+              std::to_string(after.springs) + ", joints " + std::to_string(before.joints) + "->" +
+              std::to_string(after.joints) + ", colliders " + std::to_string(before.colliders) +
+              "->" + std::to_string(after.colliders) + ", hair vertices " +
+              std::to_string(before.hair_vertices) + "->" + std::to_string(after.hair_vertices));
+  }
   return finish(true, "");
 }
 
@@ -143,8 +153,9 @@ void AddCheck(CLI::App& app, int& exit_code) {
       ".gltf "
       "(folders are searched recursively) load it, build the rig, run a short head-turn in the "
       "arc, "
-      "parent and vrm solvers, write it as VRM 1.0 (GLB without a humanoid) and load that again, "
-      "comparing springs, joints, colliders and hair vertices. Runs in parallel; prints a table "
+      "parent and vrm solvers, write it as VRM 1.0 (GLB without a humanoid) - and a VRM 0.x file "
+      "also as VRM 0.x - and load each copy again, comparing springs, joints, colliders and hair "
+      "vertices. Runs in parallel; prints a table "
       "(and "
       "--json). Exit code 1 when any file fails, 2 when nothing was found.");
   struct Opts {

@@ -185,5 +185,35 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// Springs as node lists, for comparing two reads.
+std::vector<std::vector<int>> SpringNodes(const Avatar& av) {
+  std::vector<std::vector<int>> out;
+  for (const Spring& s : av.vrm.springs) {
+    out.emplace_back();
+    for (const SpringJoint& j : s.joints) out.back().push_back(j.node);
+  }
+  return out;
+}
+
+// A VRM 0.x file that lists every bone of a chain as a bone-group root reads as one spring per
+// listed root (as three-vrm reads it); written back as VRM 0.x it lists the same roots, so the
+// springs survive (the writer used to keep only the outermost root: 2 springs became 1).
+TEST(Vrm0Writer, ABoneGroupListingEveryBoneAsARootKeepsEverySpring) {
+  for (const nlohmann::json& bones :
+       {nlohmann::json{1, 2}, nlohmann::json{1}, nlohmann::json{2, 1}}) {
+    nlohmann::json d = Vrm0Base();
+    d["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["bones"] = bones;
+    auto first = LoadJson(d);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    ASSERT_EQ(first->avatar.vrm.springs.size(), bones.size());
+    std::vector<std::string> warnings;
+    auto bytes = EncodeGlb(first->avatar, true, VrmOutput::kVrm0, &warnings);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+    auto again = LoadAvatarFromMemory(bytes->data(), bytes->size(), "again.vrm", "");
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    EXPECT_EQ(SpringNodes(again->avatar), SpringNodes(first->avatar)) << bones.dump();
+  }
+}
+
 }  // namespace
 }  // namespace hairswing

@@ -14,6 +14,13 @@ void ReadVrm1(const Json& root, Avatar& avatar, Warnings& warnings);
 /// Call after the core reader and before NormaliseVrm0Axes.
 void ReadVrm0(const Json& root, Avatar& avatar, Warnings& warnings);
 
+/// The chains a VRM 0.x bone group makes from one of its listed roots, as node lists, in the order
+/// the reader turns them into springs: every node below the root is a joint; a chain follows the
+/// first child, other children start chains of their own (three-vrm's rule). Also used by the
+/// VRM 0.x writer to list exactly the roots that read back as the same springs. An empty result
+/// means the hierarchy loops.
+std::vector<std::vector<int>> Vrm0BoneGroupChains(const Avatar& avatar, int root);
+
 /// VRM 0.x materialProperties (MToon, VRM/Unlit*) -> VRMC_materials_mtoon 1.0 in the materials.
 void ConvertVrm0Materials(const Json& vrm, Avatar& avatar, Warnings& warnings);
 /// VRM 0.x blendShapeMaster and firstPerson -> VRMC_vrm expressions, lookAt and firstPerson

@@ -365,38 +365,53 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
     std::string comment = GetString(bg, "comment", "", f);
     for (size_t ri = 0; ri < roots.size(); ++ri) {
       int root_node = CheckIndex(roots[ri], av.nodes.size(), Idx(f + ".bones", ri));
-      std::vector<int> starts{root_node};
-      size_t guard = 0;
-      while (!starts.empty()) {
-        int node = starts.back();
-        starts.pop_back();
+      const std::vector<std::vector<int>> chains = Vrm0BoneGroupChains(av, root_node);
+      if (chains.empty()) throw ReadError(f, "bone hierarchy loops");
+      for (const std::vector<int>& chain : chains) {
         Spring s;
-        s.name = (comment.empty() ? av.nodes[node].name : comment + "/" + av.nodes[node].name);
+        const int first = chain.front();
+        s.name = (comment.empty() ? av.nodes[first].name : comment + "/" + av.nodes[first].name);
         s.center = center;
         s.source_group = static_cast<int>(gi);
         s.collider_groups = cgroups;
-        while (node >= 0) {
-          if (++guard > av.nodes.size()) throw ReadError(f, "bone hierarchy loops");
+        for (int node : chain) {
           SpringJoint j = proto;
           j.node = node;
           s.joints.push_back(j);
-          const auto& ch = av.nodes[node].children;
-          for (size_t c = ch.size(); c-- > 1;) starts.push_back(ch[c]);
-          if (ch.empty()) {
-            glm::vec3 t = av.nodes[node].translation;
-            float len = glm::length(t);
-            s.has_virtual_tail = true;
-            s.virtual_tail = len > 0 ? t / len * 0.07f : glm::vec3(0);
-            if (len == 0)
-              warnings.push_back(file + ": " + f + ": leaf bone \"" + av.nodes[node].name +
-                                 "\" has no offset from its parent; its virtual tail has length 0");
-          }
-          node = ch.empty() ? -1 : ch[0];
+        }
+        const int leaf = chain.back();
+        if (av.nodes[leaf].children.empty()) {
+          glm::vec3 t = av.nodes[leaf].translation;
+          float len = glm::length(t);
+          s.has_virtual_tail = true;
+          s.virtual_tail = len > 0 ? t / len * 0.07f : glm::vec3(0);
+          if (len == 0)
+            warnings.push_back(file + ": " + f + ": leaf bone \"" + av.nodes[leaf].name +
+                               "\" has no offset from its parent; its virtual tail has length 0");
         }
         av.vrm.springs.push_back(std::move(s));
       }
     }
   }
+}
+
+std::vector<std::vector<int>> Vrm0BoneGroupChains(const Avatar& av, int root) {
+  std::vector<std::vector<int>> chains;
+  std::vector<int> starts{root};
+  size_t guard = 0;
+  while (!starts.empty()) {
+    int node = starts.back();
+    starts.pop_back();
+    std::vector<int>& chain = chains.emplace_back();
+    while (node >= 0) {
+      if (++guard > av.nodes.size()) return {};
+      chain.push_back(node);
+      const auto& ch = av.nodes[node].children;
+      for (size_t c = ch.size(); c-- > 1;) starts.push_back(ch[c]);
+      node = ch.empty() ? -1 : ch[0];
+    }
+  }
+  return chains;
 }
 
 }  // namespace io

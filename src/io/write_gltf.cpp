@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "hairswing/files.h"
 #include "hairswing/io.h"
 #include "io/read_internal.h"
+#include "read_internal.h"
 
 namespace hairswing {
 namespace io {
@@ -499,13 +501,24 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
       continue;
     }
     if (!emitted.insert(s.source_group).second) continue;
+    // The roots that read back as these springs: a spring is a chain its group's previous root
+    // makes anyway (a branch), or a root of its own. A file that lists every bone of a chain as a
+    // root (each makes a spring, as three-vrm reads it) keeps all of them.
     const std::vector<const Spring*>& ss = by_source[s.source_group];
-    std::set<int> joints;
-    for (const Spring* o : ss)
-      for (const SpringJoint& j : o->joints) joints.insert(j.node);
     std::vector<int> roots;
-    for (const Spring* o : ss)
-      if (!joints.count(av.nodes[o->joints[0].node].parent)) roots.push_back(o->joints[0].node);
+    std::deque<int> branches;  // first joints of the chains the last root still makes
+    for (const Spring* o : ss) {
+      const int first = o->joints[0].node;
+      if (!branches.empty() && branches.front() == first) {
+        branches.pop_front();
+        continue;
+      }
+      roots.push_back(first);
+      branches.clear();
+      for (const std::vector<int>& chain : io::Vrm0BoneGroupChains(av, first))
+        branches.push_back(chain.front());
+      if (!branches.empty()) branches.pop_front();  // the root's own chain: this spring
+    }
     emit(ss, roots);
   }
   return {{"colliderGroups", groups}, {"boneGroups", bone_groups}};
