@@ -31,9 +31,15 @@ Status ReadClipFile(const std::string& path, ClipFile* out) {
   auto rig = BuildRig(out->avatar);
   if (!rig.ok()) return Status(rig.status().code(), path + ": " + rig.status().message());
   out->rig = std::move(rig).value();
+  // A clip without a name (VRMA files usually have none) is called after its file: "walk", and
+  // "walk#2", "walk#3" ... for further unnamed clips of the same file.
+  const std::string stem = std::filesystem::path(path).stem().string();
+  int unnamed = 0;
   for (size_t a = 0; a < out->avatar.animations.size(); ++a) {
     auto c = Clip::FromAvatar(out->avatar, out->rig, static_cast<int>(a));
-    if (c.ok()) out->clips.push_back(std::move(c).value());
+    if (!c.ok()) continue;
+    if (c->name.empty()) c->name = ++unnamed == 1 ? stem : stem + "#" + std::to_string(unnamed);
+    out->clips.push_back(std::move(c).value());
   }
   if (out->clips.empty()) return Status(StatusCode::kInvalidInput, path + ": no animations");
   return Status::Ok();

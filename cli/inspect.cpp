@@ -1,5 +1,8 @@
 // hairswing inspect FILE [--json]: what a file holds, as a table or as JSON.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,7 +17,18 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json V3(const glm::vec3& v) { return Json::array({v.x, v.y, v.z}); }
+// A float as the decimal it was written from (9 significant digits read back exactly, so
+// 0.06f prints 0.06 rather than 0.060000061988830566), and exactly 0 below 0.1 um: an offset of
+// 1.6e-10 m is an exporter's rounding noise.
+double Decimal(float v) {
+  if (std::fabs(v) < 1e-7f) return 0.0;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", static_cast<double>(v));
+  if (std::strtof(text, nullptr) != v)
+    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(v));
+  return std::strtod(text, nullptr);
+}
+Json V3(const glm::vec3& v) { return Json::array({Decimal(v.x), Decimal(v.y), Decimal(v.z)}); }
 
 std::string NodeName(const Avatar& av, int n) {
   if (n < 0 || n >= static_cast<int>(av.nodes.size())) return "";
@@ -117,7 +131,7 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
                {"node", c.node},
                {"node_name", NodeName(av, c.node)},
                {"offset", V3(c.offset)}};
-    if (c.shape != ColliderShape::kPlane) jc["radius"] = c.radius;
+    if (c.shape != ColliderShape::kPlane) jc["radius"] = Decimal(c.radius);
     if (c.shape == ColliderShape::kCapsule || c.shape == ColliderShape::kInsideCapsule)
       jc["tail"] = V3(c.tail);
     if (c.shape == ColliderShape::kPlane) jc["normal"] = V3(c.normal);
@@ -199,10 +213,19 @@ void PrintText(const Json& r) {
   }
   std::printf("  colliders    %zu in %zu group(s)\n", r["colliders"].size(),
               r["collider_groups"].size());
-  for (const auto& c : r["colliders"])
-    std::printf("    %-14s on %-24s offset %s%s\n", s(c["shape"]).c_str(),
-                s(c["node_name"]).c_str(), c["offset"].dump().c_str(),
-                c.contains("radius") ? (" radius " + s(c["radius"])).c_str() : "");
+  // Lengths in metres to 0.1 mm in the table (the JSON keeps the file's values).
+  auto metres = [](const Json& v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", v.get<double>() == 0.0 ? 0.0 : v.get<double>());
+    return std::string(std::strcmp(text, "-0.0000") == 0 ? "0.0000" : text);
+  };
+  for (const auto& c : r["colliders"]) {
+    const Json& o = c["offset"];
+    const std::string offset = "[" + metres(o[0]) + ", " + metres(o[1]) + ", " + metres(o[2]) + "]";
+    std::printf("    %-14s on %-24s offset %s m%s\n", s(c["shape"]).c_str(),
+                s(c["node_name"]).c_str(), offset.c_str(),
+                c.contains("radius") ? (" radius " + metres(c["radius"]) + " m").c_str() : "");
+  }
   std::printf("  constraints  %zu\n", r["constraints"].size());
   std::printf("  animations   %zu\n", r["animations"].size());
   for (const auto& a : r["animations"])

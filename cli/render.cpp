@@ -1,7 +1,9 @@
 // hairswing render AVATAR -o OUT.png: a quick look at an avatar, at rest or during the head-turn.
 #include "hairswing/render.h"
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "commands.h"
 #include "hairswing/anim.h"
@@ -24,7 +26,15 @@ void AddRender(CLI::App& app, int& exit_code) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->file, "a .vrm, .glb or .gltf file")->required();
-  cmd->add_option("-o,--output", o->out, "output PNG")->required();
+  cmd->add_option("-o,--output", o->out, "output PNG (the only format written: .png)")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            std::string ext = std::filesystem::path(path).extension().string();
+            for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return ext == ".png" ? "" : path + ": render writes PNG only; name the file .png";
+          },
+          "FILE.png"));
   cmd->add_flag("--force", o->force, "replace an existing output");
   cmd->add_option("--view", o->view, "front, side or back")
       ->check(CLI::IsMember({"front", "side", "back"}))

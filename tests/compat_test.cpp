@@ -195,6 +195,28 @@ std::vector<std::vector<int>> SpringNodes(const Avatar& av) {
   return out;
 }
 
+// Spring names survive a VRM 0.x write: the reader names a spring "COMMENT/NODE" (or "NODE" when
+// the group has no comment), so the writer puts the group's comment back, not the first spring's
+// name (retargeting godette to .glb turned "FrontHair_R" into "FrontHair_Center_L/FrontHair_R").
+TEST(Vrm0Writer, SpringNamesSurviveAWrite) {
+  for (const char* comment : {"", "Hair"}) {
+    nlohmann::json d = Vrm0Base();
+    auto& group = d["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0];
+    group["bones"] = {1, 2};
+    group["comment"] = comment;
+    auto first = LoadJson(d);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    auto bytes = EncodeGlb(first->avatar, true, VrmOutput::kVrm0, nullptr);
+    ASSERT_TRUE(bytes.ok());
+    auto again = LoadAvatarFromMemory(bytes->data(), bytes->size(), "again.vrm", "");
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    ASSERT_EQ(again->avatar.vrm.springs.size(), first->avatar.vrm.springs.size());
+    for (size_t i = 0; i < first->avatar.vrm.springs.size(); ++i)
+      EXPECT_EQ(again->avatar.vrm.springs[i].name, first->avatar.vrm.springs[i].name)
+          << "comment \"" << comment << "\"";
+  }
+}
+
 // A VRM 0.x file that lists every bone of a chain as a bone-group root reads as one spring per
 // listed root (as three-vrm reads it); written back as VRM 0.x it lists the same roots, so the
 // springs survive (the writer used to keep only the outermost root: 2 springs became 1).

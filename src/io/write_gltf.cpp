@@ -473,7 +473,22 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
       for (int g : o->collider_groups)
         if (g >= 0 && static_cast<size_t>(g) < v0_groups.size())
           cgs.insert(v0_groups[g].begin(), v0_groups[g].end());
-    bone_groups.push_back({{"comment", s.name},
+    // The group's comment as the reader would rebuild the names from it: springs read from VRM
+    // 0.x are named "COMMENT/NODE", or "NODE" when the group had no comment.
+    std::string comment = s.name;
+    auto node_name = [&](const Spring* o) { return av.nodes[o->joints[0].node].name; };
+    if (std::all_of(ss.begin(), ss.end(),
+                    [&](const Spring* o) { return o->name == node_name(o); })) {
+      comment.clear();
+    } else if (const std::string suffix = "/" + node_name(ss[0]);
+               s.name.size() > suffix.size() &&
+               s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const std::string c = s.name.substr(0, s.name.size() - suffix.size());
+      if (std::all_of(ss.begin(), ss.end(),
+                      [&](const Spring* o) { return o->name == c + "/" + node_name(o); }))
+        comment = c;
+    }
+    bone_groups.push_back({{"comment", comment},
                            {"stiffiness", p.stiffness},  // sic: the VRM 0.x field name
                            {"gravityPower", p.gravity_power},
                            {"gravityDir", Unity(p.gravity_dir)},
