@@ -124,6 +124,9 @@ Json BuildReport(const Avatar& av, const Warnings& load_warnings) {
   }
   r["springs"] = springs;
   r["spring_joint_count"] = total_joints;
+  // Vertices with weight on a spring joint: the same count as check and measure.
+  auto rig = BuildRig(av);
+  r["hair_vertices"] = rig.ok() ? HairVertexCount(av, rig.value()) : 0;
 
   Json colliders = Json::array();
   for (const auto& c : av.vrm.colliders) {
@@ -196,8 +199,9 @@ void PrintText(const Json& r) {
     std::printf("    %-28s %7s v %7s tri  %s, %zu primitive(s)\n", s(m["name"]).c_str(),
                 s(m["vertices"]).c_str(), s(m["triangles"]).c_str(),
                 m["skinned"].get<bool>() ? "skinned" : "rigid", m["primitives"].size());
-  std::printf("  springs      %zu chains, %s joints (tips included)\n", r["springs"].size(),
-              s(r["spring_joint_count"]).c_str());
+  std::printf("  springs      %zu chains, %s joints (tips included), %s hair vertices\n",
+              r["springs"].size(), s(r["spring_joint_count"]).c_str(),
+              s(r["hair_vertices"]).c_str());
   for (const auto& sp : r["springs"]) {
     if (sp["joints"].empty()) {
       std::printf("    %-28s no joints\n", s(sp["name"]).c_str());

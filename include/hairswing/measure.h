@@ -180,7 +180,12 @@ struct MeasureReport {
   std::string avatar;
   std::string motion;
   int chains = 0;
+  /// Vertices of skinned meshes with weight on a spring joint (HairVertexCount: the one
+  /// definition check, inspect and measure share).
   int hair_vertices = 0;
+  /// Vertices of the triangle primitives measured: every primitive holding a hair vertex, whole
+  /// (a primitive that mixes hair and body counts all its vertices here).
+  int measured_vertices = 0;
   int hair_edges = 0;
   int hair_edges_welded = 0;  ///< edges after merging vertices at the same rest position
   /// false when no skinned vertex follows a spring joint (hair rigidly parented, or skinned to

@@ -294,7 +294,8 @@ Status MeasureRun::Prepare(MeasureReport* report) {
   for (const RigChain& ch : rig_.chains())
     report->chain_names.push_back(av_.vrm.springs[ch.source_spring].name);
   FindHair();
-  report->hair_vertices = static_cast<int>(n_verts_);
+  report->hair_vertices = HairVertexCount(av_, rig_);
+  report->measured_vertices = static_cast<int>(n_verts_);
   report->hair_edges = static_cast<int>(n_edges_);
   if (Status st = PoseRest(); !st.ok()) return st;
   Weld();
@@ -678,6 +679,7 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   j["chains"] = rep.chains;
   j["chain_names"] = rep.chain_names;
   j["hair_vertices"] = rep.hair_vertices;
+  j["measured_vertices"] = rep.measured_vertices;
   j["hair_edges"] = rep.hair_edges;
   j["hair_edges_welded"] = rep.hair_edges_welded;
   j["front_strand_vertices"] = rep.front_strand_vertices;
