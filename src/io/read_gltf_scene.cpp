@@ -218,8 +218,21 @@ void ReadMeshes(const Reader& r, const Json& root, const std::string& file, Avat
         const std::string af = pf + ".attributes." + name;
         if (name == "POSITION") continue;
         if (name == "NORMAL") {
-          p.normals = r.ReadVecs<3>(acc, af);
+          // Normals that are not finite numbers (an exporter defect) are left out: no spring or
+          // measurement reads them, and viewers compute normals when a mesh has none.
+          p.normals = r.ReadVecs<3>(acc, af, /*allow_non_finite=*/true);
           if (p.normals.size() != nv) throw ReadError(af, "count differs from POSITION");
+          const size_t bad = static_cast<size_t>(
+              std::count_if(p.normals.begin(), p.normals.end(), [](const glm::vec3& n) {
+                return !std::isfinite(n.x) || !std::isfinite(n.y) || !std::isfinite(n.z);
+              }));
+          if (bad) {
+            warnings.push_back(file + ": " + af + ": " + std::to_string(bad) + " of " +
+                               std::to_string(nv) +
+                               " normals are not finite numbers; the primitive's normals are left "
+                               "out (viewers compute them)");
+            p.normals.clear();
+          }
         } else if (name == "JOINTS_0") {
           int nc = 0;
           auto flat = r.Read<uint32_t>(acc, &nc, af);
@@ -279,8 +292,20 @@ void ReadMeshes(const Reader& r, const Json& root, const std::string& file, Avat
                                          : name == "TANGENT" ? &t.tangents
                                                              : nullptr;
           if (!dstv) continue;
-          *dstv = r.ReadVecs<3>(acc, tf);
+          *dstv = r.ReadVecs<3>(acc, tf, /*allow_non_finite=*/true);
           if (dstv->size() != nv) throw ReadError(tf, "count differs from POSITION");
+          // Deltas that are not finite numbers would throw the vertex to infinity when the
+          // target is weighted: they become 0 (that vertex does not move with the target).
+          size_t bad = 0;
+          for (glm::vec3& d : *dstv)
+            if (!std::isfinite(d.x) || !std::isfinite(d.y) || !std::isfinite(d.z)) {
+              d = glm::vec3(0);
+              ++bad;
+            }
+          if (bad)
+            warnings.push_back(file + ": " + tf + ": " + std::to_string(bad) + " of " +
+                               std::to_string(nv) +
+                               " deltas are not finite numbers; they are set to 0");
         }
         p.targets.push_back(std::move(t));
       }
