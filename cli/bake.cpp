@@ -16,6 +16,7 @@
 #include "clip_file.h"
 #include "commands.h"
 #include "hairswing/files.h"
+#include "hairswing/names.h"
 
 namespace hairswing::cli {
 using OJson = nlohmann::ordered_json;
@@ -131,8 +132,21 @@ void AddBake(CLI::App& app, int& exit_code) {
       return;
     }
     std::vector<const Clip*> clips;
+    std::string wanted = o->clip;  // by name: exact, or ignoring case when that picks one
+    if (!o->all && !wanted.empty()) {
+      std::vector<std::string> names;
+      for (const Clip& c : cf.clips) names.push_back(c.name);
+      if (auto found = FindName(wanted, names, "clip"); found.ok()) {
+        wanted = names[*found];
+      } else {
+        std::fprintf(stderr, "error: %s: %s\n", o->motion.c_str(),
+                     found.status().message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
+    }
     for (const Clip& c : cf.clips)
-      if (o->all || o->clip.empty() || c.name == o->clip) clips.push_back(&c);
+      if (o->all || wanted.empty() || c.name == wanted) clips.push_back(&c);
     if (clips.empty() || (!o->all && o->clip.empty() && clips.size() > 1)) {
       std::string names;
       for (size_t i = 0; i < cf.clips.size() && i < 12; ++i)

@@ -16,6 +16,7 @@
 #include "hairswing/files.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
+#include "hairswing/names.h"
 #include "report.h"
 
 namespace hairswing::cli::batch {
@@ -424,16 +425,17 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
       }
       plan.clip_files[k] = read[file_of[k]];
       const ClipFile& cf = *plan.clip_files[k];
-      for (const Clip& c : cf.clips)
-        if (plan.clips[k].clip.empty() || c.name == plan.clips[k].clip)
-          plan.clip_names[k].push_back(c.name);
-      if (plan.clip_names[k].empty()) {
-        std::string names;
-        for (size_t i = 0; i < cf.clips.size() && i < 8; ++i)
-          names += (i ? ", " : "") + cf.clips[i].name;
-        clip_errors[k] = "no clip named \"" + plan.clips[k].clip + "\" in " + plan.clips[k].file +
-                         " (clips: " + names + (cf.clips.size() > 8 ? ", ..." : "") + ")";
+      if (plan.clips[k].clip.empty()) {
+        for (const Clip& c : cf.clips) plan.clip_names[k].push_back(c.name);
+        return;
       }
+      // One clip by name: exact, or ignoring case when that picks one.
+      std::vector<std::string> names;
+      for (const Clip& c : cf.clips) names.push_back(c.name);
+      if (auto found = FindName(plan.clips[k].clip, names, "clip"); found.ok())
+        plan.clip_names[k].push_back(names[*found]);
+      else
+        clip_errors[k] = found.status().message() + " in " + plan.clips[k].file;
       return;
     }
     const AvatarEntry& a = plan.avatars[k - plan.clips.size()];

@@ -17,6 +17,7 @@
 #include "hairswing/anim.h"
 #include "hairswing/files.h"
 #include "hairswing/io.h"
+#include "hairswing/names.h"
 #include "hairswing/render.h"
 #include "hairswing/retarget.h"
 
@@ -322,16 +323,23 @@ void AddRetarget(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
+    std::string wanted = o->clip;  // by name: exact, or ignoring case when that picks one
+    if (!wanted.empty()) {
+      std::vector<std::string> names;
+      for (const Clip& c : cf.clips) names.push_back(c.name);
+      auto found = FindName(wanted, names, "clip");
+      if (!found.ok()) {
+        std::fprintf(stderr, "error: %s: %s\n", o->clips.c_str(), found.status().message().c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
+      wanted = names[*found];
+    }
     int written = 0;
     for (const Clip& c : cf.clips) {
-      if (!o->clip.empty() && c.name != o->clip) continue;
+      if (!wanted.empty() && c.name != wanted) continue;
       av.animations.push_back(ClipToAnimation(rt->Retarget(c), rt->target_rig()));
       ++written;
-    }
-    if (!written) {
-      std::fprintf(stderr, "error: %s: no clip named \"%s\"\n", o->clips.c_str(), o->clip.c_str());
-      exit_code = kExitBadInput;
-      return;
     }
     Status st = SaveWithVersion(av, o->out, o->force, o->vrm_version);
     if (!st.ok()) {

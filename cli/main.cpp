@@ -6,31 +6,16 @@
 #include <vector>
 
 #include "commands.h"
+#include "hairswing/names.h"
 
 namespace {
-
-// Levenshtein distance, for "did you mean" on a mistyped command or option.
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 // The closest of `names` to `typed`, if it is close enough to be a typo ("" otherwise).
 std::string Nearest(const std::string& typed, const std::vector<std::string>& names) {
   std::string best;
   size_t best_d = std::max<size_t>(2, typed.size() / 3) + 1;
   for (const std::string& n : names)
-    if (const size_t d = EditDistance(typed, n); d < best_d) best = n, best_d = d;
+    if (const size_t d = hairswing::EditDistance(typed, n); d < best_d) best = n, best_d = d;
   return best;
 }
 

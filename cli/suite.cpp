@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "hairswing/anim.h"
 #include "hairswing/io.h"
+#include "hairswing/names.h"
 #include "hairswing/retarget.h"
 #include "report.h"
 
@@ -45,8 +46,16 @@ std::string UseClip(const std::shared_ptr<Retargeter>& rt, const Avatar& source,
                     const Avatar& target, const std::string& clip_name, MeasureOptions* opt,
                     ClipSampler::Playback playback = ClipSampler::Playback::kLoop) {
   std::shared_ptr<Clip> clip;
+  std::string wanted = clip_name;  // exact, or ignoring case when that picks one
+  if (!wanted.empty()) {
+    std::vector<std::string> names;
+    for (const auto& a : source.animations) names.push_back(a.name);
+    auto found = FindName(wanted, names, "clip");
+    if (!found.ok()) return found.status().message() + " in " + source.source_path;
+    wanted = names[*found];
+  }
   for (size_t a = 0; a < source.animations.size() && !clip; ++a) {
-    if (!clip_name.empty() && source.animations[a].name != clip_name) continue;
+    if (!wanted.empty() && source.animations[a].name != wanted) continue;
     auto source_clip = Clip::FromAvatar(source, rt->source_rig(), static_cast<int>(a));
     if (!source_clip.ok()) return source_clip.status().message();
     clip = std::make_shared<Clip>(rt->Retarget(source_clip.value()));

@@ -9,6 +9,7 @@
 
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
+#include "hairswing/names.h"
 #include "hairswing/retarget.h"
 #include "hairswing/spring.h"
 #include "synthetic.h"
@@ -218,5 +219,34 @@ TEST(Api, StatusMessagesAreOnePrintableLine) {
   EXPECT_EQ(st.message(), "a.vrm: node \"x y\\x1b[31mred\\x9b2J\" (caf\xc3\xa9)");  // UTF-8 kept
 }
 
+}  // namespace
+}  // namespace hairswing
+
+// Names a user types: exact first, then ignoring case when that picks one name; otherwise an
+// error that names the closest ones (or the names that differ only in case).
+namespace hairswing {
+namespace {
+TEST(FindName, ExactThenCaseInsensitiveThenClosest) {
+  const std::vector<std::string> names{"Hair_Blond", "Hair_Brown", "Skin", "skin", "Jog_Fwd_Loop"};
+  EXPECT_EQ(*FindName("Hair_Blond", names, "material"), 0u);
+  EXPECT_EQ(*FindName("hair_blond", names, "material"), 0u);
+  EXPECT_EQ(*FindName("JOG_FWD_LOOP", names, "clip"), 4u);
+  EXPECT_EQ(*FindName("skin", names, "material"), 3u) << "an exact match wins over case folding";
+  auto ambiguous = FindName("SKIN", names, "material");
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_NE(ambiguous.status().message().find("\"Skin\", \"skin\" ignoring case"),
+            std::string::npos)
+      << ambiguous.status().message();
+  auto typo = FindName("Hair_Blnd", names, "material");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().message().rfind("no material named \"Hair_Blnd\"; did you mean "
+                                          "\"Hair_Blond\"",
+                                          0),
+            0u)
+      << typo.status().message();
+  EXPECT_FALSE(FindName("x", {}, "clip").ok());
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+}
 }  // namespace
 }  // namespace hairswing

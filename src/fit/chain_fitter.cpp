@@ -28,6 +28,7 @@
 #include "fit/body_scale.h"
 #include "fit/weight_smoothing.h"
 #include "hairswing/fit.h"
+#include "hairswing/names.h"
 #include "hairswing/retarget.h"
 #include "hairswing/rig.h"
 
@@ -199,7 +200,13 @@ void internal::SmoothChainWeights(const std::vector<std::vector<std::pair<int, f
 Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
   HairSelection out;
   if (sel.rfind("material:", 0) == 0) {
-    const std::string name = sel.substr(9);
+    // The material by name: exact, or ignoring case when that picks one (FindName).
+    std::vector<std::string> names;
+    for (const Material& mat : av.materials) names.push_back(mat.name);
+    auto found = FindName(sel.substr(9), names, "material");
+    if (!found.ok())
+      return Status(StatusCode::kInvalidInput, "hair selection: " + found.status().message());
+    const std::string name = names[*found];
     for (size_t m = 0; m < av.meshes.size(); ++m)
       for (size_t p = 0; p < av.meshes[m].primitives.size(); ++p) {
         const int mat = av.meshes[m].primitives[p].material;
@@ -222,6 +229,12 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
                     "hair selection \"" + sel + "\": expected MESH/INDEX");
     }
   }
+  std::vector<std::string> mesh_names;
+  for (const Mesh& me : av.meshes) mesh_names.push_back(me.name);
+  auto found = FindName(mesh, mesh_names, "mesh");
+  if (!found.ok())
+    return Status(StatusCode::kInvalidInput, "hair selection: " + found.status().message());
+  mesh = mesh_names[*found];
   for (size_t m = 0; m < av.meshes.size(); ++m) {
     if (av.meshes[m].name != mesh) continue;
     const int n = static_cast<int>(av.meshes[m].primitives.size());
