@@ -1,4 +1,4 @@
-// hairswing bake: hair motion baked into animation clips (SPEC M8), one clip or all of a file's,
+// hairswing bake: hair motion baked into animation clips, one clip or all of a file's,
 // cyclic or one-shot, in parallel over clips.
 #include "hairswing/bake.h"
 

@@ -62,7 +62,7 @@ void AddDemo(CLI::App& app, int& exit_code) {
     for (const auto& f : files) {
       MeasureReport rep;
       const std::string stem = fs::path(f).stem().string();
-      // Demo avatars: also after collider fitting (the before/after occlusion of SPEC M7).
+      // Demo avatars: also after collider fitting (the before/after occlusion).
       const bool demo_avatar = stem.rfind("demo-", 0) == 0;
       // With the stretch/swing/curl curve: every solver's stiffness scaled.
       MeasureFlags flags = o->flags;

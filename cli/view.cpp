@@ -1,4 +1,4 @@
-// hairswing view: the interactive hair viewer (web/viewer, SPEC M9) served on 127.0.0.1 with
+// hairswing view: the interactive hair viewer (web/viewer) served on 127.0.0.1 with
 // cpp-httplib. The page simulates hair in the browser with the WebAssembly package; this server
 // hands it the avatars, retargets clips onto the avatar on show (the UAL library or a dropped
 // VRMA/BVH/glTF file) and runs the hair-chain and collider fitters.

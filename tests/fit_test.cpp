@@ -1,5 +1,5 @@
 // The hair-chain fitter on the demo ponytail (weights erased by the fitter), Quaternius and UBC
-// hair, with the SPEC M4/M5 robustness cases that apply to chain fitting.
+// hair, with the robustness cases that apply to chain fitting.
 #include "hairswing/fit.h"
 
 #include <cmath>

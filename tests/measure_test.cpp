@@ -344,7 +344,7 @@ TEST(DemoAvatar, DeterministicAndComplete) {
   }
 }
 
-// SPEC M7 acceptance on both demo variants: arc beats parent on p99 stretch and shape error,
+// Acceptance on both demo variants: arc beats parent on p99 stretch and shape error,
 // vrm is measured beside them, arc settles, occlusion against the shirt is reported.
 TEST(DemoAvatar, LivelyArcKeepsTheAuthorsSwingCurlsLessAndSettles) {
   // arc's "lively" setting. The fair comparison (docs/measure.md): arc swings about as far as the

@@ -1,4 +1,4 @@
-// Animation clips on a Rig and VRMC_node_constraint evaluation (SPEC M6).
+// Animation clips on a Rig and VRMC_node_constraint evaluation.
 //
 // A Clip holds per-node translation/rotation/scale tracks with step, linear or cubic-spline
 // keys. ClipSampler turns a clip into a PoseSampler for the solver drivers: rest pose, then the
@@ -95,7 +95,7 @@ class ClipSampler : public PoseSampler {
   std::vector<glm::mat4> world_;
 };
 
-/// The standard head-turn test motion of SPEC M7 for any humanoid rig: 12 s; for t in [0,4]
+/// The standard head-turn test motion for any humanoid rig: 12 s; for t in [0,4]
 /// w(t) = sin^2(pi t / 4), 0 after; head yaw 50 deg * w * sin(2 pi t / 2.0) about the model's up
 /// axis (+Y) and pitch 15 deg * w * sin(2 pi t / 1.3) about its right axis (-X), applied as
 /// q = R_up(yaw) R_right(pitch) q_rest in the model frame; hips moved 0.03 m * w * sin(2 pi t / 2)

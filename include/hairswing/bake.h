@@ -1,4 +1,4 @@
-// Baking hair motion into animation clips (SPEC M8): the solver runs under a body clip, and the
+// Baking hair motion into animation clips: the solver runs under a body clip, and the
 // spring joints' rotations become rotation tracks next to the body's, so a platform without a
 // solver plays the hair as it swung here.
 //

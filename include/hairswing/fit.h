@@ -1,4 +1,4 @@
-// The hair-chain fitter (SPEC M4, the "selected clump" workflow): the user names which mesh or
+// The hair-chain fitter (the "selected clump" workflow): the user names which mesh or
 // primitive is hair; the fitter erases its skin weights, finds where it meets the head, walks the
 // connected hair surface outward, places N joints along its centre line, skins it with smooth
 // weights between neighbouring joints, pins a narrow band at the root to the head and adds a
@@ -84,7 +84,7 @@ struct ColliderFitResult {
   int segment_chains = 0;
 };
 
-/// The shared collider-fitting pass (SPEC M5): measures the visible body and clothing geometry
+/// The shared collider-fitting pass: measures the visible body and clothing geometry
 /// (everything skinned or attached that is not hair, not hidden) around each sphere/capsule and
 /// grows its radius to cover it, within limits from body size; adds a torso capsule when no
 /// collider covers the trunk; turns on whole-link checks for chains whose reach and position need

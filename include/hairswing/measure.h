@@ -1,4 +1,4 @@
-// The honest part (SPEC M7): what the hair does to the mesh under a standard motion, per solver
+// The honest part: what the hair does to the mesh under a standard motion, per solver
 // and frame rate. Simulation at 120 Hz, mesh sampled at 30 Hz.
 #pragma once
 

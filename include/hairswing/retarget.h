@@ -1,4 +1,4 @@
-// Humanoid maps and world-space retargeting (SPEC M6).
+// Humanoid maps and world-space retargeting.
 //
 // Every skeleton is seen through a humanoid map (VRM 1.0 bone name -> node). VRM avatars bring
 // their own; plain glTF/BVH skeletons are matched against built-in maps kept as data

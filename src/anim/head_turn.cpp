@@ -1,4 +1,4 @@
-// The standard head-turn test motion (SPEC M7), as a procedural pose sampler.
+// The standard head-turn test motion, as a procedural pose sampler.
 #include <cmath>
 #include <glm/gtc/quaternion.hpp>
 

@@ -1,4 +1,4 @@
-// The `arc` and `parent` integrators (SPEC M2, M3; docs/solver.md).
+// The `arc` and `parent` integrators (docs/solver.md).
 //
 // Per segment i with joint position o_i, simulated end x_i, velocity v_i:
 //   rest vector  arc:    R_H R_i^0 (s a_i)  = mat3(W_attach) * arc_attach_i  (original arc)

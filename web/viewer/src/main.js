@@ -2,7 +2,7 @@
 // its hair simulated in the browser by the hairswing-three WebAssembly package. The server
 // (cli/view.cpp) lists avatars, retargets clips onto the avatar shown and runs the fitters.
 //
-// Motion: the body follows the rest pose, the standard head-turn (SPEC M7: 4 s of head turns and
+// Motion: the body follows the rest pose, the standard head-turn (4 s of head turns and
 // hip sway, then still; the same angles as hairswing's HeadTurnMotion) or a retargeted clip; the
 // hair follows the body through the solver, one update per rendered frame with the frame's time.
 // The head-turn test runs on a fixed 60 Hz clock, records the driver matrices it feeds the solver
