@@ -179,6 +179,14 @@ test('misuse: constructor, NaN or negative delta, calls after dispose', async (t
   assert.equal(springs.stateHash(), before, 'a refused update changed the state');
   springs.update(0); // zero is allowed and does nothing
   assert.equal(springs.stateHash(), before);
+  // A huge delta (a caller passing Date.now() / 1000, or 1e30) counts as a day: the steps beyond
+  // the frame budget are dropped, and the next ordinary frame still runs its two steps.
+  for (const huge of [Date.now() / 1000, 1e7, 1e30]) {
+    springs.update(huge);
+    const steps = springs.stats.steps;
+    springs.update(1 / 60);
+    assert.equal(springs.stats.steps - steps, 2, `after a delta of ${huge} s the solver stopped stepping`);
+  }
   springs.dispose();
   for (const call of [() => springs.update(0.01), () => springs.reset(), () => springs.stateHash(), () => springs.tails(), () => { springs.mode = 'vrm'; }]) {
     assert.throws(call, /after dispose\(\)/);
