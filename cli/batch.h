@@ -112,7 +112,8 @@ constexpr size_t kMaxSideFileBytes = size_t(64) << 20;
 /// that is a symlink or not a folder is refused, naming it, so no output lands outside `out`.
 Status MakeFoldersBelow(const std::string& out, const std::string& rel);
 
-/// The files a batch reads (manifest, avatars, wear files, clip files), by device and inode.
+/// The files a batch reads (manifest, avatars, wear files, clip files, and the buffers and
+/// images beside a .gltf among them), by device and inode.
 InputFiles ListInputFiles(const Plan& plan);
 /// Refuses to write `path` when it is one of the batch's inputs (an input placed at an output
 /// path, or a manifest named OUT/summary.json).

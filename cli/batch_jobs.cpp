@@ -382,30 +382,14 @@ Status MakeFoldersBelow(const std::string& out, const std::string& rel) {
   return Status::Ok();
 }
 
-InputFiles ListInputFiles(const Plan& plan) {
-  InputFiles files;
-  auto add = [&](const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0)
-      files.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)});
-  };
-  add(plan.manifest);
-  for (const AvatarEntry& a : plan.avatars) {
-    add(a.file);
-    for (const std::string& w : a.wear_file) add(w);
-  }
-  for (const ClipEntry& c : plan.clips) add(c.file);
-  return files;
-}
-
 Status NotAnInput(const std::string& path, const InputFiles& inputs) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 &&
       inputs.count({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}))
     return Status(StatusCode::kIoError,
                   path +
-                      ": is one of the batch's inputs (the manifest, an avatar or a clip "
-                      "file); not replaced - choose another --out");
+                      ": is one of the batch's inputs (the manifest, an avatar, a clip file or a "
+                      "file beside a .gltf that it reads); not replaced - choose another --out");
   return Status::Ok();
 }
 

@@ -1,6 +1,7 @@
 // hairswing batch: reading a manifest into a checked plan of jobs, and what each job's record
 // says went in (input files with sha256, options). Nothing here runs a job.
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -539,6 +540,27 @@ OJson JobOptions(const Plan& plan, const Job& job) {
   o[job.op] = plan.options.at(job.op);
   if (job.clip_file >= 0) o["clip"] = job.clip;
   return o;
+}
+
+InputFiles ListInputFiles(const Plan& plan) {
+  InputFiles files;
+  auto add = [&](const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+      files.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)});
+  };
+  add(plan.manifest);
+  // A .gltf's buffers and images beside it are inputs too.
+  auto add_file = [&](const std::string& path) {
+    add(path);
+    for (const std::string& ext : GltfExternals(path)) add(ext);
+  };
+  for (const AvatarEntry& a : plan.avatars) {
+    add_file(a.file);
+    for (const std::string& w : a.wear_file) add_file(w);
+  }
+  for (const ClipEntry& c : plan.clips) add_file(c.file);
+  return files;
 }
 
 }  // namespace hairswing::cli::batch

@@ -81,5 +81,25 @@ check '[[ $rc == 2 ]] && grep -q "more than the 10000" run.log' "20,000 clip ent
 mb=$(( $(tail -1 mem.txt) / 1024 ))
 check '[[ $mb -lt 1000 ]] && grep -q "9000 of 9000 jobs" run.log' "9,000 entries of one clip file planned in $mb MB: $(tail -1 run.log)"
 
+# 8. A .gltf input's external buffer sitting at a job's output path: the job fails, the buffer
+#    stays as it was (the buffer file is an input too).
+mkdir -p out8/g/measure
+python3 - <<'PY'
+import json, struct
+data = open("pony.vrm", "rb").read()
+n = struct.unpack_from("<I", data, 12)[0]
+doc = json.loads(data[20:20 + n])
+bin_len = struct.unpack_from("<I", data, 20 + n)[0]
+open("out8/g/measure/measure.json", "wb").write(data[28 + n:28 + n + bin_len])
+doc["buffers"][0]["uri"] = "out8/g/measure/measure.json"
+open("g.gltf", "w").write(json.dumps(doc))
+PY
+cat > m8.json <<'J'
+{"avatars": ["g.gltf"], "operations": ["measure"], "options": {"measure": {"fps": [60], "solvers": ["arc"], "seconds": 2}}}
+J
+before=$(sha256sum out8/g/measure/measure.json)
+rc=$(run m8.json --out out8)
+check '[[ $rc == 1 && $(sha256sum out8/g/measure/measure.json) == "$before" ]] && grep -q "inputs" run.log' "a .gltf buffer at an output path: exit $rc, buffer unchanged: $(grep -m1 FAILED run.log)"
+
 if ((failures)); then echo "batch attack: $failures case(s) failed"; exit 1; fi
 echo "batch attack: every case held"
