@@ -195,10 +195,18 @@ void PrintText(const Json& r) {
                   : (", missing required: " + r["humanoid"]["missing_required"].dump()).c_str());
   std::printf("  nodes        %s, skins %zu\n", s(r["nodes"]).c_str(), r["skins"].size());
   std::printf("  meshes       %zu\n", r["meshes"].size());
-  for (const auto& m : r["meshes"])
+  for (const auto& m : r["meshes"]) {
     std::printf("    %-28s %7s v %7s tri  %s, %zu primitive(s)\n", s(m["name"]).c_str(),
                 s(m["vertices"]).c_str(), s(m["triangles"]).c_str(),
                 m["skinned"].get<bool>() ? "skinned" : "rigid", m["primitives"].size());
+    // Each primitive with its material: what `fit --hair MESH/INDEX` or `material:NAME` names.
+    for (size_t i = 0; i < m["primitives"].size(); ++i) {
+      const Json& p = m["primitives"][i];
+      const std::string mat = s(p["material"]);
+      std::printf("      /%-26zu %7s v %7s tri  material %s\n", i, s(p["vertices"]).c_str(),
+                  s(p["triangles"]).c_str(), mat.empty() ? "(none)" : mat.c_str());
+    }
+  }
   std::printf("  springs      %zu chains, %s joints (tips included), %s hair vertices\n",
               r["springs"].size(), s(r["spring_joint_count"]).c_str(),
               s(r["hair_vertices"]).c_str());
