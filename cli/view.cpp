@@ -111,7 +111,9 @@ Status ReadUploadedClips(const httplib::MultipartFormData& file, ClipFile* out) 
 void AddView(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "view",
-      "Serve the interactive hair viewer on 127.0.0.1 and print its URL: three.js + three-vrm "
+      "Serve the interactive hair viewer on 127.0.0.1 and print its URL, which carries a session "
+      "token (other pages in the browser and other users cannot use the server without it): "
+      "three.js + three-vrm "
       "rendering, hair simulated in the browser by the WebAssembly solver (previous / improved / "
       "VRM reference, switchable while running), the 46 UAL clips retargeted onto the avatar, "
       "drag-and-drop of your own .vrm/.glb and of VRMA/BVH clips, the standard head-turn, "
