@@ -16,7 +16,6 @@
 #include "clip_file.h"
 #include "commands.h"
 #include "hairswing/files.h"
-#include "hairswing/names.h"
 
 namespace hairswing::cli {
 using OJson = nlohmann::ordered_json;
@@ -134,10 +133,8 @@ void AddBake(CLI::App& app, int& exit_code) {
     std::vector<const Clip*> clips;
     std::string wanted = o->clip;  // by name: exact, or ignoring case when that picks one
     if (!o->all && !wanted.empty()) {
-      std::vector<std::string> names;
-      for (const Clip& c : cf.clips) names.push_back(c.name);
-      if (auto found = FindName(wanted, names, "clip"); found.ok()) {
-        wanted = names[*found];
+      if (auto found = ClipNamed(cf, wanted); found.ok()) {
+        wanted = *found;
       } else {
         std::fprintf(stderr, "error: %s: %s\n", o->motion.c_str(),
                      found.status().message().c_str());

@@ -17,7 +17,6 @@
 #include "hairswing/files.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
-#include "hairswing/names.h"
 #include "report.h"
 
 namespace hairswing::cli::batch {
@@ -431,10 +430,8 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
         return;
       }
       // One clip by name: exact, or ignoring case when that picks one.
-      std::vector<std::string> names;
-      for (const Clip& c : cf.clips) names.push_back(c.name);
-      if (auto found = FindName(plan.clips[k].clip, names, "clip"); found.ok())
-        plan.clip_names[k].push_back(names[*found]);
+      if (auto found = ClipNamed(cf, plan.clips[k].clip); found.ok())
+        plan.clip_names[k].push_back(*found);
       else
         clip_errors[k] = found.status().message() + " in " + plan.clips[k].file;
       return;

@@ -24,6 +24,10 @@ struct ClipFile {
 /// Loads the file, matches its skeleton to a humanoid map and converts every animation to a
 /// clip; fails (message naming the file) on an unreadable file or one without animations.
 Status ReadClipFile(const std::string& path, ClipFile* out);
+
+/// The name of the clip `wanted` names in `file`: exact, or ignoring case when that picks one
+/// (FindName); the error lists the closest names.
+Result<std::string> ClipNamed(const ClipFile& file, const std::string& wanted);
 /// The same; on failure prints "error: <why>" and returns false.
 bool LoadClipFile(const std::string& path, ClipFile* out);
 

@@ -46,6 +46,15 @@ Status ReadClipFile(const std::string& path, ClipFile* out) {
   return Status::Ok();
 }
 
+Result<std::string> ClipNamed(const ClipFile& file, const std::string& wanted) {
+  std::vector<std::string> names;
+  names.reserve(file.clips.size());
+  for (const Clip& c : file.clips) names.push_back(c.name);
+  auto found = FindName(wanted, names, "clip");
+  if (!found.ok()) return found.status();
+  return names[*found];
+}
+
 bool LoadClipFile(const std::string& path, ClipFile* out) {
   if (Status st = ReadClipFile(path, out); !st.ok()) {
     std::fprintf(stderr, "error: %s\n", st.message().c_str());
@@ -325,15 +334,13 @@ void AddRetarget(CLI::App& app, int& exit_code) {
     }
     std::string wanted = o->clip;  // by name: exact, or ignoring case when that picks one
     if (!wanted.empty()) {
-      std::vector<std::string> names;
-      for (const Clip& c : cf.clips) names.push_back(c.name);
-      auto found = FindName(wanted, names, "clip");
+      auto found = ClipNamed(cf, wanted);
       if (!found.ok()) {
         std::fprintf(stderr, "error: %s: %s\n", o->clips.c_str(), found.status().message().c_str());
         exit_code = kExitBadInput;
         return;
       }
-      wanted = names[*found];
+      wanted = *found;
     }
     int written = 0;
     for (const Clip& c : cf.clips) {

@@ -194,13 +194,6 @@ class GuardedStream final : public httplib::Stream {
   Clock::time_point start_ = Clock::now(), body_start_ = Clock::now();
 };
 
-void Refuse(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(nlohmann::json{{"error", message}}.dump(-1, ' ', false,
-                                                          nlohmann::json::error_handler_t::replace),
-                  "application/json");
-}
-
 // Compares in time independent of where the strings differ.
 bool SameSecret(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
@@ -210,6 +203,13 @@ bool SameSecret(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+void JsonError(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(nlohmann::json{{"error", message}}.dump(-1, ' ', false,
+                                                          nlohmann::json::error_handler_t::replace),
+                  "application/json");
+}
 
 LocalServer::LocalServer() : LocalServer(Limits{}) {}
 
@@ -229,7 +229,7 @@ LocalServer::LocalServer(const Limits& limits) : limits_(limits) {
       what = ex.what();
     } catch (...) {
     }
-    Refuse(res, 500, "the server could not handle this request: " + what);
+    JsonError(res, 500, "the server could not handle this request: " + what);
   });
 }
 
@@ -267,12 +267,13 @@ httplib::Server::HandlerResponse LocalServer::Admit(const httplib::Request& req,
   const std::string p = std::to_string(port_);
   const std::string host = req.get_header_value("Host");
   if (host != "127.0.0.1:" + p && host != "localhost:" + p) {
-    Refuse(res, 403, "this server answers only requests to 127.0.0.1:" + p + " or localhost:" + p);
+    JsonError(res, 403,
+              "this server answers only requests to 127.0.0.1:" + p + " or localhost:" + p);
     return R::Handled;
   }
   const bool reads = req.method == "GET" || req.method == "HEAD";
   if (!reads && req.method != "POST") {
-    Refuse(res, 405, req.method + " is not served here");
+    JsonError(res, 405, req.method + " is not served here");
     return R::Handled;
   }
   if (req.ranges.size() > 1) {  // (no body: httplib would repeat it once per range)
@@ -284,18 +285,18 @@ httplib::Server::HandlerResponse LocalServer::Admit(const httplib::Request& req,
     // Browsers name the requesting page's origin on every POST; a page elsewhere cannot fake it.
     const std::string origin = req.get_header_value("Origin");
     if (!reads && origin != "http://127.0.0.1:" + p && origin != "http://localhost:" + p) {
-      Refuse(res, 403, "requests that change something must come from the viewer's own page");
+      JsonError(res, 403, "requests that change something must come from the viewer's own page");
       return R::Handled;
     }
     const std::string site = req.get_header_value("Sec-Fetch-Site");
     if (!site.empty() && site != "same-origin" && site != "none") {
-      Refuse(res, 403, "cross-site request refused");
+      JsonError(res, 403, "cross-site request refused");
       return R::Handled;
     }
     if (!SameSecret(req.get_header_value("X-Hairswing-Token"), token_)) {
-      Refuse(res, 403,
-             "missing or wrong session token: open the URL `hairswing view` printed (it carries "
-             "the token)");
+      JsonError(res, 403,
+                "missing or wrong session token: open the URL `hairswing view` printed (it carries "
+                "the token)");
       return R::Handled;
     }
   }

@@ -19,6 +19,10 @@
 
 namespace hairswing::cli {
 
+/// An error reply: `status` with {"error": message} as JSON (bytes that are not UTF-8 become
+/// U+FFFD rather than an exception).
+void JsonError(httplib::Response& res, int status, const std::string& message);
+
 class LocalServer : public httplib::Server {
  public:
   /// Budgets for one request (see above). Tests shorten the times.

@@ -45,8 +45,7 @@ struct Shown {
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 void Error(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(Dump(Json{{"error", OneLine(message)}}), "application/json");
+  JsonError(res, status, OneLine(message));
 }
 
 // Removes a folder when it goes out of scope, also when a handler throws.

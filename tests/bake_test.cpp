@@ -115,13 +115,18 @@ TEST(Bake, NoReductionKeepsEveryKeyAndPlaysBackExactly) {
   EXPECT_LE(PlaybackError(fx.rig, *b), b->report.seam_position_mm / 1000.0 + 1e-5);
 }
 
-TEST(Bake, OneShotStartsAtRestAndSettles) {
-  Fixture fx;
+// A one-shot bake of a half-second head turn followed by `settle` seconds of stillness.
+Result<BakedClip> OneShotHeadTurn(const Fixture& fx, double settle) {
   BakeOptions opt;
   opt.cyclic = false;
-  opt.settle_seconds = 1.0;
+  opt.settle_seconds = settle;
   const Clip body = HeadLoop(fx.rig, fx.head, 0.5);
-  auto b = BakeClip(fx.rig, body, {}, opt);
+  return BakeClip(fx.rig, body, {}, opt);
+}
+
+TEST(Bake, OneShotStartsAtRestAndSettles) {
+  Fixture fx;
+  auto b = OneShotHeadTurn(fx, 1.0);
   ASSERT_TRUE(b.ok()) << b->report.clip;
   EXPECT_DOUBLE_EQ(b->clip.duration, 1.5);
   EXPECT_EQ(b->report.frames, 46);
@@ -152,11 +157,7 @@ TEST(Bake, OneShotStartsAtRestAndSettles) {
 // bound its greedy search cost the square of a still stretch: scripts/bench --bake-length).
 TEST(Bake, StillHairKeepsAKeyEvery256FramesAtMost) {
   Fixture fx;
-  BakeOptions opt;
-  opt.cyclic = false;
-  opt.settle_seconds = 20.0;
-  const Clip body = HeadLoop(fx.rig, fx.head, 0.5);
-  auto b = BakeClip(fx.rig, body, {}, opt);
+  auto b = OneShotHeadTurn(fx, 20.0);
   ASSERT_TRUE(b.ok());
   ASSERT_GT(b->report.frames, 600);
   int tracks = 0;
