@@ -113,6 +113,21 @@ struct Animation {
 
 enum class VrmVersion { kNone = 0, kV0 = 1, kV1 = 2 };
 
+/// An angle limit on a joint's segment (VRMC_springBone_limit 1.0-draft; docs/limits.md). The
+/// limit's frame: the joint's rest rotation under its parent's current rotation, turned so +Y
+/// points along the bone at rest, then by `rotation`. The segment's direction is kept inside
+/// the shape: a cone of half-angle `angle` around +Y; a hinge (rotation about X only, up to
+/// `angle` from +Y); or a spherical range (`angle` = pitch about X up to pi, `yaw` towards X up
+/// to pi/2).
+struct JointLimit {
+  enum class Kind : uint8_t { kNone = 0, kCone, kHinge, kSpherical } kind = Kind::kNone;
+  float angle = 0.0f;              ///< radians: cone / hinge angle, spherical pitch
+  float yaw = 0.0f;                ///< radians: spherical yaw
+  glm::quat rotation{1, 0, 0, 0};  ///< unit, relative to the default orientation
+  bool operator==(const JointLimit&) const = default;
+};
+const char* JointLimitKindName(JointLimit::Kind k);  ///< "none", "cone", "hinge", "spherical"
+
 /// One spring joint with the VRMC_springBone 1.0 parameters (spec defaults below).
 struct SpringJoint {
   int node = -1;
@@ -121,6 +136,7 @@ struct SpringJoint {
   float gravity_power = 0.0f;                ///< VRM units (m/s of tail displacement)
   glm::vec3 gravity_dir{0.0f, -1.0f, 0.0f};  ///< world space, unit
   float drag_force = 0.5f;                   ///< [0,1]
+  JointLimit limit;  ///< none unless set; never on a spring's last joint (it is only a tail)
 };
 
 /// A chain of joints; the last joint is only a tail. VRM 0.x leaf bones have no child node, so

@@ -71,6 +71,8 @@ class Rig {
     return joint_gravity_dir_;
   }                                                                  ///< world, unit
   std::span<const float> joint_drag() const { return joint_drag_; }  ///< VRM dragForce, [0,1]
+  /// The angle limit of the segment from each joint (none on a chain's last joint).
+  std::span<const JointLimit> joint_limit() const { return joint_limit_; }
   /// Ordered so an enclosing chain precedes a branch.
   std::span<const RigChain> chains() const { return chains_; }
 
@@ -102,6 +104,7 @@ class Rig {
   std::vector<int> joint_node_;
   std::vector<float> joint_hit_radius_, joint_stiffness_, joint_gravity_power_, joint_drag_;
   std::vector<glm::vec3> joint_gravity_dir_;
+  std::vector<JointLimit> joint_limit_;
   std::vector<RigChain> chains_;
   std::vector<int> collider_node_;
   std::vector<ColliderShape> collider_shape_;

@@ -123,6 +123,18 @@ struct SegmentCoefficients {
 SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gravity_power,
                                      const glm::vec3& gravity_dir, float rest_length, bool tuned);
 
+namespace internal {
+/// A joint's angle limit ready for the step (an implementation detail of SpringWorld; the
+/// functions using it are in src/spring/limits.h): the shape's constants computed once.
+struct PreparedLimit {
+  JointLimit::Kind kind = JointLimit::Kind::kNone;
+  float cos_a = 1.0f, sin_a = 0.0f;  ///< cone / hinge angle
+  float pitch = 0.0f, yaw = 0.0f;    ///< spherical, radians, clamped to [0, pi] and [0, pi/2]
+  /// From the joint's rest local frame to the limit's: Rot(+Y -> bone axis) * limit.rotation.
+  glm::quat local{1, 0, 0, 0};
+};
+}  // namespace internal
+
 class SpringWorld {
  public:
   static constexpr double kStep = 1.0 / 120.0;  ///< seconds per fixed step
@@ -235,13 +247,15 @@ class SpringWorld {
   void AddNear(int k, int collider);
   int EndNear(int near_end);
   int NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r);
+  // limit_frame: the joint's angle limit frame in world, or null when it has no limit.
   bool IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
-                     float len, float joint_scale, StepReport& rep);
+                     float len, float joint_scale, StepReport& rep,
+                     const glm::quat* limit_frame = nullptr);
   // IntegrateLink's second half: contacts with the colliders `cand` (the link's narrowed list),
   // the velocity's radial part, the repair of non-finite values; stores the end and velocity.
   bool ResolveLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
                    float len, float hit, glm::vec3 xh, glm::vec3 vs, const int* cand, int n_cand,
-                   StepReport& rep);
+                   StepReport& rep, const glm::quat* limit_frame = nullptr);
   // The loop body of Solve for one chain before its links: root, teleport check, path. Returns
   // true when the chain is to be solved flat (else it was reset or solved on the general path).
   bool BeginChain(int chain, std::span<Transform> pose, float h, bool variable, bool check_pose,
@@ -302,13 +316,14 @@ class SpringWorld {
   ModeCoefficients parent_coef_;       // parent (and the VRM parameters as mapped)
   ModeCoefficients arc_coef_;          // arc: drag raised by the chain's liveliness factor
   std::vector<float> vrm_keep_fixed_;  // vrm: velocity kept per fixed step, (1 - drag)^(h / dt_ref)
-  std::vector<glm::mat4> vrm_initial_local_;   // vrm: the joint's rest local matrix
-  std::vector<glm::vec3> vrm_bone_axis_;       // vrm: normalize(axis_local_), as three-vrm
-  std::vector<glm::vec3> vrm_axis_in_parent_;  // vrm: the bone axis in the parent's frame
-  std::vector<glm::vec3> axis_local_;          // child offset in the joint's rest local frame
-  std::vector<glm::vec3> axis_unit_;           // the same, normalised
-  std::vector<float> axis_len_;                // its length (local units)
-  std::vector<uint8_t> chain_flat_;            // chain may take the flat path (see arc_solver.cpp)
+  std::vector<glm::mat4> vrm_initial_local_;    // vrm: the joint's rest local matrix
+  std::vector<glm::vec3> vrm_bone_axis_;        // vrm: normalize(axis_local_), as three-vrm
+  std::vector<glm::vec3> vrm_axis_in_parent_;   // vrm: the bone axis in the parent's frame
+  std::vector<glm::vec3> axis_local_;           // child offset in the joint's rest local frame
+  std::vector<glm::vec3> axis_unit_;            // the same, normalised
+  std::vector<float> axis_len_;                 // its length (local units)
+  std::vector<internal::PreparedLimit> limit_;  // angle limit of each joint's segment (limits.h)
+  std::vector<uint8_t> chain_flat_;             // chain may take the flat path (see arc_solver.cpp)
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
   std::vector<float> rest_length_;     // metres at rest

@@ -19,4 +19,18 @@ const char* ColliderShapeName(ColliderShape s) {
   return "?";
 }
 
+const char* JointLimitKindName(JointLimit::Kind k) {
+  switch (k) {
+    case JointLimit::Kind::kNone:
+      return "none";
+    case JointLimit::Kind::kCone:
+      return "cone";
+    case JointLimit::Kind::kHinge:
+      return "hinge";
+    case JointLimit::Kind::kSpherical:
+      return "spherical";
+  }
+  return "?";
+}
+
 }  // namespace hairswing

@@ -39,7 +39,8 @@ void CollectExtensionNames(const Json& json, std::vector<std::string>& out);
 /// consume (and so do not pass through verbatim).
 inline bool IsModelledExtension(const std::string& name) {
   return name == "VRM" || name == "VRMC_vrm" || name == "VRMC_springBone" ||
-         name == "VRMC_springBone_extended_collider" || name == "VRMC_node_constraint";
+         name == "VRMC_springBone_extended_collider" || name == "VRMC_springBone_limit" ||
+         name == "VRMC_node_constraint";
 }
 
 }  // namespace hairswing::io

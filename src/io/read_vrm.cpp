@@ -1,6 +1,7 @@
 // VRM extension readers: VRM 1.0 (VRMC_vrm, VRMC_springBone, its extended collider,
 // VRMC_node_constraint) and VRM 0.x (`VRM`: humanoid, meta, secondaryAnimation), both into the
 // VRM 1.0 shaped VrmData of the Avatar.
+#include <algorithm>
 #include <set>
 
 #include "io/read_internal.h"
@@ -27,6 +28,70 @@ bool ReadCoreShape(const Json& shape, const std::string& f, ColliderShape* kind,
     return true;
   }
   return false;
+}
+
+// A joint's VRMC_springBone_limit (1.0-draft): exactly one of cone, hinge, spherical. Angles
+// are clamped to their ranges as the draft tells implementations to; a malformed limit is
+// dropped with a warning rather than refusing the avatar (the draft may still change).
+JointLimit ReadJointLimit(const Json& ext, const std::string& f, Warnings& warnings,
+                          const std::string& file) {
+  JointLimit out;
+  const std::string ver = GetString(ext, "specVersion", "", f);
+  if (ver != "1.0-draft" && ver != "1.0")
+    warnings.push_back(file + ": " + f + ".specVersion \"" + ver +
+                       "\" is unknown; read as 1.0-draft");
+  const Json* limit = GetObject(ext, "limit", f);
+  if (!limit) {
+    warnings.push_back(file + ": " + f + ": no \"limit\"; ignored");
+    return out;
+  }
+  const std::string lf = f + ".limit";
+  static constexpr std::pair<const char*, JointLimit::Kind> kKinds[] = {
+      {"cone", JointLimit::Kind::kCone},
+      {"hinge", JointLimit::Kind::kHinge},
+      {"spherical", JointLimit::Kind::kSpherical}};
+  const Json* shape = nullptr;
+  std::string name;
+  for (const auto& [key, kind] : kKinds) {
+    const Json* v = GetObject(*limit, key, lf);
+    if (!v) continue;
+    if (shape) {
+      warnings.push_back(file + ": " + lf + " has both \"" + name + "\" and \"" + key +
+                         "\"; the first is used");
+      continue;
+    }
+    shape = v;
+    name = key;
+    out.kind = kind;
+  }
+  if (!shape) {
+    warnings.push_back(file + ": " + lf + " has no cone, hinge or spherical; ignored");
+    return JointLimit{};
+  }
+  const std::string sf = lf + "." + name;
+  constexpr float kPi = 3.14159265358979f;
+  auto angle = [&](const char* key, float max) {
+    if (!Find(*shape, key)) throw ReadError(sf + "." + key, "missing");
+    const float a = GetFloat(*shape, key, 0.0f, sf);
+    if (a < 0.0f) warnings.push_back(file + ": " + sf + "." + key + " is negative; read as 0");
+    return std::clamp(a, 0.0f, max);
+  };
+  if (out.kind == JointLimit::Kind::kSpherical) {
+    out.angle = angle("pitch", kPi);
+    out.yaw = angle("yaw", 0.5f * kPi);
+  } else {
+    out.angle = angle("angle", kPi);
+  }
+  const glm::vec4 q = GetVec<4>(*shape, "rotation", glm::vec4(0, 0, 0, 1), sf);
+  const float len = glm::length(q);
+  if (!(len > 1e-6f)) {
+    warnings.push_back(file + ": " + sf + ".rotation is not a rotation; identity used");
+  } else {
+    if (std::fabs(len - 1.0f) > 1e-3f)
+      warnings.push_back(file + ": " + sf + ".rotation is not a unit quaternion; normalised");
+    out.rotation = glm::quat(q.w / len, q.x / len, q.y / len, q.z / len);
+  }
+  return out;
 }
 
 void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::string& file) {
@@ -128,6 +193,15 @@ void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::
         j.gravity_power = GetFloat(jj, "gravityPower", j.gravity_power, jf);
         j.gravity_dir = GetVec<3>(jj, "gravityDir", j.gravity_dir, jf);
         j.drag_force = GetFloat(jj, "dragForce", j.drag_force, jf);
+        const Json* exts = GetObject(jj, "extensions", jf);
+        if (const Json* lim = exts ? Find(*exts, "VRMC_springBone_limit") : nullptr) {
+          const std::string lf = jf + ".extensions.VRMC_springBone_limit";
+          if (!lim->is_object()) throw ReadError(lf, "expected an object");
+          if (k + 1 == joints.size())  // the last joint is only a tail: the draft says ignore
+            warnings.push_back(file + ": " + lf + " is on the spring's last joint; ignored");
+          else
+            j.limit = ReadJointLimit(*lim, lf, warnings, file);
+        }
         s.joints.push_back(j);
       }
       av.vrm.springs.push_back(std::move(s));

@@ -73,6 +73,17 @@ Json WriteShape(ColliderShape kind, const glm::vec3& offset, float radius, const
   return {{"sphere", {{"offset", Vec(offset)}, {"radius", radius}}}};
 }
 
+// VRMC_springBone_limit (1.0-draft) of one joint.
+Json LimitJson(const JointLimit& l) {
+  const Json rotation = {l.rotation.x, l.rotation.y, l.rotation.z, l.rotation.w};
+  Json shape;
+  if (l.kind == JointLimit::Kind::kSpherical)
+    shape = {{"pitch", l.angle}, {"yaw", l.yaw}, {"rotation", rotation}};
+  else
+    shape = {{"angle", l.angle}, {"rotation", rotation}};
+  return {{"specVersion", "1.0-draft"}, {"limit", {{JointLimitKindName(l.kind), shape}}}};
+}
+
 Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_extended) {
   Json sb = {{"specVersion", "1.0"}};
   Json colliders = Json::array();
@@ -120,15 +131,21 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
     if (!s.collider_groups.empty()) js["colliderGroups"] = s.collider_groups;
     if (s.segment_checks) js["extras"] = {{"hairswing_segment_checks", true}};
     Json joints = Json::array();
-    auto joint_json = [](const SpringJoint& j) {
-      return Json{{"node", j.node},
-                  {"hitRadius", j.hit_radius},
-                  {"stiffness", j.stiffness},
-                  {"gravityPower", j.gravity_power},
-                  {"gravityDir", Vec(j.gravity_dir)},
-                  {"dragForce", j.drag_force}};
+    auto joint_json = [](const SpringJoint& j, bool tail) {
+      Json jj{{"node", j.node},
+              {"hitRadius", j.hit_radius},
+              {"stiffness", j.stiffness},
+              {"gravityPower", j.gravity_power},
+              {"gravityDir", Vec(j.gravity_dir)},
+              {"dragForce", j.drag_force}};
+      // The draft forbids a limit on the last joint (only a tail); the reader never sets one.
+      if (j.limit.kind != JointLimit::Kind::kNone && !tail)
+        jj["extensions"] = {{"VRMC_springBone_limit", LimitJson(j.limit)}};
+      return jj;
     };
-    for (const auto& j : s.joints) joints.push_back(joint_json(j));
+    const bool tail_node = s.has_virtual_tail;  // a node is added below: the last joint swings
+    for (size_t k = 0; k < s.joints.size(); ++k)
+      joints.push_back(joint_json(s.joints[k], !tail_node && k + 1 == s.joints.size()));
     if (s.has_virtual_tail && !s.joints.empty()) {
       // VRM 1.0 has no virtual tails: materialise the VRM 0.x tail as a real end node so the
       // last bone keeps swinging exactly as before (same rest shape).
@@ -142,7 +159,7 @@ Json WriteSpringBone(const Avatar& av, std::vector<Node>& nodes, bool* uses_exte
       nodes.push_back(tail);
       SpringJoint tj = s.joints.back();
       tj.node = idx;
-      joints.push_back(joint_json(tj));
+      joints.push_back(joint_json(tj, true));
     }
     js["joints"] = joints;
     (s.baked ? baked : springs).push_back(js);
@@ -511,6 +528,9 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
       warn("spring \"" + s.name + "\" is baked: VRM 0.x cannot mark it, so it is left out");
       continue;
     }
+    if (std::any_of(s.joints.begin(), s.joints.end(),
+                    [](const SpringJoint& j) { return j.limit.kind != JointLimit::Kind::kNone; }))
+      warn("spring \"" + s.name + "\": VRM 0.x has no angle limits; its limits are left out");
     if (s.source_group < 0) {
       emit({&s}, {s.joints[0].node});
       continue;

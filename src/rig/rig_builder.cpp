@@ -123,10 +123,12 @@ Result<Rig> BuildRig(const Avatar& av) {
       float len = glm::length(j.gravity_dir);
       rig.joint_gravity_dir_.push_back(len > 0 ? j.gravity_dir / len : glm::vec3(0, -1, 0));
       rig.joint_drag_.push_back(j.drag_force);
+      rig.joint_limit_.push_back(j.limit);
     };
     for (const auto& j : sp.joints) push(rig.node_to_rig_[j.node], j);
     if (spring_tail[s] >= 0) push(ext_to_rig[spring_tail[s]], sp.joints.back());
     ch.joint_end = static_cast<int>(rig.joint_node_.size());
+    rig.joint_limit_.back() = JointLimit{};  // the tail has no segment to limit
     ch.attach = rig.parent_[rig.joint_node_[ch.joint_begin]];
     ch.center = sp.center >= 0 && sp.center < n_src ? rig.node_to_rig_[sp.center] : -1;
     ch.collider_begin = static_cast<int>(rig.chain_colliders_.size());

@@ -28,6 +28,7 @@
 
 #include "core/det_math.h"
 #include "hairswing/spring.h"
+#include "spring/limits.h"
 #include "spring/spring_internal.h"
 
 namespace hairswing {
@@ -178,7 +179,7 @@ int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, fl
 
 bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o,
                                 const glm::vec3& rest_vec, float len, float joint_scale,
-                                StepReport& rep) {
+                                StepReport& rep, const glm::quat* limit_frame) {
   const Rig& rig = *rig_;
   const float h = lc.h, inv_h = lc.inv_h;
   const SegmentCoefficients& cf = lc.mc->coef[j];
@@ -201,20 +202,26 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   // with its target lags by the drag alone (c V / k), whatever c_rel is.
   const glm::vec3 u = damp * (vt + damp_rel * (vel_[j] - vt) + h * f);
   const glm::vec3 y = x + h * u;
-  const glm::vec3 xh = ProjectOnLink(y, o, len, rest_vec);
+  glm::vec3 xh = ProjectOnLink(y, o, len, rest_vec);
+  // An angle limit acts like the link's length: on the end before its velocity is rebuilt, so
+  // the velocity is the move that was allowed (limits.h).
+  if (limit_frame) internal::ApplyLimit(limit_[j], *limit_frame, o, len, xh);
   const glm::vec3 vs = (xh - x) * inv_h;  // rebuilt before any push-out
   const float hit = rig.joint_hit_radius()[j] * joint_scale;
   // Narrow the chain's colliders to those that can reach this link at all: the link and its
   // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
   const int n_cand = NarrowLink(lc.near.begin, lc.near.end, o, len + hit);
-  return ResolveLink(lc, j, o, rest_vec, len, hit, xh, vs, joint_colliders_.data(), n_cand, rep);
+  return ResolveLink(lc, j, o, rest_vec, len, hit, xh, vs, joint_colliders_.data(), n_cand, rep,
+                     limit_frame);
 }
 
 inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::vec3& o,
                                      const glm::vec3& rest_vec, float len, float hit, glm::vec3 xh,
-                                     glm::vec3 vs, const int* cand, int n_cand, StepReport& rep) {
+                                     glm::vec3 vs, const int* cand, int n_cand, StepReport& rep,
+                                     const glm::quat* limit_frame) {
   glm::vec3 normals[kMaxNormals];
   int n_normals = 0;
+  glm::vec3 limit_n(0.0f);  // a push back inside the angle limit after a contact, unit (or 0)
   for (int it = 0; it < kContactIterations && n_cand > 0; ++it) {
     bool any = false;
     for (int k = 0; k < n_cand; ++k) {
@@ -240,6 +247,17 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
       // tail move of about -sep/at.
       xh = ProjectOnLink(xh - n * (sep / std::max(at, kMinLever)), o, len, rest_vec);
       vs -= std::min(0.0f, glm::dot(vs, n)) * n;
+      if (limit_frame) {  // the limit again after each push, as after the inertia
+        const glm::vec3 pushed = xh;
+        if (internal::ApplyLimit(limit_[j], *limit_frame, o, len, xh)) {
+          const glm::vec3 back = xh - pushed;
+          const float bl = glm::length(back);
+          if (bl > 0.0f) {
+            limit_n = back / bl;
+            vs -= std::min(0.0f, glm::dot(vs, limit_n)) * limit_n;
+          }
+        }
+      }
       if (n_normals < kMaxNormals) normals[n_normals++] = n;
       any = true;
       ++rep.contacts;
@@ -255,8 +273,9 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
   // Removing the radial part can tilt the velocity back into a contact whose normal is not
   // perpendicular to the link. Remove the inward part once more, along each normal's component
   // perpendicular to the link, so the result keeps |link| fixed and still never moves inwards.
-  for (int i = 0; i < n_normals; ++i) {
-    glm::vec3 np = normals[i] - glm::dot(normals[i], dir) * dir;
+  for (int i = 0; i <= n_normals; ++i) {
+    const glm::vec3& ni = i < n_normals ? normals[i] : limit_n;
+    glm::vec3 np = ni - glm::dot(ni, dir) * dir;
     const float l = glm::length(np);
     if (l < 1e-6f) continue;
     np *= 1.0f / l;
@@ -319,16 +338,22 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
       cached_node = -1;
       continue;
     }
-    below_contact = IntegrateLink(lc, j, o, rest_vec, len, joint_scale, rep) || below_contact;
-    const glm::vec3 xh = tail_[j];
-
-    // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
-    // local = R_parent^-1 * q_w, with base the rest local rotation under the current parent.
+    // base: the joint's rest local rotation under its current parent, in world.
     const int parent = rig.parent()[node];
     const glm::quat parent_rot = parent == cached_node ? cached_rot
                                  : parent >= 0         ? internal::RotationOf(world_[parent])
                                                        : glm::quat(1, 0, 0, 0);
     const glm::quat base = parent_rot * rig.rest_local()[node].rotation;
+    // An angle limit's frame (limits.h): base turned from +Y onto the bone, then the limit's own.
+    const bool limited = limit_[j].kind != JointLimit::Kind::kNone;
+    const glm::quat limit_frame = limited ? base * limit_[j].local : base;
+    below_contact = IntegrateLink(lc, j, o, rest_vec, len, joint_scale, rep,
+                                  limited ? &limit_frame : nullptr) ||
+                    below_contact;
+    const glm::vec3 xh = tail_[j];
+
+    // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
+    // local = R_parent^-1 * q_w.
     const glm::vec3 axis_world = base * axis_unit_[j];
     const glm::quat q_world =
         glm::normalize(internal::FromUnitVectors(axis_world, (xh - o) / len) * base);

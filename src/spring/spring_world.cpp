@@ -6,6 +6,7 @@
 
 #include "core/det_math.h"
 #include "hairswing/spring.h"
+#include "spring/limits.h"
 #include "spring/spring_internal.h"
 
 namespace hairswing {
@@ -179,6 +180,15 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.rel_scale_[j] = static_cast<float>(rel);
     }
   }
+  // Angle limits (limits.h). A limited joint needs its parent's world rotation at every step,
+  // which the general path has at hand: its chain does not take the flat path (nor the lanes).
+  w.limit_.assign(nj, internal::PreparedLimit{});
+  for (size_t c = 0; c < rig.chains().size(); ++c)
+    for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j)
+      if (rig.joint_limit()[j].kind != JointLimit::Kind::kNone) {
+        w.limit_[j] = internal::PrepareLimit(rig.joint_limit()[j], w.axis_unit_[j]);
+        w.chain_flat_[c] = 0;
+      }
   // A chain whose joint is another chain's attachment must have its joints' world matrices
   // written at every step (the later chain reads them in the same step).
   std::vector<int> chain_of(rig.node_count(), -1);

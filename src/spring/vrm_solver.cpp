@@ -10,6 +10,7 @@
 
 #include "core/det_math.h"
 #include "hairswing/spring.h"
+#include "spring/limits.h"
 #include "spring/spring_internal.h"
 
 namespace hairswing {
@@ -72,6 +73,14 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     next += rig.joint_gravity_dir()[j] * (rig.joint_gravity_power()[j] * dt * push_scale);
     const glm::vec3 pos(bone_world[3]);
     next = glm::normalize(next - pos) * bone_length + pos;
+    // An angle limit, after the inertia and again after every push (UniVRM's order, as the
+    // VRMC_springBone_limit draft recommends), in the joint's rest frame under its parent.
+    const internal::PreparedLimit& limit = limit_[j];
+    const bool limited = limit.kind != JointLimit::Kind::kNone;
+    const glm::quat limit_frame =
+        limited ? internal::RotationOf(parent_world) * rig.rest_local()[node].rotation * limit.local
+                : glm::quat(1, 0, 0, 0);
+    if (limited) internal::ApplyLimit(limit, limit_frame, pos, bone_length, next);
 
     const float hit = rig.joint_hit_radius()[j];
     // next stays bone_length from pos through every push, so only colliders whose bounding
@@ -87,6 +96,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
         next += n * (-dist);
         const glm::vec3 d = next - pos;
         next = d * (bone_length / glm::length(d)) + pos;
+        if (limited) internal::ApplyLimit(limit, limit_frame, pos, bone_length, next);
         ++rep.contacts;
         rep.flags |= kStepContact;
       }
