@@ -119,12 +119,9 @@ void AddBake(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto loaded = LoadOrReport(o->avatar);
-    if (!loaded) {
-      exit_code = kExitBadInput;
-      return;
-    }
-    Avatar av = std::move(loaded->avatar);
+    std::optional<Avatar> loaded = LoadAvatarOrExit(o->avatar, exit_code);
+    if (!loaded) return;
+    Avatar av = std::move(*loaded);
     ClipFile cf;
     if (!LoadClipFile(o->motion, &cf)) {
       exit_code = kExitBadInput;

@@ -319,12 +319,9 @@ void AddRetarget(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto loaded = LoadOrReport(o->avatar);
-    if (!loaded) {
-      exit_code = kExitBadInput;
-      return;
-    }
-    Avatar av = std::move(loaded->avatar);
+    std::optional<Avatar> loaded = LoadAvatarOrExit(o->avatar, exit_code);
+    if (!loaded) return;
+    Avatar av = std::move(*loaded);
     RetargetOptions ro;
     ro.remove_horizontal_root_motion = !o->keep_root;
     auto rt = RetargeterOrReport(cf, av, o->avatar, ro);

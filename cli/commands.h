@@ -60,6 +60,16 @@ inline std::optional<LoadedAvatar> LoadOrReport(const std::string& path) {
   return std::move(loaded.value());
 }
 
+// LoadOrReport in a command's callback: on failure the exit code becomes kExitBadInput.
+inline std::optional<Avatar> LoadAvatarOrExit(const std::string& path, int& exit_code) {
+  auto loaded = LoadOrReport(path);
+  if (!loaded) {
+    exit_code = kExitBadInput;
+    return std::nullopt;
+  }
+  return std::move(loaded->avatar);
+}
+
 // --vrm-version for every command that writes an avatar: "" (default) keeps the input's VRM
 // version, "0" writes VRM 0.x (only for VRM 0.x input), "1" VRM 1.0.
 inline void AddVrmVersion(CLI::App* cmd, std::string& version) {
@@ -105,6 +115,7 @@ void AddHash(CLI::App& app, int& exit_code);
 void AddBake(CLI::App& app, int& exit_code);
 void AddBatch(CLI::App& app, int& exit_code);
 void AddView(CLI::App& app, int& exit_code);
+void AddTune(CLI::App& app, int& exit_code);
 
 /// Warnings for springs that move no mesh, or joints no vertex follows while joints below them
 /// do (inspect and check print them).

@@ -71,12 +71,9 @@ void AddFit(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto loaded = LoadOrReport(o->avatar);
-    if (!loaded) {
-      exit_code = kExitBadInput;
-      return;
-    }
-    Avatar av = std::move(loaded->avatar);
+    std::optional<Avatar> loaded = LoadAvatarOrExit(o->avatar, exit_code);
+    if (!loaded) return;
+    Avatar av = std::move(*loaded);
     nlohmann::ordered_json rep = {{"avatar", o->avatar},
                                   {"changes", nlohmann::json::array()},
                                   {"warnings", nlohmann::json::array()}};

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   hairswing::cli::AddRetarget(app, exit_code);
   hairswing::cli::AddValidateClips(app, exit_code);
   hairswing::cli::AddFit(app, exit_code);
+  hairswing::cli::AddTune(app, exit_code);
   hairswing::cli::AddCheck(app, exit_code);
   hairswing::cli::AddHash(app, exit_code);
   hairswing::cli::AddBake(app, exit_code);

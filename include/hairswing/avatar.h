@@ -113,7 +113,7 @@ struct Animation {
 
 enum class VrmVersion { kNone = 0, kV0 = 1, kV1 = 2 };
 
-/// An angle limit on a joint's segment (VRMC_springBone_limit 1.0-draft; docs/limits.md). The
+/// An angle limit on a joint's segment (VRMC_springBone_limit 1.0-draft; docs/tune.md). The
 /// limit's frame: the joint's rest rotation under its parent's current rotation, turned so +Y
 /// points along the bone at rest, then by `rotation`. The segment's direction is kept inside
 /// the shape: a cone of half-angle `angle` around +Y; a hinge (rotation about X only, up to

@@ -1,4 +1,4 @@
-// Joint angle limits (limits.h, docs/limits.md). The shapes follow the VRMC_springBone_limit
+// Joint angle limits (limits.h, docs/tune.md). The shapes follow the VRMC_springBone_limit
 // 1.0-draft definitions, including its choices for the directions where the nearest allowed one
 // is not unique (a cone's direction straight back, a hinge's straight along its axis). The
 // trigonometry is the deterministic one of det_math.h, so the results are the same on every

@@ -1,4 +1,4 @@
-// Joint angle limits (VRMC_springBone_limit 1.0-draft; docs/limits.md), shared by the three
+// Joint angle limits (VRMC_springBone_limit 1.0-draft; docs/tune.md), shared by the three
 // solver modes. A limit acts on the direction of a joint's segment, expressed in the limit's
 // frame: the joint's rest rotation under its parent's current world rotation, times the turn
 // that takes +Y onto the bone's rest axis, times the limit's own `rotation`.

@@ -1,0 +1,226 @@
+// hairswing tune AVATAR: list the springs with their settings, or set / scale them per chain,
+// add angle limits, and undo it.
+#include "hairswing/tune.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+
+namespace hairswing::cli {
+
+namespace {
+
+// "0.5" when every joint has the same value, else "0.2-0.8".
+std::string Range(const Spring& s, float SpringJoint::*field, size_t count) {
+  float lo = s.joints[0].*field, hi = lo;
+  for (size_t k = 0; k < count; ++k) {
+    lo = std::min(lo, s.joints[k].*field);
+    hi = std::max(hi, s.joints[k].*field);
+  }
+  char buf[64];
+  if (lo == hi)
+    std::snprintf(buf, sizeof buf, "%.4g", lo);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g-%.4g", lo, hi);
+  return buf;
+}
+
+// The joints whose settings matter: all but the tail (a VRM 0.x leaf with a virtual tail swings).
+size_t Swinging(const Spring& s) {
+  return s.has_virtual_tail ? s.joints.size() : std::max<size_t>(1, s.joints.size() - 1);
+}
+
+std::string Limits(const Spring& s) {
+  std::string out;
+  size_t k = 0, n = Swinging(s);
+  while (k < n) {  // runs of equal limits: "cone:30" or "cone:30 x1, none x3"
+    size_t e = k;
+    while (e < n && s.joints[e].limit == s.joints[k].limit) ++e;
+    if (!out.empty()) out += ", ";
+    out += FormatLimit(s.joints[k].limit);
+    if (e - k != n) out += " x" + std::to_string(e - k);
+    k = e;
+  }
+  return out;
+}
+
+// A float as the shortest decimal that reads back as the same float (not its double expansion).
+double Short(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  for (int p = 1; p <= 9; ++p) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.*g", p, v);
+    if (std::strtof(b, nullptr) == v) return std::strtod(b, nullptr);
+  }
+  return std::strtod(buf, nullptr);
+}
+
+nlohmann::ordered_json SpringJson(const Avatar& av, int i) {
+  const Spring& s = av.vrm.springs[i];
+  nlohmann::ordered_json joints = nlohmann::json::array();
+  for (const SpringJoint& j : s.joints)
+    joints.push_back(
+        {{"node", av.nodes[j.node].name},
+         {"stiffness", Short(j.stiffness)},
+         {"drag_force", Short(j.drag_force)},
+         {"gravity_power", Short(j.gravity_power)},
+         {"gravity_dir", {Short(j.gravity_dir.x), Short(j.gravity_dir.y), Short(j.gravity_dir.z)}},
+         {"hit_radius_m", Short(j.hit_radius)},
+         {"limit", FormatLimit(j.limit)}});
+  return {{"index", i}, {"name", s.name}, {"baked", s.baked}, {"joints", joints}};
+}
+
+void PrintTable(const Avatar& av, const std::vector<int>& springs) {
+  std::printf("%-28s %6s %10s %10s %10s %14s %10s  %s\n", "spring", "joints", "stiffness", "drag",
+              "gravity", "gravity dir", "hit r (m)", "limit");
+  for (int i : springs) {
+    const Spring& s = av.vrm.springs[i];
+    if (s.joints.empty()) continue;
+    const size_t n = Swinging(s);
+    const glm::vec3 g = s.joints[0].gravity_dir;
+    char dir[48];
+    std::snprintf(dir, sizeof dir, "%.2g,%.2g,%.2g", g.x + 0.0f, g.y + 0.0f, g.z + 0.0f);
+    std::printf("%-28s %6zu %10s %10s %10s %14s %10s  %s%s\n", OneLine(s.name).c_str(),
+                s.joints.size(), Range(s, &SpringJoint::stiffness, n).c_str(),
+                Range(s, &SpringJoint::drag_force, n).c_str(),
+                Range(s, &SpringJoint::gravity_power, n).c_str(), dir,
+                Range(s, &SpringJoint::hit_radius, n).c_str(), Limits(s).c_str(),
+                s.baked ? " (baked)" : "");
+  }
+}
+
+}  // namespace
+
+void AddTune(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "tune",
+      "List the springs (hair chains) with their settings, or change them per chain: stiffness, "
+      "drag, gravity, hit radius and angle limits. Values are written into the file's "
+      "VRMC_springBone (secondaryAnimation for VRM 0.x output), so every runtime gets them. "
+      "--undo restores the file from before the first tune, bit for bit.");
+  struct Opts {
+    std::string avatar, out, vrm_version, limit, report;
+    std::vector<std::string> chains;
+    std::vector<float> gravity_dir;
+    std::optional<float> stiffness, drag, gravity_power, hit_radius;
+    bool all = false, scale = false, list = false, json = false, undo = false, force = false,
+         root_only = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
+  cmd->add_option("-o,--output", o->out, "output .vrm or .glb");
+  cmd->add_option("--chain", o->chains,
+                  "spring name or glob pattern (\"*bang*\"), ignoring case; repeatable");
+  cmd->add_flag("--all", o->all, "every spring");
+  cmd->add_option("--stiffness", o->stiffness, "stiffness (VRM units, pull back per second)")
+      ->check(FiniteRange(0.0, 1e6));
+  cmd->add_option("--drag", o->drag, "drag force, 0 to 1 (how quickly motion dies)")
+      ->check(FiniteRange(0.0, 1e6));
+  cmd->add_option("--gravity-power", o->gravity_power, "gravity power (VRM units)")
+      ->check(FiniteRange(-1e6, 1e6));
+  cmd->add_option("--gravity-dir", o->gravity_dir, "gravity direction X,Y,Z (normalised)")
+      ->delimiter(',')
+      ->expected(3)
+      ->check(FiniteRange(-1e6, 1e6));
+  cmd->add_option("--hit-radius", o->hit_radius, "collision radius of each joint, metres")
+      ->check(FiniteRange(0.0, 1e3));
+  cmd->add_flag("--scale", o->scale,
+                "multiply stiffness, drag, gravity power and hit radius by the values given "
+                "instead of setting them (drag stays within 0-1)");
+  cmd->add_option("--limit", o->limit,
+                  "angle limit per joint (VRMC_springBone_limit): none, cone:DEG, "
+                  "hinge:DEG[:x|z|DEG] (swing about one axis of the bone; z or a turn about the "
+                  "bone picks another), spherical:PITCH,YAW");
+  cmd->add_flag("--limit-root-only", o->root_only,
+                "put the limit on each chain's first joint only (the others get none)");
+  cmd->add_flag("--list", o->list, "print the springs and their settings, change nothing");
+  cmd->add_flag("--json", o->json, "print the list or the changes as JSON");
+  cmd->add_option("--report", o->report, "also write the changes as JSON to this file");
+  cmd->add_flag("--undo", o->undo, "restore every spring as it was before the first tune");
+  cmd->add_flag("--force", o->force, "overwrite an existing output");
+  AddVrmVersion(cmd, o->vrm_version);
+  cmd->callback([o, &exit_code] {
+    auto fail = [&](const std::string& m) {
+      std::fprintf(stderr, "error: %s\n", OneLine(m).c_str());
+      exit_code = kExitBadInput;
+    };
+    if (!o->list && o->out.empty()) return fail("-o OUT is required (or --list)");
+    if (!o->list && !OutputsWritable({o->out, o->report}, o->force)) {
+      exit_code = kExitBadInput;
+      return;
+    }
+    std::optional<Avatar> loaded = LoadAvatarOrExit(o->avatar, exit_code);
+    if (!loaded) return;
+    Avatar av = std::move(*loaded);
+    if (av.vrm.springs.empty()) return fail(o->avatar + ": has no springs to tune");
+    std::vector<int> picked;
+    if (o->all || (o->list && o->chains.empty())) {
+      for (size_t i = 0; i < av.vrm.springs.size(); ++i) picked.push_back(static_cast<int>(i));
+    } else if (!o->chains.empty()) {
+      auto sel = SelectSprings(av, o->chains);
+      if (!sel.ok()) return fail(o->avatar + ": --chain: " + sel.status().message());
+      picked = sel.value();
+    }
+    if (o->list) {
+      if (o->json) {
+        nlohmann::ordered_json out = nlohmann::json::array();
+        for (int i : picked) out.push_back(SpringJson(av, i));
+        std::printf("%s\n", out.dump(2).c_str());
+      } else {
+        PrintTable(av, picked);
+      }
+      return;
+    }
+    nlohmann::ordered_json rep = {{"avatar", o->avatar}, {"output", o->out}};
+    std::vector<std::string> changes;
+    if (o->undo) {
+      if (Status st = UndoTune(av); !st.ok()) return fail(o->avatar + ": " + st.message());
+      changes.push_back("restored every spring from before the first tune");
+    } else {
+      if (picked.empty()) return fail("name the springs to change: --chain NAME or --all");
+      TuneSettings s;
+      s.stiffness = o->stiffness;
+      s.drag_force = o->drag;
+      s.gravity_power = o->gravity_power;
+      s.hit_radius = o->hit_radius;
+      s.multiply = o->scale;
+      s.limit_root_only = o->root_only;
+      if (!o->gravity_dir.empty())
+        s.gravity_dir = glm::vec3(o->gravity_dir[0], o->gravity_dir[1], o->gravity_dir[2]);
+      if (!o->limit.empty()) {
+        auto l = ParseLimit(o->limit);
+        if (!l.ok()) return fail("--limit: " + l.status().message());
+        s.limit = l.value();
+      }
+      if (!s.stiffness && !s.drag_force && !s.gravity_power && !s.hit_radius && !s.gravity_dir &&
+          !s.limit)
+        return fail(
+            "nothing to change: give --stiffness, --drag, --gravity-power, --gravity-dir, "
+            "--hit-radius or --limit (or --list to see the settings)");
+      if (s.multiply && s.gravity_dir) return fail("--scale does not apply to --gravity-dir");
+      auto r = TuneSprings(av, picked, s);
+      if (!r.ok()) return fail(o->avatar + ": " + r.status().message());
+      changes = r->changes;
+    }
+    Status st = SaveWithVersion(av, o->out, o->force, o->vrm_version);
+    if (!st.ok()) return fail(st.message());
+    rep["changes"] = changes;
+    nlohmann::ordered_json springs = nlohmann::json::array();
+    for (int i : picked) springs.push_back(SpringJson(av, i));
+    rep["springs"] = springs;
+    if (!o->report.empty())
+      if (Status rs = WriteFileAtomic(o->report, rep.dump(2) + "\n", o->force); !rs.ok())
+        return fail(rs.message());
+    if (o->json) {
+      std::printf("%s\n", rep.dump(2).c_str());
+    } else {
+      for (const std::string& c : changes) std::printf("  %s\n", OneLine(c).c_str());
+      std::printf("wrote %s\n", o->out.c_str());
+    }
+  });
+}
+
+}  // namespace hairswing::cli

@@ -1,0 +1,292 @@
+// Per-chain spring tuning (include/hairswing/tune.h): select springs by name or glob, set or
+// scale their parameters, add angle limits, and undo it all from a record kept in the file.
+#include "hairswing/tune.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "hairswing/names.h"
+
+namespace hairswing {
+
+namespace {
+
+constexpr const char* kUndoKey = "HAIRSWING_tune_undo";
+constexpr float kDegToRad = 3.14159265358979f / 180.0f;
+using Json = nlohmann::json;
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Reads a number of degrees in [0, max] from the whole of `s`.
+bool ParseDegrees(const std::string& s, float max, float* out) {
+  try {
+    size_t used = 0;
+    const double d = std::stod(s, &used);
+    if (used != s.size() || !std::isfinite(d) || d < 0.0 || d > max) return false;
+    *out = static_cast<float>(d);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+std::string Num(float v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+Json JointRecord(const SpringJoint& j) {
+  const JointLimit& l = j.limit;
+  return {{"node", j.node},
+          {"hitRadius", j.hit_radius},
+          {"stiffness", j.stiffness},
+          {"gravityPower", j.gravity_power},
+          {"gravityDir", {j.gravity_dir.x, j.gravity_dir.y, j.gravity_dir.z}},
+          {"dragForce", j.drag_force},
+          {"limit",
+           {{"kind", static_cast<int>(l.kind)},
+            {"angle", l.angle},
+            {"yaw", l.yaw},
+            {"rotation", {l.rotation.x, l.rotation.y, l.rotation.z, l.rotation.w}}}}};
+}
+
+// The record comes from a file: every field is checked before anything is restored.
+float RecordFloat(const Json& j, const char* key) {
+  const Json& v = j.at(key);
+  if (!v.is_number()) throw std::runtime_error(std::string(key) + ": not a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::fabs(d) > 3.4e38)
+    throw std::runtime_error(std::string(key) + ": out of range");
+  return static_cast<float>(d);
+}
+
+SpringJoint JointFromRecord(const Json& j) {
+  SpringJoint out;
+  out.node = j.at("node").get<int>();
+  out.hit_radius = RecordFloat(j, "hitRadius");
+  out.stiffness = RecordFloat(j, "stiffness");
+  out.gravity_power = RecordFloat(j, "gravityPower");
+  const Json& g = j.at("gravityDir");
+  if (!g.is_array() || g.size() != 3) throw std::runtime_error("gravityDir: expected 3 numbers");
+  out.gravity_dir = {RecordFloat({{"v", g[0]}}, "v"), RecordFloat({{"v", g[1]}}, "v"),
+                     RecordFloat({{"v", g[2]}}, "v")};
+  out.drag_force = RecordFloat(j, "dragForce");
+  const Json& l = j.at("limit");
+  const int kind = l.at("kind").get<int>();
+  if (kind < 0 || kind > static_cast<int>(JointLimit::Kind::kSpherical))
+    throw std::runtime_error("limit kind out of range");
+  out.limit.kind = static_cast<JointLimit::Kind>(kind);
+  out.limit.angle = RecordFloat(l, "angle");
+  out.limit.yaw = RecordFloat(l, "yaw");
+  const Json& q = l.at("rotation");
+  if (!q.is_array() || q.size() != 4) throw std::runtime_error("rotation: expected 4 numbers");
+  out.limit.rotation = glm::quat(RecordFloat({{"v", q[3]}}, "v"), RecordFloat({{"v", q[0]}}, "v"),
+                                 RecordFloat({{"v", q[1]}}, "v"), RecordFloat({{"v", q[2]}}, "v"));
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<int>> SelectSprings(const Avatar& av, const std::vector<std::string>& patterns) {
+  std::vector<std::string> names;
+  for (const Spring& s : av.vrm.springs) names.push_back(s.name);
+  std::vector<uint8_t> picked(names.size(), 0);
+  for (const std::string& p : patterns) {
+    bool any = false;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (fnmatch(p.c_str(), names[i].c_str(), FNM_CASEFOLD) == 0) picked[i] = any = true;
+    if (any) continue;
+    // No glob match: the name lookup's message lists the closest names.
+    auto found = FindName(p, names, "spring");
+    if (!found.ok()) return found.status();
+    picked[found.value()] = 1;
+  }
+  std::vector<int> out;
+  for (size_t i = 0; i < picked.size(); ++i)
+    if (picked[i]) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+Result<JointLimit> ParseLimit(const std::string& text) {
+  const std::string t = Lower(text);
+  JointLimit l;
+  auto bad = [&](const std::string& why) {
+    return Status(StatusCode::kInvalidInput, "limit \"" + text + "\": " + why +
+                                                 " (none, cone:DEG, hinge:DEG[:x|z|DEG] or "
+                                                 "spherical:PITCH,YAW; degrees)");
+  };
+  if (t == "none") return l;
+  const size_t colon = t.find(':');
+  if (colon == std::string::npos) return bad("no angle");
+  const std::string kind = t.substr(0, colon), rest = t.substr(colon + 1);
+  if (kind == "cone" || kind == "hinge") {
+    std::string angle = rest, axis;
+    if (kind == "hinge")
+      if (const size_t c2 = rest.find(':'); c2 != std::string::npos) {
+        angle = rest.substr(0, c2);
+        axis = rest.substr(c2 + 1);
+      }
+    float deg = 0;
+    if (!ParseDegrees(angle, 180.0f, &deg)) return bad("the angle must be 0 to 180 degrees");
+    l.kind = kind == "cone" ? JointLimit::Kind::kCone : JointLimit::Kind::kHinge;
+    l.angle = deg * kDegToRad;
+    if (!axis.empty() && axis != "x") {
+      // The hinge turns about the limit frame's X; turning the frame about the bone (its +Y)
+      // by 90 degrees makes that Z.
+      float turn = 90.0f;
+      if (axis != "z" && !ParseDegrees(axis, 360.0f, &turn))
+        return bad("the hinge axis must be x, z or 0 to 360 degrees about the bone");
+      const float half = 0.5f * turn * kDegToRad;
+      l.rotation = glm::quat(std::cos(half), 0.0f, std::sin(half), 0.0f);
+    }
+    return l;
+  }
+  if (kind == "spherical") {
+    const size_t comma = rest.find(',');
+    float pitch = 0, yaw = 0;
+    if (comma == std::string::npos || !ParseDegrees(rest.substr(0, comma), 180.0f, &pitch) ||
+        !ParseDegrees(rest.substr(comma + 1), 90.0f, &yaw))
+      return bad("spherical takes PITCH,YAW: 0 to 180 and 0 to 90 degrees");
+    l.kind = JointLimit::Kind::kSpherical;
+    l.angle = pitch * kDegToRad;
+    l.yaw = yaw * kDegToRad;
+    return l;
+  }
+  return bad("unknown kind \"" + kind + "\"");
+}
+
+std::string FormatLimit(const JointLimit& l) {
+  auto deg = [](float r) { return Num(std::round(r / kDegToRad * 100.0f) / 100.0f); };
+  switch (l.kind) {
+    case JointLimit::Kind::kNone:
+      return "none";
+    case JointLimit::Kind::kCone:
+      return "cone:" + deg(l.angle);
+    case JointLimit::Kind::kHinge:
+      return "hinge:" + deg(l.angle) +
+             (l.rotation == glm::quat(1, 0, 0, 0)
+                  ? ""
+                  : ":" + deg(2.0f * std::atan2(l.rotation.y, l.rotation.w)));
+    case JointLimit::Kind::kSpherical:
+      return "spherical:" + deg(l.angle) + "," + deg(l.yaw);
+  }
+  return "?";
+}
+
+Result<TuneResult> TuneSprings(Avatar& av, const std::vector<int>& springs, const TuneSettings& s) {
+  const int n = static_cast<int>(av.vrm.springs.size());
+  for (int i : springs)
+    if (i < 0 || i >= n) return Status(StatusCode::kInvalidInput, "spring index out of range");
+  if (s.gravity_dir && !(glm::length(*s.gravity_dir) > 1e-6f))
+    return Status(StatusCode::kInvalidInput, "gravity direction must not be zero");
+  // The undo record: every spring's joints as they were before the first tune of this file.
+  Json record = Json::object();
+  if (auto it = av.unknown_extensions.find(kUndoKey); it != av.unknown_extensions.end()) {
+    record = Json::parse(it->second, nullptr, false);
+    if (!record.is_object())
+      return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
+  }
+  Json& recorded = record["springs"];
+  if (!recorded.is_object()) recorded = Json::object();
+  TuneResult result;
+  for (int i : springs) {
+    Spring& sp = av.vrm.springs[i];
+    const std::string key = std::to_string(i);
+    if (!recorded.contains(key)) {
+      Json joints = Json::array();
+      for (const SpringJoint& j : sp.joints) joints.push_back(JointRecord(j));
+      recorded[key] = {{"name", sp.name}, {"joints", joints}};
+    }
+    std::vector<std::string> what;
+    auto apply = [&](const std::optional<float>& v, float SpringJoint::*field, const char* label,
+                     float lo, float hi) {
+      if (!v) return;
+      for (SpringJoint& j : sp.joints)
+        j.*field = std::clamp(s.multiply ? j.*field * *v : *v, lo, hi);
+      what.push_back(std::string(label) + (s.multiply ? " x" : " ") + Num(*v));
+    };
+    apply(s.stiffness, &SpringJoint::stiffness, "stiffness", 0.0f, 1e6f);
+    apply(s.drag_force, &SpringJoint::drag_force, "drag", 0.0f, 1.0f);
+    apply(s.gravity_power, &SpringJoint::gravity_power, "gravity power", -1e6f, 1e6f);
+    apply(s.hit_radius, &SpringJoint::hit_radius, "hit radius", 0.0f, 1e3f);
+    if (s.gravity_dir) {
+      const glm::vec3 d = glm::normalize(*s.gravity_dir);
+      for (SpringJoint& j : sp.joints) j.gravity_dir = d;
+      what.push_back("gravity direction (" + Num(d.x) + ", " + Num(d.y) + ", " + Num(d.z) + ")");
+    }
+    if (s.limit) {
+      // Never on the last joint (only a tail), unless a VRM 0.x virtual tail follows it.
+      const size_t swinging = sp.has_virtual_tail ? sp.joints.size() : sp.joints.size() - 1;
+      for (size_t k = 0; k < sp.joints.size(); ++k)
+        sp.joints[k].limit =
+            k < swinging && (!s.limit_root_only || k == 0) ? *s.limit : JointLimit{};
+      what.push_back("limit " + FormatLimit(*s.limit) +
+                     (s.limit_root_only && s.limit->kind != JointLimit::Kind::kNone
+                          ? " on the root joint"
+                          : ""));
+    }
+    if (!what.empty()) {
+      std::string line = "spring \"" + sp.name + "\":";
+      for (size_t k = 0; k < what.size(); ++k) line += (k ? ", " : " ") + what[k];
+      result.changes.push_back(line);
+    }
+  }
+  av.unknown_extensions[kUndoKey] = record.dump();
+  return result;
+}
+
+Status UndoTune(Avatar& av) {
+  auto it = av.unknown_extensions.find(kUndoKey);
+  if (it == av.unknown_extensions.end())
+    return Status(StatusCode::kInvalidInput, "no tune to undo in this avatar");
+  const Json record = Json::parse(it->second, nullptr, false);
+  if (!record.is_object() || !record.contains("springs") || !record["springs"].is_object())
+    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not a tune record");
+  std::vector<Spring> springs = av.vrm.springs;  // replaced only when all of it succeeded
+  try {
+    for (const auto& [key, rec] : record["springs"].items()) {
+      size_t used = 0;
+      const long i = std::stol(key, &used);
+      if (used != key.size() || i < 0 || i >= static_cast<long>(springs.size()))
+        throw std::runtime_error("spring " + key + " is not in this avatar");
+      Spring& sp = springs[i];
+      const Json& joints = rec.at("joints");
+      // A VRM 0.x spring tuned and then written as VRM 1.0 gained one joint: its virtual tail,
+      // made a node, with the last joint's settings (write_gltf.cpp). It gets them back too.
+      const bool gained_tail = joints.is_array() && joints.size() + 1 == sp.joints.size() &&
+                               sp.joints.back().node >= 0 &&
+                               static_cast<size_t>(sp.joints.back().node) < av.nodes.size() &&
+                               !joints.empty() &&
+                               av.nodes[sp.joints.back().node].parent == joints.back().at("node");
+      if (!joints.is_array() || (joints.size() != sp.joints.size() && !gained_tail))
+        throw std::runtime_error("spring \"" + sp.name + "\" has changed since it was tuned");
+      for (size_t k = 0; k < joints.size(); ++k) {
+        SpringJoint j = JointFromRecord(joints[k]);
+        if (j.node != sp.joints[k].node)
+          throw std::runtime_error("spring \"" + sp.name + "\" has changed since it was tuned");
+        sp.joints[k] = j;
+      }
+      if (gained_tail) {
+        const int tail_node = sp.joints.back().node;
+        sp.joints.back() = sp.joints[joints.size() - 1];
+        sp.joints.back().node = tail_node;
+        sp.joints.back().limit = JointLimit{};
+      }
+    }
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
+  }
+  av.vrm.springs = std::move(springs);
+  av.unknown_extensions.erase(it);
+  return Status::Ok();
+}
+
+}  // namespace hairswing
