@@ -49,6 +49,12 @@ void AddFit(CLI::App& app, int& exit_code) {
                   "head stays rigid")
       ->check(FiniteRange(0.0, 1.0))
       ->capture_default_str();
+  cmd->add_option("--max-flip", o->fit.max_flip_deg,
+                  "degrees: cone angle limits on each new chain's joints keep its root-to-tip "
+                  "chord within this of its rest direction (hair cannot be thrown over the head); "
+                  "0 = no limits")
+      ->check(FiniteRange(0.0, 180.0))
+      ->capture_default_str();
   cmd->add_option("--attach", o->attach, "humanoid bone the hair hangs from")
       ->capture_default_str();
   cmd->add_option("-o,--output", o->out, "output .vrm or .glb")->required();

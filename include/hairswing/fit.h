@@ -35,6 +35,10 @@ struct FitOptions {
   /// metres at human scale: a clump that reaches less far from its root (a bun, a scalp cap)
   /// cannot hang and stays rigid on the attachment
   float min_hang_length = 0.04f;
+  /// degrees: each new chain gets cone angle limits (VRMC_springBone_limit) on its joints so
+  /// its root-to-tip chord cannot turn further than this from its rest direction (hair thrown
+  /// over or through the head in a jump or a roll); 0 = no limits
+  float max_flip_deg = 60.0f;
 };
 
 struct FitResult {

@@ -271,7 +271,7 @@ class SpringWorld {
   glm::vec3 FlatRestVector(const LinkContext& lc, int chain, int j, float s, float len,
                            bool below_contact);
   bool FlatLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
-                float s, float len, StepReport& rep);
+                float s, float len, StepReport& rep, const glm::quat* limit_frame = nullptr);
   void EndChain(int chain);
   void FlatRotations(int chain, int upto);
   void WriteFlatChain(int chain, std::span<Transform> pose);

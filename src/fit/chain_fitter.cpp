@@ -106,9 +106,16 @@ bool SpringMovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
 
 Json SpringToJson(const Spring& s) {
   Json joints = Json::array();
-  for (const SpringJoint& j : s.joints)
-    joints.push_back({j.node, j.hit_radius, j.stiffness, j.gravity_power, j.gravity_dir.x,
-                      j.gravity_dir.y, j.gravity_dir.z, j.drag_force});
+  for (const SpringJoint& j : s.joints) {
+    Json a = {j.node,          j.hit_radius,    j.stiffness,     j.gravity_power,
+              j.gravity_dir.x, j.gravity_dir.y, j.gravity_dir.z, j.drag_force};
+    if (j.limit.kind != JointLimit::Kind::kNone)  // an angle limit: 7 more numbers
+      for (float v :
+           {static_cast<float>(j.limit.kind), j.limit.angle, j.limit.yaw, j.limit.rotation.x,
+            j.limit.rotation.y, j.limit.rotation.z, j.limit.rotation.w})
+        a.push_back(v);
+    joints.push_back(a);
+  }
   return {{"name", s.name},
           {"joints", joints},
           {"collider_groups", s.collider_groups},
@@ -130,6 +137,16 @@ Spring SpringFromJson(const Json& j) {
     jt.gravity_power = a.at(3).get<float>();
     jt.gravity_dir = {a.at(4).get<float>(), a.at(5).get<float>(), a.at(6).get<float>()};
     jt.drag_force = a.at(7).get<float>();
+    if (a.size() >= 15) {
+      const int kind = static_cast<int>(a.at(8).get<float>());
+      if (kind < 0 || kind > static_cast<int>(JointLimit::Kind::kSpherical))
+        throw std::runtime_error("joint limit kind out of range");
+      jt.limit.kind = static_cast<JointLimit::Kind>(kind);
+      jt.limit.angle = a.at(9).get<float>();
+      jt.limit.yaw = a.at(10).get<float>();
+      jt.limit.rotation = glm::quat(a.at(14).get<float>(), a.at(11).get<float>(),
+                                    a.at(12).get<float>(), a.at(13).get<float>());
+    }
     s.joints.push_back(jt);
   }
   s.collider_groups = j.at("collider_groups").get<std::vector<int>>();
@@ -682,6 +699,16 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
       // 1.5 cm at human scale, stored in the joint's local units (armatures may be scaled).
       j.hit_radius =
           0.015f * cx.unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
+      // A cone on every swinging joint, so the chain's chord cannot turn more than max_flip_deg
+      // from its rest direction: with n equal segments each bent by a from the one above, the
+      // chord turns by about a (n + 1) / 2, so a = 2 max_flip / (n + 1); 15 % less for uneven
+      // segments and curved rest shapes (measured on fitted haircuts: docs/fit.md).
+      const size_t n = chains[c].nodes.size() - 1;
+      if (cx.opt.max_flip_deg > 0.0f && k < n) {
+        j.limit.kind = JointLimit::Kind::kCone;
+        j.limit.angle =
+            0.85f * 2.0f * cx.opt.max_flip_deg * (3.14159265f / 180.0f) / static_cast<float>(n + 1);
+      }
       s.joints.push_back(j);
     }
     for (size_t g = 0; g < cx.av.vrm.collider_groups.size(); ++g)

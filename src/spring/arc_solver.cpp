@@ -437,7 +437,8 @@ inline glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, i
 }
 
 inline bool SpringWorld::FlatLink(const LinkContext& lc, int j, const glm::vec3& o,
-                                  const glm::vec3& rest_vec, float s, float len, StepReport& rep) {
+                                  const glm::vec3& rest_vec, float s, float len, StepReport& rep,
+                                  const glm::quat* limit_frame) {
   if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
     rep.flags |= kStepZeroLength;
     tail_[j] = o + rest_vec;
@@ -445,7 +446,7 @@ inline bool SpringWorld::FlatLink(const LinkContext& lc, int j, const glm::vec3&
     prev_target_[j] = tail_[j];
     return false;
   }
-  return IntegrateLink(lc, j, o, rest_vec, len, s, rep);
+  return IntegrateLink(lc, j, o, rest_vec, len, s, rep, limit_frame);
 }
 
 void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
@@ -457,7 +458,16 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
     const float s = flat_[chain].scale * rel_scale_[j];
     const float len = s * axis_len_[j];
     const glm::vec3 rest_vec = FlatRestVector(lc, chain, j, s, len, below_contact);
-    below_contact = FlatLink(lc, j, o, rest_vec, s, len, rep) || below_contact;
+    // An angle limit's frame hangs from the bent joint above (limits.h; never in lanes).
+    glm::quat limit_frame;
+    const bool limited = limit_[j].kind != JointLimit::Kind::kNone;
+    if (limited) {
+      FlatRotations(chain, j);
+      const glm::quat& above = j == ch.joint_begin ? flat_[chain].parent_rot : flat_rot_[j - 1];
+      limit_frame = above * rig_->rest_local()[rig_->joint_node()[j]].rotation * limit_[j].local;
+    }
+    below_contact = FlatLink(lc, j, o, rest_vec, s, len, rep, limited ? &limit_frame : nullptr) ||
+                    below_contact;
     o = tail_[j];
   }
   if (flat_feeds_[chain]) WriteFlatChain(chain, {});  // a later chain hangs from this one

@@ -180,14 +180,16 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.rel_scale_[j] = static_cast<float>(rel);
     }
   }
-  // Angle limits (limits.h). A limited joint needs its parent's world rotation at every step,
-  // which the general path has at hand: its chain does not take the flat path (nor the lanes).
+  // Angle limits (limits.h). A limited joint needs its parent's world rotation at every step:
+  // the general path has it at hand, the flat path builds it down the chain (FlatRotations, as
+  // parent mode does); the SIMD lanes do not, so a limited chain is solved alone.
   w.limit_.assign(nj, internal::PreparedLimit{});
+  std::vector<uint8_t> limited(rig.chains().size(), 0);
   for (size_t c = 0; c < rig.chains().size(); ++c)
     for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j)
       if (rig.joint_limit()[j].kind != JointLimit::Kind::kNone) {
         w.limit_[j] = internal::PrepareLimit(rig.joint_limit()[j], w.axis_unit_[j]);
-        w.chain_flat_[c] = 0;
+        limited[c] = 1;
       }
   // A chain whose joint is another chain's attachment must have its joints' world matrices
   // written at every step (the later chain reads them in the same step).
@@ -292,7 +294,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // taken before the group is solved.
   auto lane_ok = [&](int c) {
     const RigChain& ch = rig.chains()[c];
-    return w.chain_flat_[c] && !w.flat_feeds_[c] && ch.joint_end - ch.joint_begin >= 2 &&
+    return w.chain_flat_[c] && !limited[c] && !w.flat_feeds_[c] &&
+           ch.joint_end - ch.joint_begin >= 2 &&
            ch.collider_end - ch.collider_begin <= internal::kNearAll && w.attach_still_[c];
   };
   w.lane_group_of_.assign(rig.chains().size(), -1);
