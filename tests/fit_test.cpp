@@ -125,6 +125,75 @@ TEST(Fit, UndoRestoresTheOriginalExactly) {
   EXPECT_FALSE(UndoFit(back).ok());  // nothing left to undo
 }
 
+// The fitter's cone limits: a = 0.85 x 2 x max_flip / (n + 1) on each swinging joint, none on
+// the tip; a sideways pull that throws the free chain past 90 degrees leaves the limited one's
+// chord within max_flip of its rest direction (the flip figure, computed here from positions).
+TEST(Fit, FittedChainsGetConeLimitsThatBoundTheFlip) {
+  auto chord_turn = [](FitOptions opt) {
+    Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+    EXPECT_TRUE(FitHairChains(av, SelectHair(av, "Ponytail").value(), opt).ok());
+    const Spring& sp = av.vrm.springs.back();
+    const size_t n = sp.joints.size() - 1;
+    for (size_t k = 0; k < sp.joints.size(); ++k) {
+      const JointLimit& l = sp.joints[k].limit;
+      if (opt.max_flip_deg > 0 && k < n) {
+        EXPECT_EQ(l.kind, JointLimit::Kind::kCone);
+        EXPECT_NEAR(l.angle, 0.85 * 2 * opt.max_flip_deg * M_PI / 180 / (n + 1), 1e-6) << k;
+      } else {
+        EXPECT_EQ(l.kind, JointLimit::Kind::kNone) << k;
+      }
+    }
+    for (SpringJoint& j : av.vrm.springs.back().joints) {
+      j.gravity_power = 6.0f;  // up and sideways: over the head
+      j.gravity_dir = glm::normalize(glm::vec3(1, 1, 0));
+    }
+    auto rig = BuildRig(av);
+    const RigChain& ch = rig->chains().back();
+    auto world = SpringWorld::Create(*rig);
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+    world->Reset(pose);
+    const glm::vec3 root(rig->rest_world()[rig->joint_node()[ch.joint_begin]][3]);
+    const glm::vec3 rest_tip(rig->rest_world()[rig->joint_node()[ch.joint_end - 1]][3]);
+    float worst = 0;
+    for (int i = 0; i < 240; ++i) {
+      pose.assign(rig->rest_local().begin(), rig->rest_local().end());
+      world->Step(pose);
+      const glm::vec3 tip = world->tails()[ch.joint_end - 2];
+      worst = std::max(
+          worst,
+          std::acos(std::clamp(
+              glm::dot(glm::normalize(tip - root), glm::normalize(rest_tip - root)), -1.0f, 1.0f)));
+    }
+    return worst * 180.0f / static_cast<float>(M_PI);
+  };
+  FitOptions free;
+  free.max_flip_deg = 0;
+  const float thrown = chord_turn(free);
+  ASSERT_GT(thrown, 90.0f) << "the pull must throw the free chain";
+  EXPECT_LE(chord_turn({}), 60.0f);
+  FitOptions tight;
+  tight.max_flip_deg = 30;
+  EXPECT_LE(chord_turn(tight), 30.0f);
+}
+
+// A spring that had an angle limit before the fit (an artist's bang) gets it back on undo.
+TEST(Fit, UndoRestoresJointLimitsToo) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  for (SpringJoint& j : av.vrm.springs[0].joints)
+    j.limit = {JointLimit::Kind::kSpherical, 0.7f, 0.2f, glm::normalize(glm::quat(1, 0.2f, 0, 0))};
+  av.vrm.springs[0].joints.back().limit = {};
+  const auto before = EncodeGlb(av, true).value();
+  FitOptions opt;
+  opt.remove_orphan_springs = true;
+  ASSERT_TRUE(FitHairChains(av, SelectHair(av, "Ponytail").value(), opt).ok());
+  auto bytes = EncodeGlb(av, true).value();
+  auto loaded = LoadAvatarFromMemory(bytes.data(), bytes.size(), "fitted.vrm", ".");
+  ASSERT_TRUE(loaded.ok());
+  Avatar back = loaded->avatar;
+  ASSERT_TRUE(UndoFit(back).ok());
+  EXPECT_EQ(EncodeGlb(back, true).value(), before);
+}
+
 TEST(Fit, RenamedBonesAndScaleGiveTheSameResult) {
   auto joints_of = [](const Avatar& av) {
     auto rig = BuildRig(av);
