@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The WebAssembly build gives bitwise the native solver's results: for both demo avatars and
-# godette (when ../shared is present), in every mode, `hairswing hash` (native, 60 fps) and
+# The WebAssembly build gives bitwise the native solver's results: for both demo avatars, the
+# layered one with angle limits, and godette (when ../shared is present), in every mode, `hairswing hash` (native, 60 fps) and
 # web/hairswing-three/bin/hairswing-hash.mjs (WebAssembly in node, 30 and 120 fps) must print the
 # same 16 hex digits. Skips (77) when the module was not built (scripts/build-wasm).
 # Usage: wasm_hash_check.sh REPO CLI WORKDIR
@@ -18,6 +18,11 @@ for v in ponytail layered; do
   "$cli" make-demo-avatar --variant $v -o "$work/$v.vrm" >/dev/null
   files+=("$work/$v.vrm")
 done
+# Angle limits (docs/tune.md): cones on most chains, a hinge and a spherical limit on two.
+"$cli" tune "$work/layered.vrm" --all --limit cone:15 -o "$work/limited1.vrm" >/dev/null
+"$cli" tune "$work/limited1.vrm" --chain hair_0 --limit hinge:20:z -o "$work/limited2.vrm" >/dev/null
+"$cli" tune "$work/limited2.vrm" --chain hair_1 --limit spherical:30,10 -o "$work/limited.vrm" >/dev/null
+files+=("$work/limited.vrm")
 godette=$repo/../shared/data/avatars/godette.vrm
 if [[ -f $godette ]]; then files+=("$godette"); else echo "note: $godette absent, not compared"; fi
 bad=0
