@@ -102,15 +102,19 @@ void AddTune(CLI::App& app, int& exit_code) {
       "VRMC_springBone (secondaryAnimation for VRM 0.x output), so every runtime gets them. "
       "--undo restores the file from before the first tune, bit for bit.");
   struct Opts {
-    std::string avatar, out, vrm_version, limit, report;
+    std::string avatar, out, vrm_version, limit, report, preset;
     std::vector<std::string> chains;
     std::vector<float> gravity_dir;
-    std::optional<float> stiffness, drag, gravity_power, hit_radius;
+    std::optional<float> stiffness, drag, gravity_power, hit_radius, max_flip;
     bool all = false, scale = false, list = false, json = false, undo = false, force = false,
-         root_only = false;
+         root_only = false, presets = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
+  cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)");
+  cmd->add_option("--preset", o->preset,
+                  "start from a named set of settings for a kind of hair (--presets lists them; "
+                  "options given beside it win)");
+  cmd->add_flag("--presets", o->presets, "list the presets with what each is for, and exit");
   cmd->add_option("-o,--output", o->out, "output .vrm or .glb");
   cmd->add_option("--chain", o->chains,
                   "spring name or glob pattern (\"*bang*\"), ignoring case; repeatable");
@@ -134,6 +138,10 @@ void AddTune(CLI::App& app, int& exit_code) {
                   "angle limit per joint (VRMC_springBone_limit): none, cone:DEG, "
                   "hinge:DEG[:x|z|DEG] (swing about one axis of the bone; z or a turn about the "
                   "bone picks another), spherical:PITCH,YAW");
+  cmd->add_option("--max-flip", o->max_flip,
+                  "instead of --limit: cone limits sized per chain so its root-to-tip chord turns "
+                  "at most DEG degrees from rest (short chains get wider cones than long ones)")
+      ->check(FiniteRange(1.0, 180.0));
   cmd->add_flag("--limit-root-only", o->root_only,
                 "put the limit on each chain's first joint only (the others get none)");
   cmd->add_flag("--list", o->list, "print the springs and their settings, change nothing");
@@ -147,6 +155,21 @@ void AddTune(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "error: %s\n", OneLine(m).c_str());
       exit_code = kExitBadInput;
     };
+    if (o->presets) {
+      for (const TunePreset& p : BuiltinPresets()) {
+        TuneSettings s = p.settings;
+        const std::string limit =
+            s.max_flip_deg
+                ? "chord within " + std::to_string(static_cast<int>(*s.max_flip_deg)) + " deg"
+            : s.limit ? FormatLimit(*s.limit)
+                      : "none";
+        std::printf("%-18s stiffness %g, drag %g, gravity %g, limits: %s\n%18s %s\n",
+                    p.name.c_str(), s.stiffness.value_or(0), s.drag_force.value_or(0),
+                    s.gravity_power.value_or(0), limit.c_str(), "", p.description.c_str());
+      }
+      return;
+    }
+    if (o->avatar.empty()) return fail("AVATAR is required (or --presets)");
     if (!o->list && o->out.empty()) return fail("-o OUT is required (or --list)");
     if (!o->list && !OutputsWritable({o->out, o->report}, o->force)) {
       exit_code = kExitBadInput;
@@ -182,28 +205,41 @@ void AddTune(CLI::App& app, int& exit_code) {
     } else {
       if (picked.empty()) return fail("name the springs to change: --chain NAME or --all");
       TuneSettings s;
-      s.stiffness = o->stiffness;
-      s.drag_force = o->drag;
-      s.gravity_power = o->gravity_power;
-      s.hit_radius = o->hit_radius;
+      if (!o->preset.empty()) {
+        auto p = FindPreset(o->preset);
+        if (!p.ok()) return fail("--preset: " + p.status().message());
+        if (o->scale) return fail("--scale does not combine with --preset (it sets values)");
+        s = p->settings;
+        changes.push_back("preset " + p->name + ": " + p->description);
+      }
+      if (o->stiffness) s.stiffness = o->stiffness;
+      if (o->drag) s.drag_force = o->drag;
+      if (o->gravity_power) s.gravity_power = o->gravity_power;
+      if (o->hit_radius) s.hit_radius = o->hit_radius;
+      if (o->max_flip) {
+        s.max_flip_deg = o->max_flip;
+        s.limit.reset();
+      }
       s.multiply = o->scale;
       s.limit_root_only = o->root_only;
       if (!o->gravity_dir.empty())
         s.gravity_dir = glm::vec3(o->gravity_dir[0], o->gravity_dir[1], o->gravity_dir[2]);
       if (!o->limit.empty()) {
+        if (o->max_flip) return fail("give --limit or --max-flip, not both");
         auto l = ParseLimit(o->limit);
         if (!l.ok()) return fail("--limit: " + l.status().message());
         s.limit = l.value();
+        s.max_flip_deg.reset();
       }
       if (!s.stiffness && !s.drag_force && !s.gravity_power && !s.hit_radius && !s.gravity_dir &&
-          !s.limit)
+          !s.limit && !s.max_flip_deg)
         return fail(
-            "nothing to change: give --stiffness, --drag, --gravity-power, --gravity-dir, "
-            "--hit-radius or --limit (or --list to see the settings)");
+            "nothing to change: give --preset, --stiffness, --drag, --gravity-power, "
+            "--gravity-dir, --hit-radius or --limit (or --list to see the settings)");
       if (s.multiply && s.gravity_dir) return fail("--scale does not apply to --gravity-dir");
       auto r = TuneSprings(av, picked, s);
       if (!r.ok()) return fail(o->avatar + ": " + r.status().message());
-      changes = r->changes;
+      changes.insert(changes.end(), r->changes.begin(), r->changes.end());
     }
     Status st = SaveWithVersion(av, o->out, o->force, o->vrm_version);
     if (!st.ok()) return fail(st.message());

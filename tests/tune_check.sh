@@ -46,6 +46,14 @@ free=$(flip pulled.vrm) held=$(flip held.vrm)
 python3 -c "import sys; f,h=$free,$held; sys.exit(0 if h < 0.5*f and h <= 50 else 1)" ||
   fail "flip with cone:10 on every joint $held deg vs $free deg free"
 
+# A preset: its values land in the file, an option beside it wins, the flip budget holds.
+"$cli" tune --presets | grep -q '^ponytail ' || fail "--presets does not list ponytail"
+"$cli" tune layered.vrm --all --preset bob --drag 0.55 --gravity-power 2 --gravity-dir 1,0,0 -o bob.vrm > bob.out
+grep -q 'preset bob: ' bob.out || fail "preset not reported: $(cat bob.out)"
+"$cli" tune bob.vrm --list | grep -qE '^hair_0 +6 +1.2 +0.55 +2 ' || fail "bob values: $("$cli" tune bob.vrm --list)"
+bob=$(flip bob.vrm)
+python3 -c "import sys; sys.exit(0 if $bob <= 45 else 1)" || fail "bob's 45-degree budget: flip $bob"
+
 # Undo after two tunes gives the untuned file back, byte for byte.
 "$cli" tune t1.vrm --chain hair_0 --scale --drag 1.5 --limit hinge:20:z --limit-root-only -o t2.vrm >/dev/null
 "$cli" tune t2.vrm --undo -o undone.vrm >/dev/null

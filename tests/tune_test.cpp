@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "hairswing/io.h"
 #include "synthetic.h"
 
@@ -121,6 +125,45 @@ TEST(Tune, ATamperedRecordIsRefusedAndChangesNothing) {
         EXPECT_EQ(copy.vrm.springs[i].joints[k].stiffness, av.vrm.springs[i].joints[k].stiffness)
             << record;
   }
+}
+
+// Every file in data/presets comes out of the compiled-in list with the values the file holds
+// (read here with nlohmann from the source tree, independently of the embedding).
+TEST(Tune, EveryPresetFileIsBuiltInWithItsValues) {
+  const std::string dir = std::string(HS_PRESETS_DIR);
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    std::ifstream in(e.path());
+    const nlohmann::json j = nlohmann::json::parse(in);
+    auto p = FindPreset(e.path().stem().string());
+    ASSERT_TRUE(p.ok()) << e.path() << ": " << p.status().message();
+    EXPECT_FALSE(p->description.empty());
+    EXPECT_EQ(p->settings.stiffness, j["stiffness"].get<float>()) << e.path();
+    EXPECT_EQ(p->settings.drag_force, j["drag_force"].get<float>()) << e.path();
+    EXPECT_EQ(p->settings.gravity_power, j["gravity_power"].get<float>()) << e.path();
+    EXPECT_EQ(p->settings.max_flip_deg, j["max_flip_deg"].get<float>()) << e.path();
+  }
+  EXPECT_GE(files, 7);
+  EXPECT_EQ(static_cast<int>(BuiltinPresets().size()), files) << "a preset file did not parse";
+  EXPECT_FALSE(FindPreset("pony-tail").ok());
+  EXPECT_TRUE(FindPreset("PONYTAIL").ok());
+}
+
+// A flip budget gives each chain cones sized by its own length: a = 0.85 x 2 x budget / (n + 1).
+TEST(Tune, FlipBudgetSizesTheConesPerChain) {
+  test::ChainSpec short_chain, long_chain;
+  short_chain.joints = 3;  // 2 swinging joints
+  long_chain.joints = 7;   // 6
+  Avatar av = test::MakeHairAvatar({short_chain, long_chain});
+  TuneSettings s = FindPreset("bob")->settings;  // 45 degrees
+  ASSERT_TRUE(TuneSprings(av, {0, 1}, s).ok());
+  const float deg = 3.14159265f / 180.0f;
+  EXPECT_NEAR(av.vrm.springs[0].joints[0].limit.angle, 0.85f * 2 * 45 * deg / 3, 1e-6f);
+  EXPECT_NEAR(av.vrm.springs[1].joints[5].limit.angle, 0.85f * 2 * 45 * deg / 7, 1e-6f);
+  EXPECT_EQ(av.vrm.springs[1].joints[6].limit.kind, JointLimit::Kind::kNone);
+  EXPECT_EQ(av.vrm.springs[0].joints[0].stiffness, 1.2f);
 }
 
 }  // namespace

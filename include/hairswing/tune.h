@@ -32,7 +32,16 @@ struct TuneSettings {
   /// or only on the root joint with `limit_root_only`.
   std::optional<JointLimit> limit;
   bool limit_root_only = false;
+  /// Instead of `limit`: cone limits sized per chain (FlipBudgetCone) so the chain's
+  /// root-to-tip chord turns at most this many degrees from its rest direction.
+  std::optional<float> max_flip_deg;
 };
+
+/// The cone half-angle (radians) for each of a chain's n swinging joints so that its chord turns
+/// at most `max_flip_deg` from rest: with n equal segments each bent by a from the one above the
+/// chord turns by about a (n + 1) / 2; 15 % less for uneven segments and curved rest shapes
+/// (measured on fitted haircuts, docs/fit.md). The fitter uses it too.
+float FlipBudgetCone(int swinging_joints, float max_flip_deg);
 
 struct TuneResult {
   std::vector<std::string> changes;  ///< one line per spring changed
@@ -47,6 +56,20 @@ Result<TuneResult> TuneSprings(Avatar& avatar, const std::vector<int>& springs,
 /// Restores every spring joint's parameters and limits from the undo record, bit for bit; fails
 /// when the avatar holds no record or its springs no longer match it.
 Status UndoTune(Avatar& avatar);
+
+/// A named set of settings for a kind of hair (data/presets/*.json, compiled in; docs/tune.md
+/// has each one's measured figures).
+struct TunePreset {
+  std::string name;         ///< "ponytail", "short-bangs", ...
+  std::string description;  ///< one sentence: what hair it is for and how it moves
+  TuneSettings settings;
+};
+
+/// The built-in presets, sorted by name.
+const std::vector<TunePreset>& BuiltinPresets();
+
+/// The preset called `name` (ignoring case); otherwise an error listing the closest names.
+Result<TunePreset> FindPreset(const std::string& name);
 
 /// Parses a limit as the command line writes it: "none", "cone:DEG", "hinge:DEG[:AXIS]"
 /// (AXIS: x (default), z, or degrees to turn the hinge about the bone) or

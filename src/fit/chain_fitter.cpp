@@ -31,6 +31,7 @@
 #include "hairswing/names.h"
 #include "hairswing/retarget.h"
 #include "hairswing/rig.h"
+#include "hairswing/tune.h"
 
 namespace hairswing {
 namespace {
@@ -699,15 +700,12 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
       // 1.5 cm at human scale, stored in the joint's local units (armatures may be scaled).
       j.hit_radius =
           0.015f * cx.unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
-      // A cone on every swinging joint, so the chain's chord cannot turn more than max_flip_deg
-      // from its rest direction: with n equal segments each bent by a from the one above, the
-      // chord turns by about a (n + 1) / 2, so a = 2 max_flip / (n + 1); 15 % less for uneven
-      // segments and curved rest shapes (measured on fitted haircuts: docs/fit.md).
+      // A cone on every swinging joint, so the chain's chord cannot turn more than
+      // max_flip_deg from its rest direction (FlipBudgetCone, docs/fit.md).
       const size_t n = chains[c].nodes.size() - 1;
       if (cx.opt.max_flip_deg > 0.0f && k < n) {
         j.limit.kind = JointLimit::Kind::kCone;
-        j.limit.angle =
-            0.85f * 2.0f * cx.opt.max_flip_deg * (3.14159265f / 180.0f) / static_cast<float>(n + 1);
+        j.limit.angle = FlipBudgetCone(static_cast<int>(n), cx.opt.max_flip_deg);
       }
       s.joints.push_back(j);
     }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "hairswing/names.h"
+#include "tune_presets_data.h"
 
 namespace hairswing {
 
@@ -181,6 +182,53 @@ std::string FormatLimit(const JointLimit& l) {
   return "?";
 }
 
+float FlipBudgetCone(int swinging_joints, float max_flip_deg) {
+  return 0.85f * 2.0f * max_flip_deg * (3.14159265f / 180.0f) /
+         static_cast<float>(std::max(swinging_joints, 1) + 1);
+}
+
+const std::vector<TunePreset>& BuiltinPresets() {
+  // Parsed once from the JSON compiled in (data/presets); a preset that does not parse is a
+  // build defect, which tests/tune_test.cpp catches (every file must come out here).
+  static const std::vector<TunePreset> presets = [] {
+    std::vector<TunePreset> out;
+    for (const EmbeddedPreset& e : kTunePresets) {
+      const Json j = Json::parse(e.json, nullptr, false);
+      if (!j.is_object()) continue;
+      try {
+        TunePreset p;
+        p.name = e.name;
+        p.description = j.value("description", "");
+        TuneSettings& s = p.settings;
+        if (j.contains("stiffness")) s.stiffness = j["stiffness"].get<float>();
+        if (j.contains("drag_force")) s.drag_force = j["drag_force"].get<float>();
+        if (j.contains("gravity_power")) s.gravity_power = j["gravity_power"].get<float>();
+        if (const auto g = j.find("gravity_dir"); g != j.end() && g->is_array() && g->size() == 3)
+          s.gravity_dir =
+              glm::vec3((*g)[0].get<float>(), (*g)[1].get<float>(), (*g)[2].get<float>());
+        if (j.contains("max_flip_deg")) s.max_flip_deg = j["max_flip_deg"].get<float>();
+        if (j.contains("limit")) {
+          auto l = ParseLimit(j["limit"].get<std::string>());
+          if (!l.ok()) continue;
+          s.limit = l.value();
+        }
+        out.push_back(std::move(p));
+      } catch (const Json::exception&) {  // a field of the wrong type: left out (tested)
+      }
+    }
+    return out;
+  }();
+  return presets;
+}
+
+Result<TunePreset> FindPreset(const std::string& name) {
+  std::vector<std::string> names;
+  for (const TunePreset& p : BuiltinPresets()) names.push_back(p.name);
+  auto found = FindName(name, names, "preset");
+  if (!found.ok()) return found.status();
+  return BuiltinPresets()[found.value()];
+}
+
 Result<TuneResult> TuneSprings(Avatar& av, const std::vector<int>& springs, const TuneSettings& s) {
   const int n = static_cast<int>(av.vrm.springs.size());
   for (int i : springs)
@@ -222,9 +270,18 @@ Result<TuneResult> TuneSprings(Avatar& av, const std::vector<int>& springs, cons
       for (SpringJoint& j : sp.joints) j.gravity_dir = d;
       what.push_back("gravity direction (" + Num(d.x) + ", " + Num(d.y) + ", " + Num(d.z) + ")");
     }
+    // Never on the last joint (only a tail), unless a VRM 0.x virtual tail follows it.
+    const size_t swinging = sp.has_virtual_tail ? sp.joints.size() : sp.joints.size() - 1;
+    if (s.max_flip_deg && !s.limit) {
+      JointLimit cone;
+      cone.kind = JointLimit::Kind::kCone;
+      cone.angle = FlipBudgetCone(static_cast<int>(swinging), *s.max_flip_deg);
+      for (size_t k = 0; k < sp.joints.size(); ++k)
+        sp.joints[k].limit = k < swinging ? cone : JointLimit{};
+      what.push_back("limit " + FormatLimit(cone) + " per joint (chord within " +
+                     Num(*s.max_flip_deg) + " deg)");
+    }
     if (s.limit) {
-      // Never on the last joint (only a tail), unless a VRM 0.x virtual tail follows it.
-      const size_t swinging = sp.has_virtual_tail ? sp.joints.size() : sp.joints.size() - 1;
       for (size_t k = 0; k < sp.joints.size(); ++k)
         sp.joints[k].limit =
             k < swinging && (!s.limit_root_only || k == 0) ? *s.limit : JointLimit{};
