@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,18 @@ inline std::optional<LoadedAvatar> LoadOrReport(const std::string& path) {
     return std::nullopt;
   }
   return std::move(loaded.value());
+}
+
+// A float for a JSON report as the decimal it was written from (9 significant digits read back
+// exactly, so 0.06f prints 0.06 rather than 0.060000061988830566), and exactly 0 below 1e-7: an
+// offset of 1.6e-10 m is an exporter's rounding noise.
+inline double Decimal(float v) {
+  if (std::fabs(v) < 1e-7f) return 0.0;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", static_cast<double>(v));
+  if (std::strtof(text, nullptr) != v)
+    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(v));
+  return std::strtod(text, nullptr);
 }
 
 // LoadOrReport in a command's callback: on failure the exit code becomes kExitBadInput.

@@ -17,17 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A float as the decimal it was written from (9 significant digits read back exactly, so
-// 0.06f prints 0.06 rather than 0.060000061988830566), and exactly 0 below 0.1 um: an offset of
-// 1.6e-10 m is an exporter's rounding noise.
-double Decimal(float v) {
-  if (std::fabs(v) < 1e-7f) return 0.0;
-  char text[32];
-  std::snprintf(text, sizeof text, "%.7g", static_cast<double>(v));
-  if (std::strtof(text, nullptr) != v)
-    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(v));
-  return std::strtod(text, nullptr);
-}
 Json V3(const glm::vec3& v) { return Json::array({Decimal(v.x), Decimal(v.y), Decimal(v.z)}); }
 
 std::string NodeName(const Avatar& av, int n) {

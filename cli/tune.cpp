@@ -3,7 +3,6 @@
 #include "hairswing/tune.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -27,14 +26,12 @@ std::string Range(const Spring& s, float SpringJoint::*field, size_t count) {
   return buf;
 }
 
-// The joints whose settings matter: all but the tail (a VRM 0.x leaf with a virtual tail swings).
-size_t Swinging(const Spring& s) {
-  return s.has_virtual_tail ? s.joints.size() : std::max<size_t>(1, s.joints.size() - 1);
-}
+// The joints whose settings the table shows: the swinging ones (at least the first).
+size_t Shown(const Spring& s) { return std::max<size_t>(1, SwingingJoints(s)); }
 
 std::string Limits(const Spring& s) {
   std::string out;
-  size_t k = 0, n = Swinging(s);
+  size_t k = 0, n = Shown(s);
   while (k < n) {  // runs of equal limits: "cone:30" or "cone:30 x1, none x3"
     size_t e = k;
     while (e < n && s.joints[e].limit == s.joints[k].limit) ++e;
@@ -46,29 +43,18 @@ std::string Limits(const Spring& s) {
   return out;
 }
 
-// A float as the shortest decimal that reads back as the same float (not its double expansion).
-double Short(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  for (int p = 1; p <= 9; ++p) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.*g", p, v);
-    if (std::strtof(b, nullptr) == v) return std::strtod(b, nullptr);
-  }
-  return std::strtod(buf, nullptr);
-}
-
 nlohmann::ordered_json SpringJson(const Avatar& av, int i) {
   const Spring& s = av.vrm.springs[i];
   nlohmann::ordered_json joints = nlohmann::json::array();
   for (const SpringJoint& j : s.joints)
     joints.push_back(
         {{"node", av.nodes[j.node].name},
-         {"stiffness", Short(j.stiffness)},
-         {"drag_force", Short(j.drag_force)},
-         {"gravity_power", Short(j.gravity_power)},
-         {"gravity_dir", {Short(j.gravity_dir.x), Short(j.gravity_dir.y), Short(j.gravity_dir.z)}},
-         {"hit_radius_m", Short(j.hit_radius)},
+         {"stiffness", Decimal(j.stiffness)},
+         {"drag_force", Decimal(j.drag_force)},
+         {"gravity_power", Decimal(j.gravity_power)},
+         {"gravity_dir",
+          {Decimal(j.gravity_dir.x), Decimal(j.gravity_dir.y), Decimal(j.gravity_dir.z)}},
+         {"hit_radius_m", Decimal(j.hit_radius)},
          {"limit", FormatLimit(j.limit)}});
   return {{"index", i}, {"name", s.name}, {"baked", s.baked}, {"joints", joints}};
 }
@@ -79,7 +65,7 @@ void PrintTable(const Avatar& av, const std::vector<int>& springs) {
   for (int i : springs) {
     const Spring& s = av.vrm.springs[i];
     if (s.joints.empty()) continue;
-    const size_t n = Swinging(s);
+    const size_t n = Shown(s);
     const glm::vec3 g = s.joints[0].gravity_dir;
     char dir[48];
     std::snprintf(dir, sizeof dir, "%.2g,%.2g,%.2g", g.x + 0.0f, g.y + 0.0f, g.z + 0.0f);
@@ -157,7 +143,7 @@ void AddTune(CLI::App& app, int& exit_code) {
     };
     if (o->presets) {
       for (const TunePreset& p : BuiltinPresets()) {
-        TuneSettings s = p.settings;
+        const TuneSettings& s = p.settings;
         const std::string limit =
             s.max_flip_deg
                 ? "chord within " + std::to_string(static_cast<int>(*s.max_flip_deg)) + " deg"

@@ -40,7 +40,7 @@ PY
 # stays at or below what the cone allows along the chain, far below the free one.
 "$cli" tune layered.vrm --all --gravity-power 2 --gravity-dir 1,0,0 -o pulled.vrm >/dev/null
 "$cli" tune pulled.vrm --all --limit cone:10 -o held.vrm >/dev/null
-flip() { "$cli" measure "$1" --json m.json --force >/dev/null && python3 -c '
+flip() { "$cli" measure "$1" --solver arc --fps 60 --json m.json --force >/dev/null && python3 -c '
 import json; d=json.load(open("m.json")); print(max(r["flip_deg"] for r in d["results"] if r["solver"]=="arc"))'; }
 free=$(flip pulled.vrm) held=$(flip held.vrm)
 python3 -c "import sys; f,h=$free,$held; sys.exit(0 if h < 0.5*f and h <= 50 else 1)" ||

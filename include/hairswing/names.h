@@ -11,6 +11,9 @@
 
 namespace hairswing {
 
+/// `s` with ASCII letters in lower case (for comparisons that ignore case).
+std::string ToLower(std::string s);
+
 /// Levenshtein distance (insertions, deletions, substitutions), for "did you mean".
 size_t EditDistance(std::string_view a, std::string_view b);
 

@@ -12,6 +12,10 @@
 
 namespace hairswing {
 
+/// The joints of a spring that swing (have a segment of their own): all but the last, which is
+/// only the tip, unless a VRM 0.x virtual tail follows it.
+size_t SwingingJoints(const Spring& spring);
+
 /// Which springs: each pattern is a spring name or a glob (`*`, `?`, `[...]`), matched ignoring
 /// case. A pattern that matches nothing is an error naming the closest spring names. Returns
 /// indices into avatar.vrm.springs, in file order, each once.

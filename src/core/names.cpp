@@ -21,11 +21,12 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-namespace {
-std::string Lower(std::string s) {
+std::string ToLower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
+
+namespace {
 std::string Quoted(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "\"" : ", \"") + n + "\"";
@@ -37,10 +38,10 @@ Result<size_t> FindName(const std::string& wanted, const std::vector<std::string
                         const std::string& what) {
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == wanted) return i;
-  const std::string low = Lower(wanted);
+  const std::string low = ToLower(wanted);
   std::vector<size_t> folded;
   for (size_t i = 0; i < names.size(); ++i)
-    if (Lower(names[i]) == low) folded.push_back(i);
+    if (ToLower(names[i]) == low) folded.push_back(i);
   if (folded.size() == 1) return folded[0];
   const std::string head = "no " + what + " named \"" + wanted + "\"";
   if (folded.size() > 1) {
@@ -53,7 +54,7 @@ Result<size_t> FindName(const std::string& wanted, const std::vector<std::string
   if (names.empty()) return Status(StatusCode::kInvalidInput, head + " (there are none)");
   std::vector<std::pair<size_t, std::string>> by_distance;
   by_distance.reserve(names.size());
-  for (const std::string& n : names) by_distance.emplace_back(EditDistance(low, Lower(n)), n);
+  for (const std::string& n : names) by_distance.emplace_back(EditDistance(low, ToLower(n)), n);
   std::sort(by_distance.begin(), by_distance.end());
   by_distance.erase(std::unique(by_distance.begin(), by_distance.end()), by_distance.end());
   std::vector<std::string> closest;

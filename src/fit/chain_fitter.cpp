@@ -26,6 +26,7 @@
 
 #include "core/chain_weights.h"
 #include "fit/body_scale.h"
+#include "fit/joint_record.h"
 #include "fit/weight_smoothing.h"
 #include "hairswing/fit.h"
 #include "hairswing/names.h"
@@ -107,16 +108,7 @@ bool SpringMovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
 
 Json SpringToJson(const Spring& s) {
   Json joints = Json::array();
-  for (const SpringJoint& j : s.joints) {
-    Json a = {j.node,          j.hit_radius,    j.stiffness,     j.gravity_power,
-              j.gravity_dir.x, j.gravity_dir.y, j.gravity_dir.z, j.drag_force};
-    if (j.limit.kind != JointLimit::Kind::kNone)  // an angle limit: 7 more numbers
-      for (float v :
-           {static_cast<float>(j.limit.kind), j.limit.angle, j.limit.yaw, j.limit.rotation.x,
-            j.limit.rotation.y, j.limit.rotation.z, j.limit.rotation.w})
-        a.push_back(v);
-    joints.push_back(a);
-  }
+  for (const SpringJoint& j : s.joints) joints.push_back(fit::JointRecord(j));
   return {{"name", s.name},
           {"joints", joints},
           {"collider_groups", s.collider_groups},
@@ -130,26 +122,7 @@ Json SpringToJson(const Spring& s) {
 Spring SpringFromJson(const Json& j) {
   Spring s;
   s.name = j.at("name").get<std::string>();
-  for (const Json& a : j.at("joints")) {
-    SpringJoint jt;
-    jt.node = a.at(0).get<int>();
-    jt.hit_radius = a.at(1).get<float>();
-    jt.stiffness = a.at(2).get<float>();
-    jt.gravity_power = a.at(3).get<float>();
-    jt.gravity_dir = {a.at(4).get<float>(), a.at(5).get<float>(), a.at(6).get<float>()};
-    jt.drag_force = a.at(7).get<float>();
-    if (a.size() >= 15) {
-      const int kind = static_cast<int>(a.at(8).get<float>());
-      if (kind < 0 || kind > static_cast<int>(JointLimit::Kind::kSpherical))
-        throw std::runtime_error("joint limit kind out of range");
-      jt.limit.kind = static_cast<JointLimit::Kind>(kind);
-      jt.limit.angle = a.at(9).get<float>();
-      jt.limit.yaw = a.at(10).get<float>();
-      jt.limit.rotation = glm::quat(a.at(14).get<float>(), a.at(11).get<float>(),
-                                    a.at(12).get<float>(), a.at(13).get<float>());
-    }
-    s.joints.push_back(jt);
-  }
+  for (const Json& a : j.at("joints")) s.joints.push_back(fit::JointFromRecord(a));
   s.collider_groups = j.at("collider_groups").get<std::vector<int>>();
   s.center = j.at("center").get<int>();
   s.source_group = j.at("source_group").get<int>();
@@ -691,6 +664,9 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
   for (size_t c = 0; c < chains.size(); ++c) {
     Spring s;
     s.name = "hairfit_" + std::to_string(cx.result.chains + static_cast<int>(c));
+    JointLimit cone;
+    cone.kind = JointLimit::Kind::kCone;
+    cone.angle = FlipBudgetCone(static_cast<int>(chains[c].nodes.size()) - 1, cx.opt.max_flip_deg);
     for (size_t k = 0; k < chains[c].nodes.size(); ++k) {
       SpringJoint j;
       j.node = chains[c].nodes[k];
@@ -702,11 +678,7 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
           0.015f * cx.unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
       // A cone on every swinging joint, so the chain's chord cannot turn more than
       // max_flip_deg from its rest direction (FlipBudgetCone, docs/fit.md).
-      const size_t n = chains[c].nodes.size() - 1;
-      if (cx.opt.max_flip_deg > 0.0f && k < n) {
-        j.limit.kind = JointLimit::Kind::kCone;
-        j.limit.angle = FlipBudgetCone(static_cast<int>(n), cx.opt.max_flip_deg);
-      }
+      if (cx.opt.max_flip_deg > 0.0f && k + 1 < chains[c].nodes.size()) j.limit = cone;
       s.joints.push_back(j);
     }
     for (size_t g = 0; g < cx.av.vrm.collider_groups.size(); ++g)

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fit/joint_record.h"
 #include "hairswing/names.h"
 #include "tune_presets_data.h"
 
@@ -19,11 +20,6 @@ namespace {
 constexpr const char* kUndoKey = "HAIRSWING_tune_undo";
 constexpr float kDegToRad = 3.14159265358979f / 180.0f;
 using Json = nlohmann::json;
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Reads a number of degrees in [0, max] from the whole of `s`.
 bool ParseDegrees(const std::string& s, float max, float* out) {
@@ -44,57 +40,11 @@ std::string Num(float v) {
   return os.str();
 }
 
-Json JointRecord(const SpringJoint& j) {
-  const JointLimit& l = j.limit;
-  return {{"node", j.node},
-          {"hitRadius", j.hit_radius},
-          {"stiffness", j.stiffness},
-          {"gravityPower", j.gravity_power},
-          {"gravityDir", {j.gravity_dir.x, j.gravity_dir.y, j.gravity_dir.z}},
-          {"dragForce", j.drag_force},
-          {"limit",
-           {{"kind", static_cast<int>(l.kind)},
-            {"angle", l.angle},
-            {"yaw", l.yaw},
-            {"rotation", {l.rotation.x, l.rotation.y, l.rotation.z, l.rotation.w}}}}};
-}
-
-// The record comes from a file: every field is checked before anything is restored.
-float RecordFloat(const Json& j, const char* key) {
-  const Json& v = j.at(key);
-  if (!v.is_number()) throw std::runtime_error(std::string(key) + ": not a number");
-  const double d = v.get<double>();
-  if (!std::isfinite(d) || std::fabs(d) > 3.4e38)
-    throw std::runtime_error(std::string(key) + ": out of range");
-  return static_cast<float>(d);
-}
-
-SpringJoint JointFromRecord(const Json& j) {
-  SpringJoint out;
-  out.node = j.at("node").get<int>();
-  out.hit_radius = RecordFloat(j, "hitRadius");
-  out.stiffness = RecordFloat(j, "stiffness");
-  out.gravity_power = RecordFloat(j, "gravityPower");
-  const Json& g = j.at("gravityDir");
-  if (!g.is_array() || g.size() != 3) throw std::runtime_error("gravityDir: expected 3 numbers");
-  out.gravity_dir = {RecordFloat({{"v", g[0]}}, "v"), RecordFloat({{"v", g[1]}}, "v"),
-                     RecordFloat({{"v", g[2]}}, "v")};
-  out.drag_force = RecordFloat(j, "dragForce");
-  const Json& l = j.at("limit");
-  const int kind = l.at("kind").get<int>();
-  if (kind < 0 || kind > static_cast<int>(JointLimit::Kind::kSpherical))
-    throw std::runtime_error("limit kind out of range");
-  out.limit.kind = static_cast<JointLimit::Kind>(kind);
-  out.limit.angle = RecordFloat(l, "angle");
-  out.limit.yaw = RecordFloat(l, "yaw");
-  const Json& q = l.at("rotation");
-  if (!q.is_array() || q.size() != 4) throw std::runtime_error("rotation: expected 4 numbers");
-  out.limit.rotation = glm::quat(RecordFloat({{"v", q[3]}}, "v"), RecordFloat({{"v", q[0]}}, "v"),
-                                 RecordFloat({{"v", q[1]}}, "v"), RecordFloat({{"v", q[2]}}, "v"));
-  return out;
-}
-
 }  // namespace
+
+size_t SwingingJoints(const Spring& s) {
+  return s.has_virtual_tail || s.joints.empty() ? s.joints.size() : s.joints.size() - 1;
+}
 
 Result<std::vector<int>> SelectSprings(const Avatar& av, const std::vector<std::string>& patterns) {
   std::vector<std::string> names;
@@ -117,7 +67,7 @@ Result<std::vector<int>> SelectSprings(const Avatar& av, const std::vector<std::
 }
 
 Result<JointLimit> ParseLimit(const std::string& text) {
-  const std::string t = Lower(text);
+  const std::string t = ToLower(text);
   JointLimit l;
   auto bad = [&](const std::string& why) {
     return Status(StatusCode::kInvalidInput, "limit \"" + text + "\": " + why +
@@ -250,7 +200,7 @@ Result<TuneResult> TuneSprings(Avatar& av, const std::vector<int>& springs, cons
     const std::string key = std::to_string(i);
     if (!recorded.contains(key)) {
       Json joints = Json::array();
-      for (const SpringJoint& j : sp.joints) joints.push_back(JointRecord(j));
+      for (const SpringJoint& j : sp.joints) joints.push_back(fit::JointRecord(j));
       recorded[key] = {{"name", sp.name}, {"joints", joints}};
     }
     std::vector<std::string> what;
@@ -270,8 +220,7 @@ Result<TuneResult> TuneSprings(Avatar& av, const std::vector<int>& springs, cons
       for (SpringJoint& j : sp.joints) j.gravity_dir = d;
       what.push_back("gravity direction (" + Num(d.x) + ", " + Num(d.y) + ", " + Num(d.z) + ")");
     }
-    // Never on the last joint (only a tail), unless a VRM 0.x virtual tail follows it.
-    const size_t swinging = sp.has_virtual_tail ? sp.joints.size() : sp.joints.size() - 1;
+    const size_t swinging = SwingingJoints(sp);  // never a limit on the tail joint
     if (s.max_flip_deg && !s.limit) {
       JointLimit cone;
       cone.kind = JointLimit::Kind::kCone;
@@ -315,21 +264,22 @@ Status UndoTune(Avatar& av) {
       if (used != key.size() || i < 0 || i >= static_cast<long>(springs.size()))
         throw std::runtime_error("spring " + key + " is not in this avatar");
       Spring& sp = springs[i];
-      const Json& joints = rec.at("joints");
+      const Json& records = rec.at("joints");
+      if (!records.is_array()) throw std::runtime_error("joints: not an array");
+      std::vector<SpringJoint> joints;
+      for (const Json& r : records) joints.push_back(fit::JointFromRecord(r));
       // A VRM 0.x spring tuned and then written as VRM 1.0 gained one joint: its virtual tail,
       // made a node, with the last joint's settings (write_gltf.cpp). It gets them back too.
-      const bool gained_tail = joints.is_array() && joints.size() + 1 == sp.joints.size() &&
-                               sp.joints.back().node >= 0 &&
-                               static_cast<size_t>(sp.joints.back().node) < av.nodes.size() &&
-                               !joints.empty() &&
-                               av.nodes[sp.joints.back().node].parent == joints.back().at("node");
-      if (!joints.is_array() || (joints.size() != sp.joints.size() && !gained_tail))
+      const int last = sp.joints.empty() ? -1 : sp.joints.back().node;
+      const bool gained_tail = !joints.empty() && joints.size() + 1 == sp.joints.size() &&
+                               last >= 0 && static_cast<size_t>(last) < av.nodes.size() &&
+                               av.nodes[last].parent == joints.back().node;
+      if (joints.size() != sp.joints.size() && !gained_tail)
         throw std::runtime_error("spring \"" + sp.name + "\" has changed since it was tuned");
       for (size_t k = 0; k < joints.size(); ++k) {
-        SpringJoint j = JointFromRecord(joints[k]);
-        if (j.node != sp.joints[k].node)
+        if (joints[k].node != sp.joints[k].node)
           throw std::runtime_error("spring \"" + sp.name + "\" has changed since it was tuned");
-        sp.joints[k] = j;
+        sp.joints[k] = joints[k];
       }
       if (gained_tail) {
         const int tail_node = sp.joints.back().node;

@@ -219,7 +219,7 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
                                      const glm::vec3& rest_vec, float len, float hit, glm::vec3 xh,
                                      glm::vec3 vs, const int* cand, int n_cand, StepReport& rep,
                                      const glm::quat* limit_frame) {
-  glm::vec3 normals[kMaxNormals];
+  glm::vec3 normals[kMaxNormals + 1];  // + the angle limit's last push back, if any
   int n_normals = 0;
   glm::vec3 limit_n(0.0f);  // a push back inside the angle limit after a contact, unit (or 0)
   for (int it = 0; it < kContactIterations && n_cand > 0; ++it) {
@@ -273,9 +273,10 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
   // Removing the radial part can tilt the velocity back into a contact whose normal is not
   // perpendicular to the link. Remove the inward part once more, along each normal's component
   // perpendicular to the link, so the result keeps |link| fixed and still never moves inwards.
-  for (int i = 0; i <= n_normals; ++i) {
-    const glm::vec3& ni = i < n_normals ? normals[i] : limit_n;
-    glm::vec3 np = ni - glm::dot(ni, dir) * dir;
+  // The angle limit's push back counts here too (not as a contact: after `touched`).
+  if (limit_frame && limit_n != glm::vec3(0.0f)) normals[n_normals++] = limit_n;
+  for (int i = 0; i < n_normals; ++i) {
+    glm::vec3 np = normals[i] - glm::dot(normals[i], dir) * dir;
     const float l = glm::length(np);
     if (l < 1e-6f) continue;
     np *= 1.0f / l;
