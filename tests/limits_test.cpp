@@ -226,21 +226,27 @@ TEST(LimitFile, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(jb.back().limit.kind, JointLimit::Kind::kNone);
 }
 
-TEST(LimitFile, ALimitOnTheLastJointIsIgnoredWithAWarning) {
+// The strand's file with `limit_json` put into joint `k`'s extensions (JSON chunk rewritten, the
+// GLB's lengths with it), read back.
+Result<LoadedAvatar> StrandWithLimitJson(size_t k, const std::string& limit_json) {
   Avatar av = SidewaysPulledStrand({1, 0, 0}, JointLimit{});
   auto bytes = EncodeGlb(av, false, VrmOutput::kVrm1);
-  ASSERT_TRUE(bytes.ok());
-  // Rewrite the JSON chunk with the last joint given a limit, and the GLB's lengths with it.
+  if (!bytes.ok()) return bytes.status();
   std::string glb(bytes->begin(), bytes->end());
   uint32_t json_len;
   std::memcpy(&json_len, glb.data() + 12, 4);
   std::string json = glb.substr(20, json_len);
-  const std::string last = "\"node\":" + std::to_string(av.vrm.springs[0].joints.back().node);
-  const size_t at = json.rfind(last);
-  ASSERT_NE(at, std::string::npos);
-  json.insert(at,
-              "\"extensions\":{\"VRMC_springBone_limit\":{\"specVersion\":\"1.0-draft\","
-              "\"limit\":{\"cone\":{\"angle\":0.1}}}},");
+  // The joint's "node" key inside the springs list (keys are written sorted, so the joint's
+  // other keys may come before it; the inserted key goes just in front of it).
+  const std::string joint = "\"node\":" + std::to_string(av.vrm.springs[0].joints.at(k).node);
+  size_t at = json.find("\"springs\":");
+  while (at != std::string::npos) {
+    at = json.find(joint, at + 1);
+    if (at == std::string::npos || json[at + joint.size()] == ',' || json[at + joint.size()] == '}')
+      break;
+  }
+  if (at == std::string::npos) return Status(StatusCode::kInvalidInput, "joint not found in JSON");
+  json.insert(at, "\"extensions\":{\"VRMC_springBone_limit\":" + limit_json + "},");
   while (json.size() % 4) json.push_back(' ');
   const uint32_t new_len = static_cast<uint32_t>(json.size());
   std::string out = glb.substr(0, 12);
@@ -250,15 +256,65 @@ TEST(LimitFile, ALimitOnTheLastJointIsIgnoredWithAWarning) {
   out.append(glb, 20 + json_len, std::string::npos);  // the BIN chunk as it was
   const uint32_t total = static_cast<uint32_t>(out.size());
   std::memcpy(out.data() + 8, &total, 4);
-  glb = out;
-  auto back = LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(glb.data()), glb.size(),
-                                   "last.glb", "");
+  return LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(out.data()), out.size(), "limit.glb",
+                              "");
+}
+
+bool Warned(const LoadedAvatar& loaded, const std::string& what) {
+  for (const auto& w : loaded.warnings)
+    if (w.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(LimitFile, ALimitOnTheLastJointIsIgnoredWithAWarning) {
+  const size_t last =
+      SidewaysPulledStrand({1, 0, 0}, JointLimit{}).vrm.springs[0].joints.size() - 1;
+  auto back =
+      StrandWithLimitJson(last, R"({"specVersion":"1.0-draft","limit":{"cone":{"angle":0.1}}})");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->avatar.vrm.springs[0].joints.back().limit.kind, JointLimit::Kind::kNone);
-  bool warned = false;
-  for (const auto& w : back->warnings) warned |= w.find("last joint") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(Warned(*back, "last joint"));
 }
+
+TEST(LimitFile, AWellFormedLimitIsReadFromTheFile) {
+  // The control for the malformed cases below: the same injection with a good limit is read.
+  auto back =
+      StrandWithLimitJson(0, R"({"specVersion":"1.0-draft","limit":{"hinge":{"angle":0.5}}})");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->avatar.vrm.springs[0].joints[0].limit.kind, JointLimit::Kind::kHinge);
+  EXPECT_FLOAT_EQ(back->avatar.vrm.springs[0].joints[0].limit.angle, 0.5f);
+}
+
+// A malformed limit costs the limit (one warning naming the field), never the file.
+class MalformedLimit : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(MalformedLimit, IsDroppedWithAWarningAndTheFileLoads) {
+  const auto [json, field] = GetParam();
+  auto back = StrandWithLimitJson(0, json);
+  ASSERT_TRUE(back.ok()) << json << ": " << back.status().message();
+  EXPECT_EQ(back->avatar.vrm.springs[0].joints[0].limit.kind, JointLimit::Kind::kNone) << json;
+  EXPECT_TRUE(Warned(*back, field)) << json << " should warn about " << field;
+  EXPECT_EQ(back->avatar.vrm.springs[0].joints.size(),
+            SidewaysPulledStrand({1, 0, 0}, JointLimit{}).vrm.springs[0].joints.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, MalformedLimit,
+    ::testing::Values(
+        std::make_pair(R"({"specVersion":"1.0-draft","limit":{"cone":{}}})", "cone.angle"),
+        std::make_pair(R"({"specVersion":"1.0-draft","limit":{"hinge":{"rotation":[0,0,0,1]}}})",
+                       "hinge.angle"),
+        std::make_pair(R"({"specVersion":"1.0-draft","limit":{"spherical":{"pitch":0.5}}})",
+                       "spherical.yaw"),
+        std::make_pair(R"({"specVersion":"1.0-draft","limit":{"cone":"wide"}})", "limit.cone"),
+        std::make_pair(R"({"specVersion":"1.0-draft","limit":{"cone":{"angle":"big"}}})",
+                       "cone.angle"),
+        std::make_pair(
+            R"({"specVersion":"1.0-draft","limit":{"cone":{"angle":0.3,"rotation":[1]}}})",
+            "cone.rotation"),
+        std::make_pair(R"({"specVersion":"1.0-draft","limit":[]})", "limit"),
+        std::make_pair(R"({"specVersion":"1.0-draft"})", "no \"limit\""),
+        std::make_pair(R"("cone")", "expected an object")));
 
 }  // namespace
 }  // namespace hairswing

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "hairswing/io.h"
 
@@ -18,6 +20,36 @@ inline std::string Shared(const std::string& rel) {
 
 inline std::string TestData(const std::string& rel) {
   return std::string(HS_TEST_DATA) + "/" + rel;
+}
+
+/// The rows of a corpus' expected.tsv (tests/data/*/expected.tsv): tab-separated fields, '#'
+/// lines and blank lines skipped.
+inline std::vector<std::vector<std::string>> ReadTsv(const std::string& rel) {
+  std::vector<std::vector<std::string>> out;
+  std::ifstream f(TestData(rel));
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> row;
+    for (size_t at = 0;;) {
+      const size_t tab = line.find('\t', at);
+      row.push_back(line.substr(at, tab == std::string::npos ? std::string::npos : tab - at));
+      if (tab == std::string::npos) break;
+      at = tab + 1;
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+/// A corpus error: one line that starts with the file's name and contains `expect`.
+inline void ExpectOneLineError(const Status& status, const std::string& file,
+                               const std::string& expect) {
+  ASSERT_FALSE(status.ok()) << file << " loaded";
+  const std::string& msg = status.message();
+  EXPECT_EQ(msg.rfind(file + ": ", 0), 0u) << "does not start with the file name: " << msg;
+  EXPECT_NE(msg.find(expect), std::string::npos) << "does not name '" << expect << "': " << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 
 /// Loads a shared file or skips the test with a clear message when ../shared is absent.

@@ -16,6 +16,7 @@
 
 #include "hairswing/io.h"
 #include "io/compat.h"
+#include "io/decode_compressed.h"
 #include "io/gltf_files.h"
 #include "io/gltf_reader.h"
 #include "io/read_internal.h"
@@ -140,11 +141,13 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
     std::vector<uint8_t> rewrapped;
     const uint8_t* load_data = data;
     size_t load_size = size;
+    // Compressed geometry: what the container parser must not look for (decode_compressed.h).
+    const bool prepared = PrepareCompressedForParser(root);
     const std::vector<BufferLengthFix> length_fixes =
         MatchBufferLengths(root, data, size, is_glb, [&](const std::string& uri) {
           return no_folder ? std::string() : JoinPath(base_dir, PercentDecode(uri));
         });
-    if (!length_fixes.empty()) {
+    if (!length_fixes.empty() || prepared) {
       json_text = Dump(root);
       if (is_glb) {
         rewrapped = RewrapGlb(data, size, json_text);
@@ -199,6 +202,7 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
       std::string first = err.substr(0, err.find('\n'));
       return fail(StatusCode::kInvalidInput, first.empty() ? "not a valid glTF file" : first);
     }
+    DecodeCompressedGeometry(model, root, options.max_elements);
     Reader reader{model, {}, options.max_elements, options.max_decoded_values};
     for (size_t i = 0; i < model.buffers.size(); ++i) {
       const std::string uri = model.buffers[i].uri;

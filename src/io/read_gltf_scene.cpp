@@ -199,7 +199,12 @@ void ReadMeshes(const Reader& r, const Json& root, const std::string& file, Avat
       Primitive p;
       p.mode = sp.mode < 0 ? 4 : sp.mode;
       if (const Json* jps = Find(jm, "primitives"); jps && jps->is_array() && pi < jps->size()) {
-        p.extensions_json = kept((*jps)[pi], "extensions");
+        // Compressed geometry was decoded (decode_compressed.h): its extension does not pass on.
+        Json exts = (*jps)[pi].is_object() && Find((*jps)[pi], "extensions")
+                        ? *Find((*jps)[pi], "extensions")
+                        : Json();
+        if (exts.is_object()) exts.erase("KHR_draco_mesh_compression");
+        if (exts.is_object() && !exts.empty()) p.extensions_json = Dump(exts);
         p.extras_json = kept((*jps)[pi], "extras");
       }
       for (const auto& [name, acc] : sp.attributes)

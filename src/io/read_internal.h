@@ -36,11 +36,13 @@ void NormaliseVrm0Axes(Avatar& avatar);
 void CollectExtensionNames(const Json& json, std::vector<std::string>& out);
 
 /// A glTF node's world transform check helpers live in rig; here only the extension names we
-/// consume (and so do not pass through verbatim).
+/// consume (and so do not pass through verbatim): compressed geometry is decoded on reading and
+/// written uncompressed.
 inline bool IsModelledExtension(const std::string& name) {
   return name == "VRM" || name == "VRMC_vrm" || name == "VRMC_springBone" ||
          name == "VRMC_springBone_extended_collider" || name == "VRMC_springBone_limit" ||
-         name == "VRMC_node_constraint";
+         name == "VRMC_node_constraint" || name == "KHR_draco_mesh_compression" ||
+         name == "EXT_meshopt_compression";
 }
 
 }  // namespace hairswing::io

@@ -196,11 +196,20 @@ void ReadSpringBone1(const Json& sb, Avatar& av, Warnings& warnings, const std::
         const Json* exts = GetObject(jj, "extensions", jf);
         if (const Json* lim = exts ? Find(*exts, "VRMC_springBone_limit") : nullptr) {
           const std::string lf = jf + ".extensions.VRMC_springBone_limit";
-          if (!lim->is_object()) throw ReadError(lf, "expected an object");
-          if (k + 1 == joints.size())  // the last joint is only a tail: the draft says ignore
+          if (!lim->is_object()) {
+            warnings.push_back(file + ": " + lf + ": expected an object; ignored");
+          } else if (k + 1 == joints.size()) {  // the last joint is only a tail: the draft says
             warnings.push_back(file + ": " + lf + " is on the spring's last joint; ignored");
-          else
-            j.limit = ReadJointLimit(*lim, lf, warnings, file);
+          } else {
+            // A malformed limit loses the limit, never the file: the joint swings free, as in a
+            // runtime that does not know the extension.
+            try {
+              j.limit = ReadJointLimit(*lim, lf, warnings, file);
+            } catch (const ReadError& e) {
+              warnings.push_back(file + ": " + e.what() + "; the limit is ignored");
+              j.limit = JointLimit{};
+            }
+          }
         }
         s.joints.push_back(j);
       }

@@ -105,7 +105,7 @@ def main():
     mutate("collider_no_shape.gltf", lambda d: d["extensions"]["VRMC_springBone"]["colliders"][0].pop("shape"), "colliders[0].shape")
     mutate("spring_param_not_number.gltf", lambda d: d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][0].update(stiffness="stiff"), "joints[0].stiffness")
     mutate("vrm0_bone_out_of_range.gltf", lambda d: d["extensions"].update(VRM={"secondaryAnimation": {"boneGroups": [{"bones": [9]}]}}), "boneGroups[0].bones[0]")
-    mutate("required_draco.gltf", lambda d: d.update(extensionsRequired=["KHR_draco_mesh_compression"]), "KHR_draco_mesh_compression")
+    mutate("required_unknown.gltf", lambda d: d.update(extensionsRequired=["EXT_made_up_geometry"]), "EXT_made_up_geometry")
     mutate("scene_root_out_of_range.gltf", lambda d: d["scenes"][0].update(nodes=[12]), "scenes[0].nodes")
     # Found by the fuzzer: tinygltf hands an image's bufferView over unchecked.
     mutate("image_view_past_buffer.gltf", lambda d: (d["bufferViews"].append({"buffer": 0, "byteOffset": 100, "byteLength": 1000}),

@@ -147,6 +147,13 @@ test('bad bytes: a JS Error naming the file and the field, nothing half-built', 
   dv.setUint32(12, text.length, true); dv.setUint32(16, 0x4e4f534a, true);
   glb.set(text, 20); glb.set(rest, 20 + text.length);
   cases.push(['badnode.vrm', glb, /badnode\.vrm.*springs\[0\]\.joints\[0\]\.node/]);
+  // Compressed geometry: the package has no Draco or meshopt decoder; it says so and how to get
+  // an uncompressed copy (tests/data/compressed, made by tests/data/make_compressed.py).
+  const compressed = path.join(path.dirname(new URL(import.meta.url).pathname), '../../../tests/data/compressed');
+  cases.push(['strip_draco.glb', new Uint8Array(fs.readFileSync(path.join(compressed, 'strip_draco.glb'))),
+    /strip_draco\.glb: meshes\[0\]\.primitives\[0\]\.extensions\.KHR_draco_mesh_compression: this build of hairswing cannot decode Draco data.*hairswing convert/]);
+  cases.push(['strip_meshopt.glb', new Uint8Array(fs.readFileSync(path.join(compressed, 'strip_meshopt.glb'))),
+    /strip_meshopt\.glb: bufferViews\[\d+\]\.extensions\.EXT_meshopt_compression: this build of hairswing cannot decode meshopt data/]);
   for (const [name, bytes, pattern] of cases) {
     await assert.rejects(HairswingSpringBones.fromVRM(side.vrm, bytes, { name }), (e) => {
       assert.ok(e instanceof Error);
