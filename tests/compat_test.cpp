@@ -3,6 +3,7 @@
 // listed in expected.tsv, when its data is really there, and stays a one-line error when it is
 // not. A GLB whose buffers[0].byteLength is shorter than its BIN chunk simulates and round-trips
 // to a file whose byteLength is right.
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -226,6 +227,56 @@ TEST(Vrm0Writer, ABoneGroupListingEveryBoneAsARootKeepsEverySpring) {
     ASSERT_TRUE(again.ok()) << again.status().message();
     EXPECT_EQ(SpringNodes(again->avatar), SpringNodes(first->avatar)) << bones.dump();
   }
+}
+
+bool HasWarning(const std::vector<std::string>& warnings, const std::string& what) {
+  return std::any_of(warnings.begin(), warnings.end(),
+                     [&](const std::string& w) { return w.find(what) != std::string::npos; });
+}
+
+// Nothing is dropped on write without a warning naming it: VRM 0.x holds colliders only in
+// collider groups and has no form for a spring without joints.
+TEST(Vrm0Writer, WhatVrm0CannotHoldIsNamedInAWarning) {
+  auto first = LoadJson(Vrm0Base());
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  Avatar av = first->avatar;
+  Collider loose;
+  loose.node = 0;
+  loose.radius = 0.05f;
+  av.vrm.colliders.push_back(loose);
+  Spring empty;
+  empty.name = "Nothing";
+  av.vrm.springs.push_back(empty);
+  std::vector<std::string> warnings;
+  auto bytes = EncodeGlb(av, true, VrmOutput::kVrm0, &warnings);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  EXPECT_TRUE(HasWarning(warnings, "collider " + std::to_string(av.vrm.colliders.size() - 1) +
+                                       " on node \"" + av.nodes[0].name +
+                                       "\" is in no collider group"));
+  EXPECT_TRUE(HasWarning(warnings, "spring \"Nothing\" has no joints"));
+  // The control: the file as loaded writes without either warning.
+  std::vector<std::string> clean;
+  ASSERT_TRUE(EncodeGlb(first->avatar, true, VrmOutput::kVrm0, &clean).ok());
+  EXPECT_FALSE(HasWarning(clean, "no collider group"));
+  EXPECT_FALSE(HasWarning(clean, "has no joints"));
+}
+
+// VRM 0.x -> 1.0: an expression bind that cannot be carried over is named, not lost silently.
+TEST(Vrm0Convert, ExpressionBindsThatCannotBeCarriedAreNamed) {
+  nlohmann::json d = Vrm0Base();
+  d["meshes"].push_back(d["meshes"][0]);  // mesh 1: drawn by no node
+  auto& group = d["extensions"]["VRM"]["blendShapeMaster"]["blendShapeGroups"][0];
+  group["binds"].push_back({{"mesh", 1}, {"index", 0}, {"weight", 100}});
+  group["materialValues"] = {{{"materialName", "NoSuchMaterial"},
+                              {"propertyName", "_Color"},
+                              {"targetValue", {1, 0, 0, 1}}}};
+  auto loaded = LoadJson(d);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_TRUE(HasWarning(loaded->warnings, "binds[1]: mesh 1 is drawn by no node"));
+  EXPECT_TRUE(HasWarning(loaded->warnings, "materialName \"NoSuchMaterial\" names no material"));
+  auto plain = LoadJson(Vrm0Base());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(HasWarning(plain->warnings, "drawn by no node"));
 }
 
 }  // namespace

@@ -267,10 +267,25 @@ void ReadMeshes(const Reader& r, const Json& root, const std::string& file, Avat
                                " vertices have weights that are not finite numbers; they follow "
                                "their first joint alone");
         } else {
+          // UVs, colours, tangents, second skin sets: nothing here reads them; values that are
+          // not finite numbers become 0 with a warning instead of refusing the file.
           ExtraAttribute ea;
-          ea.data = r.Read<float>(acc, &ea.components, af);
+          ea.data = r.Read<float>(acc, &ea.components, af, /*allow_non_finite=*/true);
           if (ea.components > 4 || ea.data.size() != nv * ea.components)
             throw ReadError(af, "count differs from POSITION");
+          size_t bad = 0;
+          for (size_t v = 0; v < nv; ++v) {
+            bool finite = true;
+            for (int c = 0; c < ea.components; ++c)
+              finite &= std::isfinite(ea.data[v * ea.components + c]);
+            if (finite) continue;
+            ++bad;
+            for (int c = 0; c < ea.components; ++c) ea.data[v * ea.components + c] = 0.0f;
+          }
+          if (bad)
+            warnings.push_back(file + ": " + af + ": " + std::to_string(bad) + " of " +
+                               std::to_string(nv) +
+                               " values are not finite numbers; they are set to 0");
           p.extra_attributes[name] = std::move(ea);
         }
       }

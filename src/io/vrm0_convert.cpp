@@ -365,6 +365,11 @@ Json ConvertVrm0Face(const Json& vrm, const Json& root, const Avatar& av, Warnin
         const int mesh = GetIndexOrNone(binds[b], "mesh", av.meshes.size(), Idx(f + ".binds", b));
         const int index = static_cast<int>(GetNumber(binds[b], "index", -1, Idx(f + ".binds", b)));
         if (mesh < 0 || index < 0) continue;
+        if (nodes_of_mesh[mesh].empty())
+          warnings.push_back(av.source_path + ": " + Idx(f + ".binds", b) + ": mesh " +
+                             std::to_string(mesh) +
+                             " is drawn by no node, and VRM 1.0 binds morph targets by node: "
+                             "dropped");
         for (int node : nodes_of_mesh[mesh])
           morphs.push_back({{"node", node},
                             {"index", index},
@@ -376,6 +381,10 @@ Json ConvertVrm0Face(const Json& vrm, const Json& root, const Avatar& av, Warnin
         const std::string mname = GetString(values[k], "materialName", "", vf);
         const std::string prop = GetString(values[k], "propertyName", "", vf);
         const std::vector<double> tv = Vec4(&values[k], "targetValue", {0, 0, 0, 1});
+        if (std::none_of(av.materials.begin(), av.materials.end(),
+                         [&](const Material& m) { return m.name == mname; }))
+          warnings.push_back(av.source_path + ": " + vf + ".materialName \"" + mname +
+                             "\" names no material: dropped");
         for (size_t m = 0; m < av.materials.size(); ++m) {
           if (av.materials[m].name != mname) continue;
           if (prop == "_MainTex_ST") {

@@ -471,6 +471,16 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
       groups.push_back(j);
     }
   }
+  // VRM 0.x holds colliders only inside collider groups.
+  std::vector<bool> grouped(av.vrm.colliders.size(), false);
+  for (const ColliderGroup& g : av.vrm.collider_groups)
+    for (int ci : g.colliders)
+      if (ci >= 0 && static_cast<size_t>(ci) < grouped.size()) grouped[ci] = true;
+  for (size_t ci = 0; ci < grouped.size(); ++ci)
+    if (!grouped[ci])
+      warn("collider " + std::to_string(ci) + " on node \"" +
+           av.nodes[av.vrm.colliders[ci].node].name +
+           "\" is in no collider group: VRM 0.x holds colliders only in groups; left out");
   Json bone_groups = Json::array();
   auto emit = [&](const std::vector<const Spring*>& ss, const std::vector<int>& roots) {
     const Spring& s = *ss[0];
@@ -523,7 +533,10 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
       by_source[s.source_group].push_back(&s);
   std::set<int> emitted;
   for (const Spring& s : av.vrm.springs) {
-    if (s.joints.empty()) continue;
+    if (s.joints.empty()) {
+      warn("spring \"" + s.name + "\" has no joints: VRM 0.x has no form for it; left out");
+      continue;
+    }
     if (s.baked) {
       warn("spring \"" + s.name + "\" is baked: VRM 0.x cannot mark it, so it is left out");
       continue;

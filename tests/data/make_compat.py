@@ -159,6 +159,13 @@ d["accessors"].append({"bufferView": view, "componentType": 5126, "count": 3, "t
 d["meshes"][0]["primitives"][0]["targets"] = [{"POSITION": len(d["accessors"]) - 1}]
 cases.append(("morph_not_finite.gltf", json.dumps(d).encode(), "ok", "targets[0].POSITION: 1 of 3 deltas are not finite numbers"))
 
+# 18. A UV set with a NaN (no spring or measurement reads UVs): those values become 0.
+d = base()
+view = inline_buffer(d, struct.pack("<6f", 0, 0, float("nan"), 1, 1, 1))
+d["accessors"].append({"bufferView": view, "componentType": 5126, "count": 3, "type": "VEC2"})
+d["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = len(d["accessors"]) - 1
+cases.append(("uv_not_finite.gltf", json.dumps(d).encode(), "ok", "TEXCOORD_0: 1 of 3 values are not finite numbers; they are set to 0"))
+
 
 def main():
     os.makedirs(HERE, exist_ok=True)
