@@ -18,7 +18,10 @@ test('npm pack, install into a fresh project, run the README example', async (t)
   const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], packageDir));
   const files = packed[0].files.map((f) => f.path).sort();
   t.diagnostic(`${packed[0].filename}: ${files.join(', ')} (${packed[0].size} bytes)`);
-  for (const f of ['README.md', 'package.json', 'src/index.js', 'src/index.d.ts', 'wasm/hairswing.mjs', 'wasm/hairswing.wasm', 'bin/hairswing-hash.mjs']) {
+  // The package carries the project's MIT licence, the same text as the repository's.
+  assert.equal(fs.readFileSync(path.join(packageDir, 'LICENSE'), 'utf8'),
+    fs.readFileSync(path.join(packageDir, '../../LICENSE'), 'utf8'), 'web/hairswing-three/LICENSE differs from LICENSE');
+  for (const f of ['LICENSE', 'README.md', 'package.json', 'src/index.js', 'src/index.d.ts', 'wasm/hairswing.mjs', 'wasm/hairswing.wasm', 'bin/hairswing-hash.mjs']) {
     assert.ok(files.includes(f), `${f} missing from the tarball`);
   }
   assert.ok(!files.some((f) => f.startsWith('test/')), 'tests shipped in the tarball');
