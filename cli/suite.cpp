@@ -88,7 +88,18 @@ Json RowJson(const RunResult& r) {
               {"stretch_p99_excess_pct", num(r.stretch_p99_excess_pct)},
               {"stretch_worst_excess_pct", num(r.stretch_worst_excess_pct)},
               {"shape_error_deg", num(r.shape_error_deg)},
-              {"flip_deg", num(r.flip_deg)}};
+              {"flip_deg", num(r.flip_deg)},
+              {"stretch_p99_excess_per_chain_pct",
+               [&] {
+                 Json a = Json::array();
+                 for (double v : r.stretch_p99_excess_per_chain_pct) a.push_back(num(v));
+                 return a;
+               }()},
+              {"flip_per_chain_deg", [&] {
+                 Json a = Json::array();
+                 for (double v : r.flip_per_chain_deg) a.push_back(num(v));
+                 return a;
+               }()}};
 }
 
 struct SolverSummary {

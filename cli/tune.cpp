@@ -2,10 +2,14 @@
 // add angle limits, and undo it.
 #include "hairswing/tune.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "tune_auto.h"
 
 namespace hairswing::cli {
 
@@ -86,14 +90,19 @@ void AddTune(CLI::App& app, int& exit_code) {
       "List the springs (hair chains) with their settings, or change them per chain: stiffness, "
       "drag, gravity, hit radius and angle limits. Values are written into the file's "
       "VRMC_springBone (secondaryAnimation for VRM 0.x output), so every runtime gets them. "
+      "--auto --max-stretch PCT finds per chain the liveliest stiffness (and, if needed, a root "
+      "cone) whose excess stretch stays within PCT over the head-turn and the motion suite. "
       "--undo restores the file from before the first tune, bit for bit.");
   struct Opts {
     std::string avatar, out, vrm_version, limit, report, preset;
     std::vector<std::string> chains;
     std::vector<float> gravity_dir;
     std::optional<float> stiffness, drag, gravity_power, hit_radius, max_flip;
+    std::optional<double> max_stretch;
+    std::string solver = "arc", suite_clips;
+    double suite_seconds = 6.0;
     bool all = false, scale = false, list = false, json = false, undo = false, force = false,
-         root_only = false, presets = false;
+         root_only = false, presets = false, automatic = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)");
@@ -130,6 +139,27 @@ void AddTune(CLI::App& app, int& exit_code) {
       ->check(FiniteRange(1.0, 180.0));
   cmd->add_flag("--limit-root-only", o->root_only,
                 "put the limit on each chain's first joint only (the others get none)");
+  cmd->add_flag("--auto", o->automatic,
+                "find the settings by measurement: per chain (--chain, default every spring) the "
+                "liveliest stiffness between x0.5 and x4 the author's, and if even x4 is not "
+                "enough a root cone, whose p99 excess stretch (what the hair adds over hair held "
+                "rigid) stays within --max-stretch in the head-turn and every clip of the motion "
+                "suite; with --max-flip, cone limits from that flip budget come first. Prints "
+                "what it chose and why (docs/tune.md)");
+  cmd->add_option("--max-stretch", o->max_stretch,
+                  "--auto's budget: largest p99 excess stretch per chain, percent")
+      ->check(FiniteRange(0.1, 1000.0));
+  cmd->add_option("--solver", o->solver,
+                  "--auto measures with this solver: arc (default), parent, or vrm (three-vrm's "
+                  "and UniVRM's: tunes a file for runtimes without hairswing)")
+      ->check(CLI::IsMember({"arc", "parent", "vrm"}))
+      ->capture_default_str();
+  cmd->add_option("--suite-clips", o->suite_clips,
+                  "--auto's clip library (default: the UAL library in ../shared/data; without it "
+                  "the head-turn alone)");
+  cmd->add_option("--suite-seconds", o->suite_seconds, "length of each suite clip's run")
+      ->check(FiniteRange(2.0, 60.0))
+      ->capture_default_str();
   cmd->add_flag("--list", o->list, "print the springs and their settings, change nothing");
   cmd->add_flag("--json", o->json, "print the list or the changes as JSON");
   cmd->add_option("--report", o->report, "also write the changes as JSON to this file");
@@ -166,6 +196,7 @@ void AddTune(CLI::App& app, int& exit_code) {
     Avatar av = std::move(*loaded);
     if (av.vrm.springs.empty()) return fail(o->avatar + ": has no springs to tune");
     std::vector<int> picked;
+    if (o->automatic && o->chains.empty()) o->all = true;
     if (o->all || (o->list && o->chains.empty())) {
       for (size_t i = 0; i < av.vrm.springs.size(); ++i) picked.push_back(static_cast<int>(i));
     } else if (!o->chains.empty()) {
@@ -185,9 +216,84 @@ void AddTune(CLI::App& app, int& exit_code) {
     }
     nlohmann::ordered_json rep = {{"avatar", o->avatar}, {"output", o->out}};
     std::vector<std::string> changes;
+    if (o->max_stretch && !o->automatic)
+      return fail("--max-stretch is --auto's budget: add --auto");
     if (o->undo) {
       if (Status st = UndoTune(av); !st.ok()) return fail(o->avatar + ": " + st.message());
       changes.push_back("restored every spring from before the first tune");
+    } else if (o->automatic) {
+      if (!o->max_stretch) return fail("--auto needs a budget: --max-stretch PCT");
+      if (o->stiffness || o->drag || o->gravity_power || o->hit_radius || !o->gravity_dir.empty() ||
+          !o->limit.empty() || !o->preset.empty() || o->scale)
+        return fail(
+            "--auto chooses stiffness and root cones itself; only --chain, --max-flip and "
+            "--solver combine with it");
+      AutoTuneOptions ao;
+      ao.max_stretch_pct = *o->max_stretch;
+      ao.max_flip_deg = o->max_flip.value_or(0.0f);
+      SolverMode mode;
+      ParseSolverMode(o->solver, &mode);
+      ao.mode = mode;
+      ao.suite_file = o->suite_clips;
+      ao.suite_seconds = o->suite_seconds;
+      ao.progress = !o->json && isatty(2);
+      auto r = AutoTune(av, picked, ao);
+      if (!r.ok()) return fail(o->avatar + ": --auto: " + r.status().message());
+      nlohmann::ordered_json rows = nlohmann::json::array();
+      for (const AutoChoice& c : r->choices) {
+        rows.push_back({{"spring", c.name},
+                        {"stiffness_factor", Decimal(c.factor)},
+                        {"root_cone_deg", Decimal(c.root_cone_deg)},
+                        {"excess_p99_before_pct", Decimal(static_cast<float>(c.excess_before_pct))},
+                        {"excess_p99_after_pct", Decimal(static_cast<float>(c.excess_after_pct))},
+                        {"worst_motion_before", c.worst_motion_before},
+                        {"worst_motion_after", c.worst_motion_after},
+                        {"swing_rms_before_mm", Decimal(static_cast<float>(c.swing_before_mm))},
+                        {"swing_rms_after_mm", Decimal(static_cast<float>(c.swing_after_mm))},
+                        {"flip_before_deg", Decimal(static_cast<float>(c.flip_before_deg))},
+                        {"flip_after_deg", Decimal(static_cast<float>(c.flip_after_deg))},
+                        {"measured", c.measured},
+                        {"met", c.met},
+                        {"why", c.why},
+                        {"trials", [&] {
+                           nlohmann::ordered_json t = nlohmann::json::array();
+                           for (const AutoTrial& x : c.trials)
+                             t.push_back(
+                                 {{"stiffness_factor", Decimal(x.factor)},
+                                  {"root_cone_deg", Decimal(x.root_cone_deg)},
+                                  {"excess_p99_pct", Decimal(static_cast<float>(x.excess_pct))},
+                                  {"worst_motion", x.worst_motion},
+                                  {"swing_rms_mm", Decimal(static_cast<float>(x.swing_mm))}});
+                           return t;
+                         }()}});
+        changes.push_back(c.name + ": " + c.why);
+      }
+      rep["auto"] = {{"solver", o->solver},
+                     {"max_stretch_pct", *o->max_stretch},
+                     {"motions", r->motions},
+                     {"rounds", r->rounds},
+                     {"seconds", Decimal(static_cast<float>(r->seconds))},
+                     {"all_met", std::all_of(r->choices.begin(), r->choices.end(),
+                                             [](const AutoChoice& c) { return c.met; })},
+                     {"chains", rows}};
+      if (!o->json) {
+        std::printf(
+            "auto-tune (%s solver, budget %.3g %% p99 excess per chain; %d rounds over %zu "
+            "motions, %.1f s)\n",
+            o->solver.c_str(), *o->max_stretch, r->rounds, r->motions.size(), r->seconds);
+        std::printf("%-24s %8s %6s %17s %17s %13s  %s\n", "spring", "stiff x", "cone",
+                    "excess % before", "after", "swing mm", "flip deg");
+        for (const AutoChoice& c : r->choices)
+          std::printf("%-24s %8.3g %6s %17.1f %17.1f %6.1f->%-6.1f %5.0f->%-5.0f%s\n",
+                      OneLine(c.name).c_str(), c.factor,
+                      c.root_cone_deg > 0
+                          ? (std::to_string(static_cast<int>(c.root_cone_deg + 0.5f)) + "d").c_str()
+                          : "-",
+                      c.excess_before_pct, c.excess_after_pct, c.swing_before_mm, c.swing_after_mm,
+                      c.flip_before_deg, c.flip_after_deg, c.met ? "" : "  NOT MET");
+        changes.clear();  // the table said it; the reasons follow
+        for (const AutoChoice& c : r->choices) changes.push_back(c.name + ": " + c.why);
+      }
     } else {
       if (picked.empty()) return fail("name the springs to change: --chain NAME or --all");
       TuneSettings s;
@@ -242,6 +348,9 @@ void AddTune(CLI::App& app, int& exit_code) {
       for (const std::string& c : changes) std::printf("  %s\n", OneLine(c).c_str());
       std::printf("wrote %s\n", o->out.c_str());
     }
+    // --auto that could not bring every chain within the budget: the file is written (the best
+    // found), and the exit code says the check failed.
+    if (rep.contains("auto") && !rep["auto"]["all_met"].get<bool>()) exit_code = kExitFailure;
   });
 }
 

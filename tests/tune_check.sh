@@ -4,6 +4,7 @@
 # ../shared/data is there), and one-line errors with exit 2 for what a user mistypes.
 #   tune_check.sh CLI WORKDIR SHARED_DATA
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cli=$1 work=$2 shared=$3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
@@ -76,17 +77,8 @@ else
 fi
 
 # Mistakes: exit 2, one line, saying what to do.
-expect_error() {  # TEXT ARGS...
-  local want=$1
-  shift
-  set +e
-  "$cli" tune "$@" > err.out 2> err.txt
-  local rc=$?
-  set -e
-  [[ $rc == 2 ]] || fail "tune $*: exit $rc ($(cat err.txt))"
-  [[ $(grep -vc '^Run with --help' err.txt) == 1 ]] || fail "tune $*: not one line: $(cat err.txt)"
-  grep -q -- "$want" err.txt || fail "tune $*: expected '$want' in: $(cat err.txt)"
-}
+source "$here/expect_error.sh"
+expect_error() { expect_cli_error tune "$@"; }
 expect_error 'did you mean "hair_10_front"' layered.vrm --chain hair_10_frnt --drag 0.2 -o x.vrm
 expect_error 'cone:DEG' layered.vrm --all --limit cone:500 -o x.vrm
 expect_error 'nothing to change' layered.vrm --all -o x.vrm
