@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "hairswing/demo.h"
@@ -90,6 +91,62 @@ TEST(CApi, HugeZeroAndNonFiniteTimeStepsNeverFreezeTheWorld) {
     EXPECT_EQ(r.steps_run, 2) << "after dt " << dt;
   }
   for (float v : rot) EXPECT_TRUE(std::isfinite(v));
+  hs_world_destroy(w);
+}
+
+// Joint settings through the C API: read what the file says, write back all or nothing, and a
+// change reaches the solved rotations.
+TEST(CApi, JointSettingsReadWriteAllOrNothing) {
+  Loaded l;
+  hs_world* w = nullptr;
+  ASSERT_EQ(hs_world_create(l.av, nullptr, &w), HS_OK);
+  const size_t nd = hs_world_driver_count(w), nj = hs_world_joint_count(w);
+  std::vector<hs_joint_settings> s(nj);
+  ASSERT_EQ(hs_world_joint_settings(w, 0, nj, s.data()), HS_OK);
+  // The file's values (the demo's ponytail: stiffness 1, drag 0.4; a bang: stiffness 2.5).
+  const hairswing::Avatar demo = hairswing::MakeDemoAvatar(hairswing::DemoVariant::kPonytail);
+  EXPECT_EQ(s[0].stiffness, demo.vrm.springs[0].joints[0].stiffness);
+  EXPECT_EQ(s[0].drag_force, demo.vrm.springs[0].joints[0].drag_force);
+  EXPECT_EQ(s[0].hit_radius, demo.vrm.springs[0].joints[0].hit_radius);
+  EXPECT_EQ(hs_world_joint_settings(w, nj, 1, s.data()), HS_INVALID_ARGUMENT);
+  EXPECT_EQ(hs_world_joint_settings(w, 0, nj, nullptr), HS_INVALID_ARGUMENT);
+  // A bad value after good ones: refused, naming the joint and field; nothing changed.
+  std::vector<hs_joint_settings> edit = s;
+  edit[0].stiffness = 7.0f;
+  edit[2].drag_force = 3.0f;
+  ASSERT_EQ(hs_world_set_joint_settings(w, 0, nj, edit.data()), HS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hs_last_error()).find("joint 2: dragForce"), std::string::npos)
+      << hs_last_error();
+  std::vector<hs_joint_settings> now(nj);
+  ASSERT_EQ(hs_world_joint_settings(w, 0, nj, now.data()), HS_OK);
+  EXPECT_EQ(now[0].stiffness, s[0].stiffness) << "a refused call changed joint 0";
+  // The same motion with and without a change: the rotations differ once it is applied.
+  std::vector<float> rest(10 * hs_avatar_node_count(l.av)), world(16 * hs_avatar_node_count(l.av));
+  ASSERT_EQ(hs_avatar_rest_pose(l.av, rest.data(), hs_avatar_node_count(l.av)), HS_OK);
+  ASSERT_EQ(hs_avatar_world_from_pose(l.av, rest.data(), world.data(), hs_avatar_node_count(l.av)),
+            HS_OK);
+  std::vector<float> drivers(16 * nd), rot_a(4 * nj), rot_b(4 * nj);
+  auto fill = [&](float sway) {
+    for (size_t i = 0; i < nd; ++i) {
+      std::memcpy(&drivers[16 * i], &world[16 * hs_world_driver_nodes(w)[i]], 16 * sizeof(float));
+      drivers[16 * i + 12] += sway;  // the whole body slides sideways
+    }
+  };
+  hs_world* w2 = nullptr;
+  ASSERT_EQ(hs_world_create(l.av, nullptr, &w2), HS_OK);
+  fill(0.0f);
+  ASSERT_EQ(hs_world_reset(w, drivers.data()), HS_OK);
+  ASSERT_EQ(hs_world_reset(w2, drivers.data()), HS_OK);
+  edit = s;
+  for (auto& e : edit) e.stiffness *= 0.25f;
+  ASSERT_EQ(hs_world_set_joint_settings(w2, 0, nj, edit.data()), HS_OK);
+  for (int f = 1; f <= 30; ++f) {
+    fill(0.01f * f);
+    ASSERT_EQ(hs_world_advance(w, drivers.data(), 1.0 / 60.0, rot_a.data(), nullptr), HS_OK);
+    ASSERT_EQ(hs_world_advance(w2, drivers.data(), 1.0 / 60.0, rot_b.data(), nullptr), HS_OK);
+  }
+  EXPECT_NE(rot_a, rot_b);
+  hs_world_destroy(w2);
   hs_world_destroy(w);
 }
 

@@ -168,6 +168,26 @@ HS_API const int32_t* hs_world_driver_nodes(const hs_world* world);
 HS_API size_t hs_world_joint_count(const hs_world* world);
 HS_API const int32_t* hs_world_joint_nodes(const hs_world* world);
 
+/* One spring joint's VRM parameters, as VRMC_springBone holds them (three-vrm's joint settings):
+ * 7 floats, no padding. gravity_dir is a world direction (normalised when set). */
+typedef struct hs_joint_settings {
+  float stiffness;      /* >= 0 */
+  float drag_force;     /* [0, 1] */
+  float gravity_power;  /* >= 0 */
+  float gravity_dir[3]; /* not zero */
+  float hit_radius;     /* >= 0, in the joint node's units */
+} hs_joint_settings;
+
+/* Joints [first, first + count) in the order of hs_world_joint_nodes: their settings now. */
+HS_API hs_status hs_world_joint_settings(const hs_world* world, size_t first, size_t count,
+                                         hs_joint_settings* out);
+/* Changes those joints' settings from the next step on (positions and velocities carry over;
+ * entries equal to the current settings cost nothing). All or nothing: a value out of range is
+ * HS_INVALID_ARGUMENT naming the joint and field, and no joint changes. Not meant for every
+ * frame: each changed joint recomputes its chain's coefficients (microseconds). */
+HS_API hs_status hs_world_set_joint_settings(hs_world* world, size_t first, size_t count,
+                                             const hs_joint_settings* settings);
+
 /* Puts the hair at rest under these driver world matrices (16 floats per driver). */
 HS_API hs_status hs_world_reset(hs_world* world, const float* drivers16);
 /* One caller frame of dt seconds: the fixed 1/120 s steps it covers run with the drivers

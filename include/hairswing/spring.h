@@ -160,6 +160,25 @@ class SpringWorld {
   /// on such a node keeps its authored pose and the solver leaves it alone. Empty = none.
   void SetOwnedNodes(std::span<const uint8_t> owned);
 
+  /// One spring joint's VRM parameters (VRMC_springBone's, three-vrm's joint settings). They
+  /// start as the rig's and can be changed while the world runs.
+  struct JointSettings {
+    float stiffness = 1.0f;                    ///< VRM units (pull back per second)
+    float drag_force = 0.4f;                   ///< [0, 1]
+    float gravity_power = 0.0f;                ///< VRM units
+    glm::vec3 gravity_dir{0.0f, -1.0f, 0.0f};  ///< world, unit
+    float hit_radius = 0.02f;                  ///< as Rig::joint_hit_radius
+  };
+  /// The settings joint `joint` (flat index, rig().joint_node() order) steps with now.
+  JointSettings joint_settings(int joint) const;
+  /// Changes joint `joint`'s settings from the next step on; positions and velocities carry over
+  /// (only the forces change). A chain's last joint is only its tip: its settings are kept and
+  /// used by no step. Fails, changing nothing, on an index out of range, a value that is not a
+  /// finite number, a negative stiffness, gravity power or hit radius, a drag force outside
+  /// [0, 1] or a zero gravity direction (normalised otherwise). Not for every frame: it
+  /// recomputes the chain's coefficients (microseconds).
+  Status SetJointSettings(int joint, const JointSettings& settings);
+
   /// Puts every chain on its rest arc under `pose` (rig.node_count() transforms), at rest.
   void Reset(std::span<const Transform> pose);
 
@@ -308,11 +327,17 @@ class SpringWorld {
   // Per joint coefficients of one mode and their per-step factors for the fixed step h.
   struct ModeCoefficients {
     std::vector<SegmentCoefficients> coef;
-    std::vector<float> damp;      // e^(-c h)
-    std::vector<float> damp_rel;  // e^(-c_rel h)
-    void FillStepFactors();
+    std::vector<float> damp;                   // e^(-c h)
+    std::vector<float> damp_rel;               // e^(-c_rel h)
+    void FillStepFactors(int begin, int end);  ///< joints [begin, end)
   };
   const ModeCoefficients& Coefficients(bool arc) const { return arc ? arc_coef_ : parent_coef_; }
+  // The joints' VRM parameters as the steps use them (the rig's until SetJointSettings).
+  std::vector<float> stiffness_, drag_, gravity_power_, hit_radius_;
+  std::vector<glm::vec3> gravity_dir_;
+  // Chain c's coefficients (parent, arc with its liveliness factor, vrm's fixed-step keep) from
+  // the parameters above; then the step factors of every joint.
+  void ChainCoefficients(int c);
   ModeCoefficients parent_coef_;       // parent (and the VRM parameters as mapped)
   ModeCoefficients arc_coef_;          // arc: drag raised by the chain's liveliness factor
   std::vector<float> vrm_keep_fixed_;  // vrm: velocity kept per fixed step, (1 - drag)^(h / dt_ref)

@@ -329,6 +329,71 @@ const int32_t* hs_world_joint_nodes(const hs_world* w) {
   return w ? w->joint_nodes.data() : nullptr;
 }
 
+namespace {
+hairswing::SpringWorld::JointSettings FromC(const hs_joint_settings& c) {
+  return {c.stiffness, c.drag_force, c.gravity_power,
+          glm::vec3(c.gravity_dir[0], c.gravity_dir[1], c.gravity_dir[2]), c.hit_radius};
+}
+hs_joint_settings ToC(const hairswing::SpringWorld::JointSettings& s) {
+  return {s.stiffness,
+          s.drag_force,
+          s.gravity_power,
+          {s.gravity_dir.x, s.gravity_dir.y, s.gravity_dir.z},
+          s.hit_radius};
+}
+bool Same(const hairswing::SpringWorld::JointSettings& a,
+          const hairswing::SpringWorld::JointSettings& b) {
+  return a.stiffness == b.stiffness && a.drag_force == b.drag_force &&
+         a.gravity_power == b.gravity_power && a.gravity_dir == b.gravity_dir &&
+         a.hit_radius == b.hit_radius;
+}
+}  // namespace
+
+hs_status hs_world_joint_settings(const hs_world* w, size_t first, size_t count,
+                                  hs_joint_settings* out) {
+  return Guard([&] {
+    if (!w || (!out && count > 0))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_joint_settings: NULL argument");
+    const size_t n = w->joint_nodes.size();
+    if (first > n || count > n - first)
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_joint_settings: joints " + std::to_string(first) +
+                                           ".." + std::to_string(first + count) + " of " +
+                                           std::to_string(n));
+    for (size_t k = 0; k < count; ++k)
+      out[k] = ToC(w->world.joint_settings(static_cast<int>(first + k)));
+    return Ok();
+  });
+}
+
+hs_status hs_world_set_joint_settings(hs_world* w, size_t first, size_t count,
+                                      const hs_joint_settings* in) {
+  return Guard([&] {
+    if (!w || (!in && count > 0))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_set_joint_settings: NULL argument");
+    const size_t n = w->joint_nodes.size();
+    if (first > n || count > n - first)
+      return Fail(HS_INVALID_ARGUMENT,
+                  "hs_world_set_joint_settings: joints " + std::to_string(first) + ".." +
+                      std::to_string(first + count) + " of " + std::to_string(n));
+    // All or nothing: the joints changed so far are put back when one is refused.
+    std::vector<std::pair<int, hairswing::SpringWorld::JointSettings>> changed;
+    for (size_t k = 0; k < count; ++k) {
+      const int j = static_cast<int>(first + k);
+      const auto now = w->world.joint_settings(j);
+      const auto next = FromC(in[k]);
+      if (Same(now, next)) continue;
+      if (hairswing::Status st = w->world.SetJointSettings(j, next); !st.ok()) {
+        for (auto it = changed.rbegin(); it != changed.rend(); ++it)
+          (void)w->world.SetJointSettings(it->first, it->second);
+        return Fail(HS_INVALID_ARGUMENT, "hs_world_set_joint_settings: joint " + std::to_string(j) +
+                                             ": " + st.message());
+      }
+      changed.emplace_back(j, now);
+    }
+    return Ok();
+  });
+}
+
 hs_status hs_world_reset(hs_world* w, const float* drivers16) {
   return Guard([&] {
     if (!w || (!drivers16 && !w->drivers.empty()))

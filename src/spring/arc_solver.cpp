@@ -75,7 +75,7 @@ SpringWorld::NearRange SpringWorld::NearColliders(int chain, const glm::vec3& ro
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     lo = glm::min(lo, tail_[j]);
     hi = glm::max(hi, tail_[j]);
-    max_hit = std::max(max_hit, rig.joint_hit_radius()[j]);
+    max_hit = std::max(max_hit, hit_radius_[j]);
     max_speed = std::max(max_speed, glm::dot(vel_[j], vel_[j]));
   }
   const float full_reach = (chain_reach_[chain] + max_hit) * scale * 1.01f + 1e-4f;
@@ -207,7 +207,7 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   // the velocity is the move that was allowed (limits.h).
   if (limit_frame) internal::ApplyLimit(limit_[j], *limit_frame, o, len, xh);
   const glm::vec3 vs = (xh - x) * inv_h;  // rebuilt before any push-out
-  const float hit = rig.joint_hit_radius()[j] * joint_scale;
+  const float hit = hit_radius_[j] * joint_scale;
   // Narrow the chain's colliders to those that can reach this link at all: the link and its
   // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
   const int n_cand = NarrowLink(lc.near.begin, lc.near.end, o, len + hit);
@@ -667,7 +667,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     for (int l = 0; l < 4; ++l) {
       s[l] = flat_[chains[l]].scale * rel_scale_[j[l]];
       len[l] = s[l] * axis_len_[j[l]];
-      hit[l] = rig.joint_hit_radius()[j[l]] * s[l];
+      hit[l] = hit_radius_[j[l]] * s[l];
       alone = alone || !(len[l] > 1e-7f);
       bent = bent || below[l < n ? l : 0];
     }

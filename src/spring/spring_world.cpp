@@ -142,9 +142,6 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.rest_length_[j] = glm::length(p1 - p0);
       w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world()[node]) * glm::vec4(p1, 1.0f));
       w.arc_attach_[j] = attach_inv * (p1 - p0);
-      coef[j] = MapVrmParameters(rig.joint_stiffness()[j] * config.stiffness_scale,
-                                 rig.joint_drag()[j], rig.joint_gravity_power()[j],
-                                 rig.joint_gravity_dir()[j], w.rest_length_[j], config.tuned);
       // Nodes from this joint (exclusive) down to the next joint (inclusive), parents first.
       w.path_begin_[j] = static_cast<int>(w.path_nodes_.size());
       std::vector<int> up;
@@ -233,33 +230,14 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // arc's own stiffness (SpringConfig::arc_stiffness, the article's firmer tuning): the same
   // mapping with the stiffness raised; the liveliness factor below compares lags within a chain,
   // which a uniform stiffness factor does not change (up to the stability cap on k).
+  w.stiffness_.assign(rig.joint_stiffness().begin(), rig.joint_stiffness().end());
+  w.drag_.assign(rig.joint_drag().begin(), rig.joint_drag().end());
+  w.gravity_power_.assign(rig.joint_gravity_power().begin(), rig.joint_gravity_power().end());
+  w.gravity_dir_.assign(rig.joint_gravity_dir().begin(), rig.joint_gravity_dir().end());
+  w.hit_radius_.assign(rig.joint_hit_radius().begin(), rig.joint_hit_radius().end());
   w.arc_coef_.coef = coef;
-  for (const RigChain& ch : rig.chains())
-    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
-      w.arc_coef_.coef[j] =
-          MapVrmParameters(rig.joint_stiffness()[j] * config.stiffness_scale * config.arc_stiffness,
-                           rig.joint_drag()[j], rig.joint_gravity_power()[j],
-                           rig.joint_gravity_dir()[j], w.rest_length_[j], config.tuned);
-  const double live = std::clamp(static_cast<double>(config.arc_liveliness), 0.0, 1.0);
-  constexpr double kH = SpringWorld::kStep;
-  auto steady_drag = [&](double c) { return (det::Exp(c * kH) - 1.0) / kH; };
-  for (const RigChain& ch : rig.chains()) {
-    double above = 0.0, t_parent = 0.0, t_arc = 0.0;
-    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const double l = std::max(w.rest_length_[j], 1e-4f);
-      const SegmentCoefficients& a = w.arc_coef_.coef[j];
-      const double lambda = a.k > 0 ? steady_drag(a.c) / (a.k * l) : 0.0;
-      above += lambda;
-      t_parent += l * above;
-      t_arc += l * lambda;
-    }
-    const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
-    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      SegmentCoefficients& cf = w.arc_coef_.coef[j];
-      cf.c = static_cast<float>(det::Log(1.0 + kH * factor * steady_drag(cf.c)) / kH);
-      if (config.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
-    }
-  }
+  w.vrm_keep_fixed_.resize(nj);
+  for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) w.ChainCoefficients(c);
   // Chain c's near slots: its colliders and 4 of padding, one chain after the other.
   w.near_base_.resize(rig.chains().size());
   size_t slots = 0;
@@ -319,15 +297,10 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   }
   w.lane_written_.assign(rig.chains().size(), 0);
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
-  // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
-  // (vrm_solver.cpp), computed once here exactly as the step would.
-  w.vrm_keep_fixed_.resize(nj);
   w.vrm_initial_local_.resize(nj);
   w.vrm_bone_axis_.resize(nj);
   w.vrm_axis_in_parent_.resize(nj);
   for (size_t j = 0; j < nj; ++j) {
-    w.vrm_keep_fixed_[j] =
-        det::PowF(1.0f - rig.joint_drag()[j], static_cast<float>(kStep) / internal::kVrmRefDt);
     // Constant per joint, computed once exactly as the step used to (three.js'
     // transformDirection normalises after each matrix).
     w.vrm_initial_local_[j] = ToMatrix(rig.rest_local()[rig.joint_node()[j]]);
@@ -335,8 +308,6 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     w.vrm_axis_in_parent_[j] =
         glm::normalize(glm::mat3(w.vrm_initial_local_[j]) * w.vrm_bone_axis_[j]);
   }
-  w.parent_coef_.FillStepFactors();
-  w.arc_coef_.FillStepFactors();
   // Nodes a step needs before solving: every ancestor (inclusive) of a chain's attachment, a
   // collider node or a center node. Rig order is parents first, so a sorted list is too.
   std::vector<uint8_t> need(rig.node_count(), 0);
@@ -371,10 +342,98 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   return w;
 }
 
-void SpringWorld::ModeCoefficients::FillStepFactors() {
+void SpringWorld::ChainCoefficients(int c) {
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[c];
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    parent_coef_.coef[j] =
+        MapVrmParameters(stiffness_[j] * config_.stiffness_scale, drag_[j], gravity_power_[j],
+                         gravity_dir_[j], rest_length_[j], config_.tuned);
+    // arc's own stiffness (SpringConfig::arc_stiffness, the article's firmer tuning): the same
+    // mapping with the stiffness raised; the liveliness factor below compares lags within a
+    // chain, which a uniform stiffness factor does not change (up to the stability cap on k).
+    arc_coef_.coef[j] =
+        MapVrmParameters(stiffness_[j] * config_.stiffness_scale * config_.arc_stiffness, drag_[j],
+                         gravity_power_[j], gravity_dir_[j], rest_length_[j], config_.tuned);
+  }
+  // arc: the author's liveliness (SpringConfig::arc_liveliness). In steady motion a segment lags
+  // its target by the angle lambda = c_ss / (k L) per unit of speed (c_ss the drag's steady
+  // effect, see MapVrmParameters). A parent-relative chain (VRM, three-vrm, parent mode) adds up
+  // the lags of the joints above a segment, so its tip lags by T_parent = sum_i L_i sum_{m<=i}
+  // lambda_m, an arc chain's by T_arc = sum_i L_i lambda_i: (n+1)/2 times less for n equal
+  // segments. Every arc segment of the chain gets its drag multiplied by the same factor
+  // F = T_parent / T_arc, so the chain swings about as far as the one the author tuned, turning
+  // rigidly about its root instead of curling. (Giving each segment the parent chain's own lag,
+  // by stiffness or by drag, gives back the parent chain's curl: docs/solver.md.)
+  const double live = std::clamp(static_cast<double>(config_.arc_liveliness), 0.0, 1.0);
+  constexpr double kH = SpringWorld::kStep;
+  auto steady_drag = [&](double cc) { return (det::Exp(cc * kH) - 1.0) / kH; };
+  double above = 0.0, t_parent = 0.0, t_arc = 0.0;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const double l = std::max(rest_length_[j], 1e-4f);
+    const SegmentCoefficients& a = arc_coef_.coef[j];
+    const double lambda = a.k > 0 ? steady_drag(a.c) / (a.k * l) : 0.0;
+    above += lambda;
+    t_parent += l * above;
+    t_arc += l * lambda;
+  }
+  const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    SegmentCoefficients& cf = arc_coef_.coef[j];
+    cf.c = static_cast<float>(det::Log(1.0 + kH * factor * steady_drag(cf.c)) / kH);
+    if (config_.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
+  }
+  // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
+  // (vrm_solver.cpp), computed here exactly as the step would.
+  for (int j = ch.joint_begin; j < ch.joint_end; ++j)
+    vrm_keep_fixed_[j] =
+        det::PowF(1.0f - drag_[j], static_cast<float>(kStep) / internal::kVrmRefDt);
+  parent_coef_.FillStepFactors(ch.joint_begin, ch.joint_end);
+  arc_coef_.FillStepFactors(ch.joint_begin, ch.joint_end);
+}
+
+SpringWorld::JointSettings SpringWorld::joint_settings(int joint) const {
+  HS_ASSERT(joint >= 0 && joint < static_cast<int>(stiffness_.size()));
+  return {stiffness_[joint], drag_[joint], gravity_power_[joint], gravity_dir_[joint],
+          hit_radius_[joint]};
+}
+
+Status SpringWorld::SetJointSettings(int joint, const JointSettings& s) {
+  if (joint < 0 || joint >= static_cast<int>(stiffness_.size()))
+    return Status(StatusCode::kInvalidInput, "joint " + std::to_string(joint) + " out of range (" +
+                                                 std::to_string(stiffness_.size()) + " joints)");
+  auto finite = [](float v) { return std::isfinite(v); };
+  if (!finite(s.stiffness) || s.stiffness < 0.0f)
+    return Status(StatusCode::kInvalidInput, "stiffness must be a number >= 0");
+  if (!finite(s.drag_force) || s.drag_force < 0.0f || s.drag_force > 1.0f)
+    return Status(StatusCode::kInvalidInput, "dragForce must be a number in [0, 1]");
+  if (!finite(s.gravity_power) || s.gravity_power < 0.0f)
+    return Status(StatusCode::kInvalidInput, "gravityPower must be a number >= 0");
+  if (!finite(s.hit_radius) || s.hit_radius < 0.0f)
+    return Status(StatusCode::kInvalidInput, "hitRadius must be a number >= 0");
+  const glm::vec3 g = s.gravity_dir;
+  const float glen = glm::length(g);
+  if (!finite(g.x) || !finite(g.y) || !finite(g.z) || !(glen > 1e-6f) || !std::isfinite(glen))
+    return Status(StatusCode::kInvalidInput, "gravityDir must be a non-zero direction");
+  stiffness_[joint] = s.stiffness;
+  drag_[joint] = s.drag_force;
+  gravity_power_[joint] = s.gravity_power;
+  // The rig's directions are unit vectors already: kept as given when they are, so settings read
+  // back and written again change no bit.
+  gravity_dir_[joint] = std::fabs(glen - 1.0f) < 1e-6f ? g : g / glen;
+  hit_radius_[joint] = s.hit_radius;
+  for (int c = 0; c < static_cast<int>(rig_->chains().size()); ++c)
+    if (joint >= rig_->chains()[c].joint_begin && joint < rig_->chains()[c].joint_end) {
+      ChainCoefficients(c);
+      break;
+    }
+  return Status::Ok();
+}
+
+void SpringWorld::ModeCoefficients::FillStepFactors(int begin, int end) {
   damp.resize(coef.size());
   damp_rel.resize(coef.size());
-  for (size_t j = 0; j < coef.size(); ++j) {
+  for (int j = begin; j < end; ++j) {
     damp[j] = det::ExpF(-coef[j].c * static_cast<float>(kStep));
     damp_rel[j] = det::ExpF(-coef[j].c_rel * static_cast<float>(kStep));
   }

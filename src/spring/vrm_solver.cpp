@@ -62,15 +62,14 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const glm::vec3 bone_axis = vrm_bone_axis_[j];
     const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * vrm_axis_in_parent_[j]);
 
-    const float keep = !emulate ? 1.0f - rig.joint_drag()[j]
-                       : dt == static_cast<float>(kStep)
-                           ? vrm_keep_fixed_[j]
-                           : det::PowF(1.0f - rig.joint_drag()[j], dt / kRefDt);
+    const float keep = !emulate                          ? 1.0f - drag_[j]
+                       : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
+                                                         : det::PowF(1.0f - drag_[j], dt / kRefDt);
     const glm::vec3 cur = vrm_cur_[j];
     glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
     next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));
-    next += world_axis * (rig.joint_stiffness()[j] * config_.stiffness_scale * dt * push_scale);
-    next += rig.joint_gravity_dir()[j] * (rig.joint_gravity_power()[j] * dt * push_scale);
+    next += world_axis * (stiffness_[j] * config_.stiffness_scale * dt * push_scale);
+    next += gravity_dir_[j] * (gravity_power_[j] * dt * push_scale);
     const glm::vec3 pos(bone_world[3]);
     next = glm::normalize(next - pos) * bone_length + pos;
     // An angle limit, after the inertia and again after every push (UniVRM's order, as the
@@ -82,7 +81,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
                 : glm::quat(1, 0, 0, 0);
     if (limited) internal::ApplyLimit(limit, limit_frame, pos, bone_length, next);
 
-    const float hit = rig.joint_hit_radius()[j];
+    const float hit = hit_radius_[j];
     // next stays bone_length from pos through every push, so only colliders whose bounding
     // sphere the ball of radius bone_length + hit around pos reaches can touch it: picked four at
     // a time (NarrowLink, conservative), then tested in the chain's order as three-vrm does.

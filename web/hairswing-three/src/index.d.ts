@@ -57,6 +57,24 @@ export interface HairswingJoint {
   node: number;
   /** The bone the solver rotates, or null for an added end node. */
   bone: Object3DLike | null;
+  /** The joint's VRM parameters, as three-vrm's VRMSpringBoneJoint.settings: read them, or write
+   *  them while running (checked at once, RangeError when out of range; used from the next
+   *  update()). A chain's last joint is only its tip: its settings change nothing. */
+  readonly settings: HairswingJointSettings;
+}
+
+export interface HairswingJointSettings {
+  /** Pull back towards the rest direction, VRM units (>= 0). */
+  stiffness: number;
+  /** How quickly motion dies, 0 to 1. */
+  dragForce: number;
+  /** VRM units (>= 0). */
+  gravityPower: number;
+  /** World direction of gravity: a live view (normalised by the solver at the next update);
+   *  assigning any {x, y, z} copies it. */
+  gravityDir: { x: number; y: number; z: number; set(x: number, y: number, z: number): unknown; copy(v: { x: number; y: number; z: number }): unknown };
+  /** Collision radius of the joint, in its node's units (>= 0). */
+  hitRadius: number;
 }
 
 export interface HairswingCollider {

@@ -24,6 +24,52 @@ const CONFIG_BYTES = 32; // hs_config: mode, tuned, arc_liveliness, stiffness_sc
 // vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness (8 x 4 bytes)
 const REPORT_BYTES = 20; // hs_step_report: flags, steps_run, steps_dropped, teleports, contacts
 const TIMING_WINDOW = 256; // updates kept for the p50/p95 of stats
+const SETTINGS_FLOATS = 7; // hs_joint_settings: stiffness, drag_force, gravity_power, gravity_dir[3], hit_radius
+
+// A joint's settings as three-vrm's VRMSpringBoneJoint.settings has them: stiffness, dragForce,
+// gravityPower, gravityDir and hitRadius, read and written in place (joints.forEach((j) =>
+// { j.settings.stiffness = 2; })). Values live in the owner's mirror of the solver's settings; a
+// write is checked at once and reaches the solver at the next update(). gravityDir is a live
+// {x, y, z} view with set(x, y, z) and copy(v) (the package does not import three, so it is not
+// a THREE.Vector3), and assigning any {x, y, z} to gravityDir copies it.
+function checkSetting(name, value, lo, hi) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < lo || value > hi) {
+    throw new RangeError(`hairswing: ${name} must be a number in [${lo}, ${hi === Infinity ? 'inf' : hi}] (got ${value})`);
+  }
+  return value;
+}
+
+function makeSettings(owner, index) {
+  const at = (k) => SETTINGS_FLOATS * index + k;
+  const field = (k, name, lo, hi) => ({
+    enumerable: true,
+    get: () => owner._mirror[at(k)],
+    set: (v) => {
+      owner._mirror[at(k)] = checkSetting(name, v, lo, hi);
+      owner._settingsDirty = true;
+    },
+  });
+  const dir = {};
+  for (const [k, axis] of [[3, 'x'], [4, 'y'], [5, 'z']]) {
+    Object.defineProperty(dir, axis, field(k, `gravityDir.${axis}`, -Infinity, Infinity));
+  }
+  dir.set = (x, y, z) => {
+    dir.x = x;
+    dir.y = y;
+    dir.z = z;
+    return dir;
+  };
+  dir.copy = (v) => dir.set(v.x, v.y, v.z);
+  const settings = {};
+  Object.defineProperties(settings, {
+    stiffness: field(0, 'stiffness', 0, Infinity),
+    dragForce: field(1, 'dragForce', 0, 1),
+    gravityPower: field(2, 'gravityPower', 0, Infinity),
+    hitRadius: field(6, 'hitRadius', 0, Infinity),
+    gravityDir: { enumerable: true, get: () => dir, set: (v) => { dir.copy(v); } },
+  });
+  return Object.seal(settings);
+}
 
 /** Defaults of every option (docs: README.md "Options"). */
 export const DEFAULT_CONFIG = Object.freeze({
@@ -335,9 +381,21 @@ export class HairswingSpringBones {
       return object;
     });
     // A joint on an end node hairswing added has no bone (node -1).
+    // The joints' settings: the file's, or what the app set before a configure() rebuilt the
+    // world (the same joints in the same order), pushed into the new world.
+    const previous = this._mirror && this._mirror.length === SETTINGS_FLOATS * nj ? this._mirror : null;
+    this._mirror = new Float32Array(SETTINGS_FLOATS * nj);
+    this._settingsDirty = false;
+    this._pullSettings(w, nj);
+    if (previous) {
+      this._mirror.set(previous);
+      this._pushSettings(w, nj);
+    }
     const joints = jointNodes.map((rigNode, index) => {
       const node = fileNode(rigNode);
-      return { index, node, bone: node >= 0 ? this._objects[node] : null };
+      const joint = { index, node, bone: node >= 0 ? this._objects[node] : null };
+      joint.settings = previous && this.joints ? this.joints[index].settings : makeSettings(this, index);
+      return joint;
     });
     const missing = joints.find((j) => j.node >= 0 && !j.bone);
     if (missing) throw notInScene(missing.node, 'the spring joint on');
@@ -442,6 +500,39 @@ export class HairswingSpringBones {
     }
   }
 
+  // The solver's joint settings into the mirror (gravityDir comes back normalised).
+  _pullSettings(w, nj) {
+    const M = this._M;
+    const p = alloc(M, 4 * SETTINGS_FLOATS * Math.max(nj, 1), 'joint settings');
+    try {
+      const status = M._hs_world_joint_settings(w, 0, nj, p);
+      if (status !== 0) throw hairswingError(M, status, 'joint settings');
+      this._mirror.set(M.HEAPF32.subarray(p >> 2, (p >> 2) + SETTINGS_FLOATS * nj));
+    } finally {
+      freeAll(M, p);
+    }
+  }
+
+  // The mirror into the solver (all or nothing: a zero gravityDir is refused, naming the joint).
+  _pushSettings(w, nj) {
+    const M = this._M;
+    const p = alloc(M, 4 * SETTINGS_FLOATS * Math.max(nj, 1), 'joint settings');
+    let status;
+    try {
+      M.HEAPF32.set(this._mirror, p >> 2);
+      status = M._hs_world_set_joint_settings(w, 0, nj, p);
+    } finally {
+      freeAll(M, p);
+    }
+    this._settingsDirty = false;
+    if (status !== 0) {
+      const error = hairswingError(M, status, 'joint settings');
+      this._pullSettings(w, nj); // the mirror shows what the solver kept
+      throw error;
+    }
+    this._pullSettings(w, nj);
+  }
+
   _check(method) {
     if (this._disposed) throw new Error(`hairswing: ${method}() after dispose()`);
   }
@@ -454,6 +545,7 @@ export class HairswingSpringBones {
     }
     const t0 = performance.now();
     const M = this._M;
+    if (this._settingsDirty) this._pushSettings(this._world, this._nj);
     this._readDrivers();
     let status = 0;
     if (this._config.stepping === 'frame') {

@@ -126,6 +126,66 @@ test('mode switches at run time and changes the motion; configure rebuilds', asy
   springs.dispose();
 });
 
+test('joint settings: the file\'s values as three-vrm reads them, edited while running as with three-vrm', async (t) => {
+  if (missing()) return t.skip(missing());
+  // The values are three-vrm's own for the same file and bone.
+  const { side, springs } = await setup(demoAvatar('layered'));
+  const theirs = new Map([...springs.replacedManager.joints].map((j) => [j.bone, j.settings]));
+  let compared = 0;
+  for (const j of springs.joints) {
+    const s = j.bone && theirs.get(j.bone);
+    if (!s) continue;
+    for (const k of ['stiffness', 'dragForce', 'gravityPower', 'hitRadius']) {
+      assert.ok(Math.abs(j.settings[k] - s[k]) < 1e-6, `${k} of joint ${j.index}: ${j.settings[k]} vs three-vrm ${s[k]}`);
+    }
+    for (const a of ['x', 'y', 'z']) assert.ok(Math.abs(j.settings.gravityDir[a] - s.gravityDir[a]) < 1e-6, `gravityDir.${a}`);
+    compared++;
+  }
+  assert.ok(compared >= 60, `only ${compared} joints compared`);
+  springs.dispose();
+
+  // The same head-turn twice; one run makes every chain four times softer after one second.
+  const run = async (edit) => {
+    const { side: sd, springs: sp } = await setup(demoAvatar('layered'));
+    const before = [];
+    for (let f = 1; f <= 120; f++) {
+      if (f === 60 && edit) sp.joints.forEach((j) => { j.settings.stiffness *= 0.25; });
+      turnHead(sd, f / 60);
+      sd.vrm.update(1 / 60);
+      if (f === 59) before.push(sp.stateHash());
+    }
+    const out = { before: before[0], after: sp.stateHash(), sp, sd };
+    return out;
+  };
+  const plain = await run(false);
+  const soft = await run(true);
+  assert.equal(soft.before, plain.before, 'the runs differ before the edit');
+  assert.notEqual(soft.after, plain.after, 'the edit did not reach the solver');
+  assert.ok(Math.abs(soft.sp.joints[0].settings.stiffness - 0.25 * plain.sp.joints[0].settings.stiffness) < 1e-6);
+  // It survives configure(), which rebuilds the solver.
+  const edited = soft.sp.joints[0].settings.stiffness;
+  soft.sp.configure({ arcLiveliness: 0.5 });
+  assert.equal(soft.sp.joints[0].settings.stiffness, edited);
+  // Out of range: a RangeError at once, nothing changed.
+  const s0 = soft.sp.joints[0].settings;
+  assert.throws(() => { s0.dragForce = 2; }, RangeError);
+  assert.throws(() => { s0.stiffness = NaN; }, RangeError);
+  assert.throws(() => { s0.hitRadius = -1; }, RangeError);
+  assert.ok(s0.dragForce >= 0 && s0.dragForce <= 1);
+  // A zero gravity direction is refused at the next update, naming the joint; the solver keeps
+  // the last good one, and the next update runs.
+  s0.gravityDir.set(0, 0, 0);
+  assert.throws(() => soft.sp.update(1 / 60), /joint 0: gravityDir/);
+  assert.ok(Math.abs(Math.hypot(s0.gravityDir.x, s0.gravityDir.y, s0.gravityDir.z) - 1) < 1e-6);
+  soft.sp.update(1 / 60);
+  // Assigning a vector copies it; the solver normalises it.
+  s0.gravityDir = { x: 0, y: 0, z: -2 };
+  soft.sp.update(1 / 60);
+  assert.ok(Math.abs(s0.gravityDir.z + 1) < 1e-6 && Math.abs(s0.gravityDir.y) < 1e-6, JSON.stringify(s0.gravityDir));
+  plain.sp.dispose();
+  soft.sp.dispose();
+});
+
 test('bad bytes: a JS Error naming the file and the field, nothing half-built', async (t) => {
   if (missing()) return t.skip(missing());
   const side = await load(demoAvatar('ponytail'));
