@@ -25,3 +25,12 @@ foreach(mode arc parent vrm)
   endif()
 endforeach()
 message(STATUS "C API hashes equal the C++ API's in every mode")
+# The README's C quick start on the same avatar.
+if(QUICKSTART)
+  execute_process(COMMAND ${WORK}/build/quickstart_c ${WORK}/ponytail.vrm RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^[1-9][0-9]* joints stepped; the first at rotation \\(")
+    message(FATAL_ERROR "README quick start (C) failed (${rc}): ${out} ${err}")
+  endif()
+  message(STATUS "README quick start (C): ${out}")
+endif()
