@@ -19,6 +19,7 @@
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "hairswing/retarget.h"
+#include "hairswing/tune.h"
 #include "local_server.h"
 
 #ifndef HS_VIEWER_DIR
@@ -270,6 +271,99 @@ void AddView(CLI::App& app, int& exit_code) {
       if (summary.size() > 6000)
         summary = Dump(Json::array({std::to_string(changes.size()) + " changes"}));
       res.set_header("X-Fit-Changes", summary);
+      res.set_content(std::move(*bytes), "model/gltf-binary");
+    });
+
+    // The springs of the avatar (field "avatar") with their settings, for the tune panel: each
+    // spring's name, its joints' glTF nodes and its first joint's settings (the panel sets a chain
+    // as a whole).
+    server.Post("/api/springs", [&](const httplib::Request& req, httplib::Response& res) {
+      if (!req.has_file("avatar")) return Error(res, 400, "no avatar in the request");
+      auto loaded = FromUpload(req.get_file_value("avatar"));
+      if (!loaded.ok()) return Error(res, 400, loaded.status().message());
+      const Avatar& av = loaded->avatar;
+      Json list = Json::array();
+      for (size_t i = 0; i < av.vrm.springs.size(); ++i) {
+        const Spring& sp = av.vrm.springs[i];
+        if (sp.joints.empty()) continue;
+        Json nodes = Json::array();
+        for (const SpringJoint& j : sp.joints) nodes.push_back(j.node);
+        const SpringJoint& j = sp.joints[0];
+        list.push_back({{"index", i},
+                        {"name", sp.name},
+                        {"nodes", nodes},
+                        {"stiffness", j.stiffness},
+                        {"drag_force", j.drag_force},
+                        {"gravity_power", j.gravity_power},
+                        {"gravity_dir", {j.gravity_dir.x, j.gravity_dir.y, j.gravity_dir.z}},
+                        {"hit_radius", j.hit_radius},
+                        {"limit", FormatLimit(j.limit)}});
+      }
+      Json presets = Json::array();
+      for (const TunePreset& p : BuiltinPresets())
+        presets.push_back({{"name", p.name}, {"description", p.description}});
+      res.set_content(Dump(Json{{"springs", list}, {"presets", presets}}), "application/json");
+    });
+    // Per-chain settings into the avatar (field "avatar"; field "tune" = JSON list of {spring,
+    // stiffness, drag_force, gravity_power, gravity_dir, hit_radius, limit, preset}, every field
+    // but spring optional), through hairswing tune's own code (its undo record included): the
+    // page's Save and Apply.
+    server.Post("/api/tune", [&](const httplib::Request& req, httplib::Response& res) {
+      if (!req.has_file("avatar")) return Error(res, 400, "no avatar in the request");
+      if (!req.has_file("tune")) return Error(res, 400, "no tune in the request");
+      auto loaded = FromUpload(req.get_file_value("avatar"));
+      if (!loaded.ok()) return Error(res, 400, loaded.status().message());
+      Avatar av = std::move(loaded->avatar);
+      const Json edits = Json::parse(req.get_file_value("tune").content, nullptr, false);
+      if (!edits.is_array()) return Error(res, 400, "tune: expected a JSON list");
+      Json changes = Json::array();
+      for (const Json& e : edits) {
+        if (!e.is_object() || !e.contains("spring") || !e["spring"].is_number_integer())
+          return Error(res, 400, "tune: each entry needs a spring index");
+        const int i = e["spring"].get<int>();
+        if (i < 0 || i >= static_cast<int>(av.vrm.springs.size()))
+          return Error(res, 400, "tune: spring " + std::to_string(i) + " out of range");
+        TuneSettings s;
+        if (e.contains("preset")) {
+          auto p = FindPreset(e.value("preset", ""));
+          if (!p.ok()) return Error(res, 400, "tune: " + p.status().message());
+          s = p->settings;
+        }
+        auto num = [&](const char* key, std::optional<float>* out, float lo, float hi) {
+          if (!e.contains(key)) return true;
+          if (!e[key].is_number()) return false;
+          const double v = e[key].get<double>();
+          if (!(v >= lo && v <= hi)) return false;
+          *out = static_cast<float>(v);
+          return true;
+        };
+        if (!num("stiffness", &s.stiffness, 0, 1e6) || !num("drag_force", &s.drag_force, 0, 1) ||
+            !num("gravity_power", &s.gravity_power, 0, 1e6) ||
+            !num("hit_radius", &s.hit_radius, 0, 1e3))
+          return Error(res, 400, "tune: spring " + std::to_string(i) + ": a value out of range");
+        if (e.contains("gravity_dir")) {
+          const Json& g = e["gravity_dir"];
+          if (!g.is_array() || g.size() != 3 || !g[0].is_number() || !g[1].is_number() ||
+              !g[2].is_number())
+            return Error(res, 400, "tune: gravity_dir must be [x, y, z]");
+          s.gravity_dir = glm::vec3(g[0].get<float>(), g[1].get<float>(), g[2].get<float>());
+        }
+        if (e.contains("limit")) {
+          auto l = ParseLimit(e.value("limit", ""));
+          if (!l.ok()) return Error(res, 400, "tune: limit: " + l.status().message());
+          s.limit = l.value();
+          s.max_flip_deg.reset();
+        }
+        auto r = TuneSprings(av, {i}, s);
+        if (!r.ok()) return Error(res, 400, "tune: " + r.status().message());
+        for (const auto& c : r->changes) changes.push_back(OneLine(c));
+      }
+      auto bytes = Encode(av);
+      if (!bytes.ok()) return Error(res, 500, bytes.status().message());
+      std::string summary = Dump(changes);
+      if (summary.size() > 6000)
+        summary = Dump(Json::array({std::to_string(changes.size()) + " changes"}));
+      res.set_header("X-Tune-Changes", summary);
       res.set_content(std::move(*bytes), "model/gltf-binary");
     });
 

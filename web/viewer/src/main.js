@@ -300,6 +300,7 @@ async function showAvatar(bytes, name) {
   restart();
   frame('body');
   fillFitList();
+  S.chainsLoaded = loadChains().catch((e) => showMessage(`chains: ${e.message}`));
   $('avatar-info').textContent = springs
     ? `${springs.joints.length} spring joints, ${springs.colliders.length} colliders, ${hair.length} skinned hair mesh(es)`
     : 'no spring bones: fit hair below to add them';
@@ -662,6 +663,183 @@ $('fit-undo').addEventListener('click', async () => {
   $('fit-info').textContent = 'fit undone';
 });
 
+// ---- the tune panel: per-chain settings, live, then applied or saved by the server ---------------
+// S.chains: the avatar's springs as the server reads them ({index, name, nodes, stiffness,
+// drag_force, gravity_power, gravity_dir, hit_radius, limit}); S.edits: spring index -> the
+// values the user set. Sliders act at once through the package's joint settings (three-vrm's
+// joints[i].settings); the limit and presets act when the server writes them (Apply, Save).
+const TUNE = [
+  ['stiffness', 'tune-stiffness', 'stiffness', (v) => v.toFixed(2)],
+  ['drag_force', 'tune-drag', 'dragForce', (v) => v.toFixed(2)],
+  ['gravity_power', 'tune-gravity', 'gravityPower', (v) => v.toFixed(2)],
+  ['hit_radius', 'tune-radius', 'hitRadius', (v) => `${(1000 * v).toFixed(0)} mm`],
+];
+const tuneUndo = [];
+const coneOf = (limit) => { const m = /^cone:([\d.]+)$/.exec(limit || ''); return m ? Number(m[1]) : 0; };
+
+async function loadChains() {
+  const sel = $('tune-chain');
+  sel.innerHTML = '';
+  S.chains = [];
+  S.edits = new Map();
+  if (!S.springs) { $('tune-info').textContent = 'no springs to tune'; return; }
+  const form = new FormData();
+  form.append('avatar', new Blob([S.bytes]), S.name);
+  const mine = S;
+  const info = await (await api('/api/springs', form)).json();
+  if (S !== mine) return; // another avatar loaded meanwhile
+  S.chains = info.springs;
+  for (const c of S.chains) sel.append(new Option(c.name || `spring ${c.index}`, String(c.index)));
+  const presets = $('tune-preset');
+  presets.innerHTML = '<option value="">preset…</option>';
+  for (const p of info.presets) presets.append(new Option(p.name, p.name));
+  showChain();
+}
+
+function chainNow() {
+  const i = Number($('tune-chain').value);
+  const c = S && S.chains ? S.chains.find((x) => x.index === i) : null;
+  return c ? { chain: c, values: { ...c, ...(S.edits.get(i) || {}) } } : null;
+}
+
+function showChain() {
+  const now = chainNow();
+  for (const [key, id, , fmt] of TUNE) {
+    $(id).disabled = !now;
+    if (now) { $(id).value = String(now.values[key]); $(`${id}-v`).textContent = fmt(now.values[key]); }
+  }
+  $('tune-limit').disabled = !now;
+  const cone = now ? coneOf(now.values.limit) : 0;
+  $('tune-limit').value = String(cone);
+  $('tune-limit-v').textContent = now && now.values.limit !== 'none' && !cone ? now.values.limit : cone ? `${cone}°` : 'none';
+  $('tune-undo').disabled = !tuneUndo.length;
+}
+
+// The package's joints of a chain: those on the chain's glTF nodes.
+function chainJoints(chain) {
+  const nodes = new Set(chain.nodes);
+  return S.springs.joints.filter((j) => nodes.has(j.node));
+}
+
+function editChain(key, value) {
+  const now = chainNow();
+  if (!now) return;
+  const e = S.edits.get(now.chain.index) || {};
+  e[key] = value;
+  S.edits.set(now.chain.index, e);
+  const live = TUNE.find((t) => t[0] === key);
+  if (live) for (const j of chainJoints(now.chain)) j.settings[live[2]] = value;
+  showChain();
+  $('tune-info').textContent = `${S.edits.size} chain(s) edited (Save writes them)`;
+}
+
+for (const [key, id] of TUNE) $(id).addEventListener('input', () => editChain(key, Number($(id).value)));
+$('tune-limit').addEventListener('input', () => {
+  const v = Number($('tune-limit').value);
+  editChain('limit', v > 0 ? `cone:${v}` : 'none');
+});
+$('tune-chain').addEventListener('change', showChain);
+$('tune-preset').addEventListener('change', () => {
+  if ($('tune-preset').value) editChain('preset', $('tune-preset').value);
+  $('tune-info').textContent = `preset ${$('tune-preset').value}: Apply or Save writes it`;
+});
+$('tune-reset').addEventListener('click', () => {
+  const now = chainNow();
+  if (!now) return;
+  S.edits.delete(now.chain.index);
+  for (const [key, , setting] of TUNE) for (const j of chainJoints(now.chain)) j.settings[setting] = now.chain[key];
+  showChain();
+  $('tune-info').textContent = `${now.chain.name}: as the file has it`;
+});
+
+// The edits written into the avatar by the server (hairswing tune's code), as bytes.
+async function tunedBytes() {
+  const list = [...S.edits].map(([spring, e]) => ({ spring, ...e }));
+  const form = new FormData();
+  form.append('avatar', new Blob([S.bytes]), S.name);
+  form.append('tune', JSON.stringify(list));
+  const res = await api('/api/tune', form);
+  return { bytes: await res.arrayBuffer(), changes: JSON.parse(res.headers.get('X-Tune-Changes') || '[]') };
+}
+
+$('tune-apply').addEventListener('click', async () => {
+  if (!S || !S.edits || !S.edits.size) { $('tune-info').textContent = 'nothing edited'; return; }
+  const keep = $('tune-chain').value;
+  try {
+    const { bytes, changes } = await tunedBytes();
+    const before = { bytes: S.bytes, name: S.name };
+    await showAvatar(bytes, S.name.replace(/( \(tuned\))?$/, ' (tuned)'));
+    pickerShows(S.name);
+    tuneUndo.push(before);
+    await S.chainsLoaded;
+    $('tune-chain').value = keep;
+    showChain();
+    $('tune-info').textContent = `${changes.length} change(s): ${changes.slice(0, 2).join('; ')}${changes.length > 2 ? '…' : ''}`;
+  } catch (e) {
+    showMessage(`tune: ${e.message}`);
+  }
+});
+$('tune-undo').addEventListener('click', async () => {
+  const prev = tuneUndo.pop();
+  if (!prev) return;
+  await showAvatar(prev.bytes, prev.name);
+  pickerShows(prev.name);
+  $('tune-info').textContent = 'tune undone';
+});
+$('tune-save').addEventListener('click', async () => {
+  if (!S) return;
+  try {
+    const { bytes, changes } = S.edits && S.edits.size ? await tunedBytes() : { bytes: S.bytes, changes: [] };
+    const vrm = S.gltf.userData.vrm;
+    const base = S.name.replace(/ \((fitted|tuned)\)/g, '').replace(/\.(vrm|glb|gltf)$/i, '');
+    const name = `${base}-edited.${vrm ? 'vrm' : 'glb'}`;
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([bytes], { type: 'model/gltf-binary' }));
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    $('tune-info').textContent = `saved ${name} (${changes.length} change(s))`;
+  } catch (e) {
+    showMessage(`save: ${e.message}`);
+  }
+});
+
+// Clicking the hair picks its chain: the joint with the most weight at the hit vertex.
+function pickChainAt(clientX, clientY) {
+  if (!S || !S.springs || !S.chains || !S.chains.length) return null;
+  const rect = renderer.domElement.getBoundingClientRect();
+  const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+  const ray = new THREE.Raycaster();
+  ray.setFromCamera(ndc, camera);
+  const hits = ray.intersectObjects(S.hair.map((h) => h.mesh), false);
+  if (!hits.length || !hits[0].face) return null;
+  const mesh = hits[0].object;
+  const si = mesh.geometry.attributes.skinIndex, sw = mesh.geometry.attributes.skinWeight;
+  let best = null, weight = -1;
+  for (const v of [hits[0].face.a, hits[0].face.b, hits[0].face.c])
+    for (let k = 0; k < 4; k++) {
+      const w = sw.getComponent(v, k);
+      if (w > weight) { weight = w; best = mesh.skeleton.bones[si.getComponent(v, k)]; }
+    }
+  const joint = S.springs.joints.find((j) => j.bone === best);
+  const chain = joint ? S.chains.find((c) => c.nodes.includes(joint.node)) : null;
+  if (!chain) return null;
+  $('tune-chain').value = String(chain.index);
+  showChain();
+  $('tune-info').textContent = `picked ${chain.name}`;
+  return chain.name;
+}
+{
+  let down = null; // a click, not an orbit drag: the pointer moved less than 4 px
+  renderer.domElement.addEventListener('pointerdown', (e) => { down = [e.clientX, e.clientY]; });
+  renderer.domElement.addEventListener('pointerup', (e) => {
+    if (down && Math.hypot(e.clientX - down[0], e.clientY - down[1]) < 4) pickChainAt(e.clientX, e.clientY);
+    down = null;
+  });
+}
+
 // ---- files: the avatar picker, open, drag and drop ---------------------------------------------
 let serverInfo = null;
 async function openFile(file) {
@@ -804,8 +982,28 @@ window.__hs = {
       timing: $('timing').textContent, stretch: S ? S.stretch : 0, lag: S ? S.lag : 0, chartSamples: S ? S.chart.length : 0,
       message: messageText, headTurn: S && S.headTurnDone ? { hash: S.headTurnDone.hash, mode: S.headTurnDone.mode } : null,
       fitUndo: !$('fit-undo').disabled, fitInfo: $('fit-info').textContent,
+      chains: S && S.chains ? S.chains.length : 0, chain: $('tune-chain').value, tuneInfo: $('tune-info').textContent,
+      tuneUndo: !$('tune-undo').disabled,
     };
   },
+  // The selected chain's settings in the solver (the package's joints) and its glTF nodes.
+  chainSettings() {
+    const now = chainNow();
+    if (!now) return null;
+    const j = chainJoints(now.chain)[0];
+    // three-vrm's own reading of the same joint (the manager the package replaced).
+    const theirs = S.springs.replacedManager ? [...S.springs.replacedManager.joints].find((x) => x.bone === j.bone) : null;
+    return { name: now.chain.name, index: now.chain.index, nodes: now.chain.nodes, stiffness: j.settings.stiffness, dragForce: j.settings.dragForce, gravityPower: j.settings.gravityPower, hitRadius: j.settings.hitRadius, threeVrmStiffness: theirs ? theirs.settings.stiffness : null };
+  },
+  // Screen position (page pixels) of a glTF node, for click tests.
+  screenOfNode(node) {
+    const j = S.springs.joints.find((x) => x.node === node);
+    if (!j || !j.bone) return null;
+    const p = new THREE.Vector3().setFromMatrixPosition(j.bone.matrixWorld).project(camera);
+    const rect = renderer.domElement.getBoundingClientRect();
+    return [rect.left + ((p.x + 1) / 2) * rect.width, rect.top + ((1 - p.y) / 2) * rect.height];
+  },
+  pickChainAt,
   // Simulated time without waiting for rendered frames (tests and screenshots): 1/60 s steps.
   step(seconds) {
     for (let i = 0; i < Math.round(seconds * 60); i++) advance(1 / 60);

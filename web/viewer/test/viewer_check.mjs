@@ -260,6 +260,79 @@ try {
     log('undo: back to the unfitted haircut');
   } else log('skip: fitter (no ../shared/data quaternius-casual.glb)');
 
+  // The tune panel: a chain's sliders act on the running solver, Save downloads the avatar with
+  // the edits, which the CLI and (reloaded) three-vrm + the package read back; clicking the hair
+  // picks its chain.
+  {
+    const fresh = async () => {
+      await page.goto(`${url}avatar=demo-layered.vrm`);
+      await page.evaluate(() => window.__hs.ready);
+      await page.waitForFunction(() => window.__hs.state().chains > 0, null, { timeout: 30000 });
+      await page.click('#pause'); // simulated time only (window.__hs.step)
+    };
+    const slide = (id, value) => page.$eval(id, (e, v) => { e.value = String(v); e.dispatchEvent(new Event('input', { bubbles: true })); }, value);
+    await fresh();
+    assert.equal((await state()).chains, 12);
+    await page.click('#headturn');
+    const plain = await page.evaluate(() => window.__hs.step(1.0));
+    await fresh();
+    await page.selectOption('#tune-chain', '3');
+    let cs = await page.evaluate(() => window.__hs.chainSettings());
+    assert.equal(cs.name, 'hair_3');
+    const authored = cs.stiffness;
+    await slide('#tune-stiffness', 3.5);
+    await slide('#tune-drag', 0.25);
+    cs = await page.evaluate(() => window.__hs.chainSettings());
+    assert.equal(cs.stiffness, 3.5, 'the slider did not reach the solver');
+    assert.ok(Math.abs(cs.dragForce - 0.25) < 1e-6);
+    await page.click('#headturn');
+    assert.notEqual(await page.evaluate(() => window.__hs.step(1.0)), plain, 'the edit did not change the motion');
+    await slide('#tune-limit', 30);
+    assert.match(await page.textContent('#tune-limit-v'), /30/);
+    await page.click('#frame-hair');
+    await page.$eval('#tune-save', (e) => e.scrollIntoView());
+    await shot('tune-panel');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#tune-save')]);
+    const saved = path.join(work, download.suggestedFilename());
+    await download.saveAs(saved);
+    assert.equal(path.basename(saved), 'demo-layered-edited.vrm');
+    const listed = JSON.parse(execFileSync(cli, ['tune', saved, '--list', '--json'], { encoding: 'utf8' }));
+    const h3 = listed.find((x) => x.name === 'hair_3'), h0 = listed.find((x) => x.name === 'hair_0');
+    assert.equal(h3.joints[0].stiffness, 3.5);
+    assert.equal(h3.joints[0].drag_force, 0.25);
+    assert.equal(h3.joints[0].limit, 'cone:30');
+    assert.equal(h0.joints[0].stiffness, authored, 'another chain changed');
+    log(`tune: saved ${saved}; hair_3 stiffness ${h3.joints[0].stiffness}, drag ${h3.joints[0].drag_force}, limit ${h3.joints[0].limit}`);
+    // Reloaded in the page: three-vrm and the package read the new values.
+    await page.setInputFiles('#file', saved);
+    await page.waitForFunction(() => window.__hs.state().avatar === 'demo-layered-edited.vrm' && window.__hs.state().chains > 0, null, { timeout: 60000 });
+    await page.selectOption('#tune-chain', '3');
+    cs = await page.evaluate(() => window.__hs.chainSettings());
+    assert.equal(cs.stiffness, 3.5, 'the reloaded file does not have the value');
+    assert.equal(cs.threeVrmStiffness, 3.5, 'three-vrm reads another value from the saved file');
+    // A click on the front hair picks its chain (the mid joint of hair_10_front, seen from the front).
+    await page.click('#frame-body');
+    const node = await page.evaluate(() => window.__hs.internals().chains.find((c) => c.name === 'hair_10_front').nodes[2]);
+    const at = await page.evaluate((n) => window.__hs.screenOfNode(n), node);
+    await page.selectOption('#tune-chain', '0');
+    await page.mouse.click(at[0], at[1]);
+    const picked = (await state()).tuneInfo;
+    log(`click at ${at.map((v) => v.toFixed(0))}: ${picked}`);
+    assert.match(picked, /^picked hair_1[01]_front$/, 'a click on the front hair did not pick a front chain');
+    // Apply writes the edits into the avatar on show (limits act from then on); Undo goes back.
+    await page.selectOption('#tune-chain', '5');
+    await slide('#tune-limit', 45);
+    await page.click('#tune-apply');
+    await page.waitForFunction(() => / \(tuned\)$/.test(window.__hs.state().avatar) && window.__hs.state().chains > 0, null, { timeout: 60000 });
+    s = await state();
+    assert.ok(s.tuneUndo, 'no undo after Apply');
+    assert.equal(s.chain, '5', 'Apply lost the chain selection');
+    assert.match(await page.textContent('#tune-limit-v'), /45/);
+    await page.click('#tune-undo');
+    await page.waitForFunction(() => !/ \(tuned\)$/.test(window.__hs.state().avatar), null, { timeout: 60000 });
+    log(`tune apply/undo: ${s.tuneInfo.slice(0, 80)}`);
+  }
+
   // A page on another origin in the same browser gets nothing from the server and cannot post to
   // it: reads fail (no token, no CORS), a blind form post is refused (no token, wrong Origin), and
   // even a page that learnt the token cannot read a reply (the browser blocks it without CORS).
