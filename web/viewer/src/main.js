@@ -407,7 +407,11 @@ function tipPositionsInHead() {
   if (!S.springs || !S.head || !S.tips.length) return [];
   const tails = S.springs.tails();
   S.vrm.scene.updateMatrixWorld(true);
-  const inv = S.head.matrixWorld.clone().invert();
+  // The head's frame without its scale: an armature scaled 100x (a cm-unit export) would
+  // otherwise shrink the lag 100-fold. Positions stay world metres, turned with the head.
+  const pos = new THREE.Vector3(), rot = new THREE.Quaternion(), scale = new THREE.Vector3();
+  S.head.matrixWorld.decompose(pos, rot, scale);
+  const inv = new THREE.Matrix4().compose(pos, rot, new THREE.Vector3(1, 1, 1)).invert();
   const joints = S.springs.joints;
   return S.tips.map((i) => (joints[i].bone
     ? joints[i].bone.getWorldPosition(new THREE.Vector3())

@@ -252,6 +252,13 @@ try {
     s = await state();
     assert.ok(s.fitUndo, 'no undo after a fit');
     log(`fit: ${s.joints} joints; ${s.fitInfo.slice(0, 100)}`);
+    // The tip lag in millimetres on an armature scaled 100x (cm units under a 0.01 node): the
+    // head-turn swings the fitted bob by centimetres, not by a hundredth of that.
+    await page.click('#headturn');
+    await page.evaluate(() => window.__hs.step(1.0));
+    const lag = (await state()).lag;
+    log(`fitted casual, head-turn at 1 s: tip lag ${lag.toFixed(1)} mm`);
+    assert.ok(lag > 1 && lag < 300, `tip lag ${lag} mm on the scaled armature (0.03 mm before the fix)`);
     await page.evaluate(() => window.__hs.step(0.5));
     await page.click('#frame-hair');
     await shot('casual-fitted');
