@@ -2,7 +2,9 @@
 // draco_transcoder and gltfpack): KHR_draco_mesh_compression and EXT_meshopt_compression files
 // load with the same mesh as their uncompressed source (within the encoders' quantization),
 // write back uncompressed, and a damaged stream is one error line naming the extension.
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -194,6 +196,43 @@ INSTANTIATE_TEST_SUITE_P(Files, CompressedFile,
                            std::string n = info.param.first;
                            return n.substr(6, n.size() - 10);  // "strip_X.glb" -> "X"
                          });
+
+// A few bytes of stream claiming gigabytes (count x byteStride of 1.6 GB) are refused before the
+// output is allocated.
+TEST(Compressed, AMeshoptViewClaimingGigabytesIsRefused) {
+  std::ifstream in(test::TestData("compressed/strip_meshopt.glb"), std::ios::binary);
+  std::string glb((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint32_t json_len;
+  std::memcpy(&json_len, glb.data() + 12, 4);
+  auto doc = nlohmann::json::parse(glb.substr(20, json_len));
+  bool changed = false;
+  for (auto& v : doc["bufferViews"]) {
+    if (!v.contains("extensions") || changed) continue;
+    auto& e = v["extensions"]["EXT_meshopt_compression"];
+    if (e.value("mode", "") != "ATTRIBUTES") continue;
+    e["count"] = 50000000;
+    e["byteStride"] = 32;
+    e["filter"] = "NONE";
+    v["byteLength"] = 1600000000;
+    v["byteStride"] = 32;
+    changed = true;
+  }
+  ASSERT_TRUE(changed);
+  std::string json = doc.dump();
+  while (json.size() % 4) json.push_back(' ');
+  const uint32_t new_len = static_cast<uint32_t>(json.size());
+  std::string out = glb.substr(0, 12);
+  out.append(reinterpret_cast<const char*>(&new_len), 4);
+  out.append(glb, 16, 4);
+  out += json;
+  out.append(glb, 20 + json_len, std::string::npos);
+  const uint32_t total = static_cast<uint32_t>(out.size());
+  std::memcpy(out.data() + 8, &total, 4);
+  auto r = LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(out.data()), out.size(),
+                                "bomb.glb", "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("1 GiB"), std::string::npos) << r.status().message();
+}
 
 // A stream that claims more than the budget allows is refused before anything is allocated.
 TEST(Compressed, MeshoptCountOverTheBudgetIsRefused) {

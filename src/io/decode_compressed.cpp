@@ -30,6 +30,8 @@ namespace hairswing::io {
 
 namespace {
 
+constexpr size_t kMaxDecodedBytes = size_t(1) << 30;  ///< per buffer view or attribute
+
 const Json* ExtensionOf(const Json& obj, const char* name) {
   if (!obj.is_object()) return nullptr;
   const Json* exts = Find(obj, "extensions");
@@ -110,6 +112,10 @@ void DecodeMeshoptViews(tinygltf::Model& m, const Json& root, size_t max_values)
       throw ReadError(f, "count x byteStride (" + std::to_string(count) + " x " +
                              std::to_string(stride) + ") is not the view's byteLength " +
                              std::to_string(view.byteLength));
+    // A few bytes of stream can claim gigabytes of zeros: one view decodes to at most 1 GiB.
+    if (count * stride > kMaxDecodedBytes)
+      throw ReadError(f, "decodes to " + std::to_string(count * stride) +
+                             " bytes, over the limit of 1 GiB for one buffer view");
     std::vector<unsigned char> out(count * stride);
     int rc = -1;
     if (mode == "ATTRIBUTES") {
@@ -272,6 +278,7 @@ void DecodeDracoPrimitives(tinygltf::Model& m, const Json& root, size_t max_valu
         if (nc == 0 || nc > 16 || cs == 0)
           throw ReadError(Idx("accessors", acc), "invalid type or componentType");
         const size_t elem = static_cast<size_t>(nc) * cs;
+        if (points * elem > kMaxDecodedBytes) throw ReadError(af, "decodes to more than 1 GiB");
         std::vector<unsigned char> bytes(points * elem);
         for (size_t p = 0; p < points; ++p)
           if (!ConvertTo(*att, att->mapped_index(draco::PointIndex(static_cast<uint32_t>(p))), ct,
