@@ -291,8 +291,6 @@ void AddTune(CLI::App& app, int& exit_code) {
                           : "-",
                       c.excess_before_pct, c.excess_after_pct, c.swing_before_mm, c.swing_after_mm,
                       c.flip_before_deg, c.flip_after_deg, c.met ? "" : "  NOT MET");
-        changes.clear();  // the table said it; the reasons follow
-        for (const AutoChoice& c : r->choices) changes.push_back(c.name + ": " + c.why);
       }
     } else {
       if (picked.empty()) return fail("name the springs to change: --chain NAME or --all");

@@ -74,6 +74,14 @@ Result<std::string> Encode(const Avatar& av) {
   return std::string(bytes->begin(), bytes->end());
 }
 
+// The list of changes rides along in a header (the body is the avatar); a long list is counted.
+void SetChangesHeader(httplib::Response& res, const char* name, const Json& changes) {
+  std::string summary = Dump(changes);
+  if (summary.size() > 6000)
+    summary = Dump(Json::array({std::to_string(changes.size()) + " changes"}));
+  res.set_header(name, summary);
+}
+
 Result<LoadedAvatar> FromUpload(const httplib::MultipartFormData& file) {
   return LoadAvatarFromMemory(reinterpret_cast<const uint8_t*>(file.content.data()),
                               file.content.size(),
@@ -266,11 +274,7 @@ void AddView(CLI::App& app, int& exit_code) {
       }
       auto bytes = Encode(av);
       if (!bytes.ok()) return Error(res, 500, bytes.status().message());
-      // The list of changes rides along in a header (the body is the avatar).
-      std::string summary = Dump(changes);
-      if (summary.size() > 6000)
-        summary = Dump(Json::array({std::to_string(changes.size()) + " changes"}));
-      res.set_header("X-Fit-Changes", summary);
+      SetChangesHeader(res, "X-Fit-Changes", changes);
       res.set_content(std::move(*bytes), "model/gltf-binary");
     });
 
@@ -360,10 +364,7 @@ void AddView(CLI::App& app, int& exit_code) {
       }
       auto bytes = Encode(av);
       if (!bytes.ok()) return Error(res, 500, bytes.status().message());
-      std::string summary = Dump(changes);
-      if (summary.size() > 6000)
-        summary = Dump(Json::array({std::to_string(changes.size()) + " changes"}));
-      res.set_header("X-Tune-Changes", summary);
+      SetChangesHeader(res, "X-Tune-Changes", changes);
       res.set_content(std::move(*bytes), "model/gltf-binary");
     });
 
