@@ -57,7 +57,8 @@ OJson BakeReportJson(const BakeReport& b, const std::string& solver, bool with_s
              {"keys_before", b.keys_before},
              {"keys_after", b.keys_after},
              {"reduction_error_deg", Num(b.reduction_error_deg)},
-             {"reduction_error_mm", Num(b.reduction_error_mm)}};
+             {"reduction_error_mm", Num(b.reduction_error_mm)},
+             {"key_drop_median_deg", Num(b.key_drop_median_deg)}};
   if (with_seconds) j["seconds"] = b.seconds;
   return j;
 }
@@ -95,8 +96,10 @@ void AddBake(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"arc", "parent", "vrm"}));
   cmd->add_option("--rate", o->rate, "hair keys per second before reduction: 30 (default) or 60")
       ->check(CLI::IsMember({30, 60}));
-  cmd->add_option("--max-error-deg", o->max_error_deg,
-                  "keyframe reduction: largest rotation error per key, degrees (0 = keep all)")
+  cmd->add_option(
+         "--max-error-deg", o->max_error_deg,
+         "keyframe reduction: largest rotation error per key, degrees (0 = keep all); "
+         "both bounds hold, so on vigorous clips (a jog) this one decides how many keys go")
       ->check(FiniteRange(0, 10));
   cmd->add_option("--max-error-mm", o->max_error_mm,
                   "keyframe reduction: largest joint position error, millimetres")
@@ -250,6 +253,19 @@ void AddBake(CLI::App& app, int& exit_code) {
                         {"joints", joints},
                         {"positions", pos}});
       }
+    }
+    // Why a clip kept (nearly) every key: the hair turns unevenly from key to key by more than
+    // the angle bound, so no key can go (a jog, not a fault of the reduction).
+    for (const auto& r : results) {
+      const BakeReport& b = r->report;
+      if (b.keys_before == 0 || 10 * b.keys_after < 9 * b.keys_before ||
+          !(b.key_drop_median_deg > o->max_error_deg) || o->max_error_deg <= 0)
+        continue;
+      std::printf(
+          "note: %s kept %zu of %zu keys: dropping one key alone would turn its joint by %.2f deg "
+          "(median), more than --max-error-deg %.2f; a larger --max-error-deg (and "
+          "--max-error-mm) reduces more\n",
+          b.clip.c_str(), b.keys_after, b.keys_before, b.key_drop_median_deg, o->max_error_deg);
     }
     std::printf("%zu clip(s) baked in %.2f s with the %s solver; wrote %s\n", results.size(),
                 seconds, o->solver.c_str(), o->out.c_str());

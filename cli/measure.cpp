@@ -67,6 +67,11 @@ void PrintMeasureTable(const MeasureReport& rep) {
         "note: the skin's bind pose differs from the rest pose (%d welded hair edges differ by "
         "more than 1 %%); stretch is measured against the skinned rest pose\n",
         rep.bind_pose_edges_differ);
+  if (rep.penetration_rest_pairs > 0)
+    std::printf(
+        "note: %d (hair link, collider) pairs overlap already at rest (a collider holding the "
+        "hair); \"pen.\" counts only pairs clear of each other at rest\n",
+        rep.penetration_rest_pairs);
   std::printf("%-7s %4s %8s %8s %8s %8s %8s %8s %8s %7s %6s %8s %8s %12s %8s %5s %7s %7s\n",
               "solver", "fps", "swing mm", "swng max", "p99 %", "welded %", "worst %", "exc p99",
               "exc wrst", "curl", "flip", "root mm", "settle", "hidden(>1mm)", "depth mm", "pen.",

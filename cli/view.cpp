@@ -114,6 +114,19 @@ Status ReadUploadedClips(const httplib::MultipartFormData& file, ClipFile* out) 
   return Status::Ok();
 }
 
+/// Where the built viewer is: share/hairswing/viewer beside an installed binary
+/// (<prefix>/bin/hairswing -> <prefix>/share/hairswing/viewer, what `cmake --install` and the .deb
+/// lay out), else the source tree's web/viewer/dist this binary was built from.
+std::string DefaultViewerDir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "hairswing" / "viewer";
+    if (fs::is_regular_file(installed / "index.html", ec)) return installed.string();
+  }
+  return HS_VIEWER_DIR;
+}
+
 }  // namespace
 
 void AddView(CLI::App& app, int& exit_code) {
@@ -130,7 +143,7 @@ void AddView(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> avatars;
     int port = 8720;
-    std::string app_dir = HS_VIEWER_DIR, clips;
+    std::string app_dir = DefaultViewerDir(), clips;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatars, "avatars to offer (.vrm/.glb/.gltf)");
@@ -140,7 +153,10 @@ void AddView(CLI::App& app, int& exit_code) {
   cmd->add_option("--clips", o->clips,
                   "clip library offered in the picker (default: the UAL library in "
                   "../shared/data when present)");
-  cmd->add_option("--app", o->app_dir, "the built viewer (web/viewer/dist)")->capture_default_str();
+  cmd->add_option("--app", o->app_dir,
+                  "the built viewer: share/hairswing/viewer beside an installed hairswing, else "
+                  "web/viewer/dist of the source tree it was built from")
+      ->capture_default_str();
   cmd->callback([o, &exit_code] {
     if (!fs::is_regular_file(fs::path(o->app_dir) / "index.html")) {
       std::fprintf(stderr,
@@ -379,8 +395,9 @@ void AddView(CLI::App& app, int& exit_code) {
     }
     std::printf(
         "hairswing view: open %s in a browser (%zu avatar(s), %zu clips; the token in the URL "
-        "keeps other pages and users out; Ctrl-C stops)\n",
-        server.Url().c_str(), shown.size(), library->clips.size());
+        "keeps other pages and users out; Ctrl-C stops)\n"
+        "hairswing view: the app is served from %s\n",
+        server.Url().c_str(), shown.size(), library->clips.size(), o->app_dir.c_str());
     std::fflush(stdout);
     if (!server.listen_after_bind()) exit_code = kExitFailure;
   });

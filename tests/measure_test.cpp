@@ -485,6 +485,41 @@ TEST(Measure, ExcessStretchIsZeroWhenTheHairStaysRigid) {
   }
 }
 
+TEST(Measure, PenetrationCountsOnlyCollidersClearOfTheHairAtRest) {
+  // A head sphere of 0.5 m holds the whole chain at rest (a collider much larger than the head
+  // holds the hair): no solver can keep the hair out of it, so it is reported, not counted.
+  Avatar av = test::MakeHairAvatar({test::ChainSpec{}});
+  const int spine = 1, head = 2;
+  test::AddCollider(av, head, ColliderShape::kSphere, glm::vec3(0), 0.5f);
+  const int links = test::ChainSpec{}.joints - 1;
+  MeasureOptions opt;
+  opt.fps = {60};
+  opt.duration = 4.0;
+  auto held = Measure(av, opt);
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_EQ(held->penetration_rest_pairs, links);
+  for (const RunResult& r : held->results) EXPECT_EQ(r.penetration_samples, 0);
+  // A shoulder whose sphere is 13 cm from the hair root at rest and swings over it (the root
+  // joint is fixed to the head, so the first link cannot get away): counted.
+  const int shoulder = test::AddNode(av, "Shoulder", spine, {0, 0.1f, -0.1f});
+  const glm::vec3 over_root =
+      glm::angleAxis(glm::radians(-30.0f), glm::vec3(1, 0, 0)) * glm::vec3(0, 0.25f, 0);
+  test::AddCollider(av, shoulder, ColliderShape::kSphere, over_root, 0.05f);
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok());
+  const int shoulder_rig = rig->node_to_rig()[shoulder];
+  opt.motion = [shoulder_rig](const Rig& r) {
+    return std::make_unique<SwingNodeMotion>(r, shoulder_rig);
+  };
+  auto swept = Measure(av, opt);
+  ASSERT_TRUE(swept.ok()) << swept.status().message();
+  EXPECT_EQ(swept->penetration_rest_pairs, links);  // the shoulder sphere is clear at rest
+  for (const RunResult& r : swept->results)
+    EXPECT_GT(r.penetration_samples, 0) << SolverModeName(r.solver);
+  EXPECT_NE(MeasureReportJson(swept.value(), false).find("\"penetration_rest_pairs\": 5"),
+            std::string::npos);
+}
+
 TEST(Metrics, FlipIsTheChordAngleInTheAttachmentFrame) {
   const glm::mat3 id(1.0f);
   // Hanging straight down at rest; thrown up and forward: the chord turned by

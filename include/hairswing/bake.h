@@ -68,7 +68,12 @@ struct BakeReport {
   size_t keys_after = 0;
   double reduction_error_deg = 0.0;  ///< largest rotation error of the reduction, measured
   double reduction_error_mm = 0.0;   ///< largest joint position error of the reduction, measured
-  double seconds = 0.0;              ///< wall time of the bake
+  /// How unevenly the hair turns from key to key: over every hair key between two others, the
+  /// angle between the key and the slerp of its two neighbours (the error if that key alone were
+  /// dropped), median, degrees. Above max_error_deg few keys can go: on a jog the hair's swing
+  /// turns around every few frames (fitted Quaternius casual, Jog_Fwd_Loop: 1.6 deg; Idle: 0).
+  double key_drop_median_deg = 0.0;
+  double seconds = 0.0;  ///< wall time of the bake
 };
 
 struct BakedClip {

@@ -198,6 +198,10 @@ struct MeasureReport {
   /// shape: this counts the welded hair edges whose stored length differs from their rest length
   /// by more than 1 %.
   int bind_pose_edges_differ = 0;
+  /// (hair link, sphere/capsule collider) pairs that overlap already in the rest pose (a
+  /// collider holding the hair, e.g. a head sphere larger than the head): not counted in
+  /// RunResult::penetration_samples, since no solver could keep the hair out of them.
+  int penetration_rest_pairs = 0;
   bool fps_identical = true;  ///< every solver: same hashes at common times across fps
   std::vector<std::string> chain_names;
   std::vector<RunResult> results;

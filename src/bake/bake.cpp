@@ -310,6 +310,24 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
     }
   }
 
+  // How unevenly the hair turns: the error of dropping each interior key alone, median.
+  {
+    std::vector<double> drop;
+    drop.reserve(track_joint.size() * (nf > 2 ? nf - 2 : 0));
+    for (int j : track_joint)
+      for (size_t f = 1; f + 1 < nf; ++f)
+        drop.push_back(AngleDeg(
+            glm::normalize(det::Slerp(
+                tracks[j].q[f - 1], tracks[j].q[f + 1],
+                static_cast<float>((times[f] - times[f - 1]) / (times[f + 1] - times[f - 1])))),
+            tracks[j].q[f]));
+    if (!drop.empty()) {
+      std::nth_element(drop.begin(), drop.begin() + static_cast<std::ptrdiff_t>(drop.size() / 2),
+                       drop.end());
+      rep.key_drop_median_deg = drop[drop.size() / 2];
+    }
+  }
+
   // Reduction, per chain: halve the angle bound until every joint position is within bound.
   std::vector<glm::vec3> full(nf * nj), reduced(nf * nj), reduced_rel(nf * nj);
   for (size_t f = 0; f < nf; ++f)

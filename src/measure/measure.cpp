@@ -127,6 +127,10 @@ class MeasureRun {
   // Per 30 Hz sample of a full run.
   Status SampleStretch(RunResult& r);
   void SampleRootsAndPenetration(const SpringWorld& sw, RunResult& r);
+  // The world capsule of a chain's sphere/capsule collider under `world`; false for other shapes.
+  bool ColliderCapsule(int ci, std::span<const glm::mat4> world, WorldCollider* out) const;
+  // Marks the (link, collider) pairs that overlap already in the rest pose; returns their count.
+  int FindRestOverlaps();
   Status SampleOcclusion(int* hidden_max, double* depth_max);
   // After a run.
   void SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local, RunResult& r) const;
@@ -154,6 +158,11 @@ class MeasureRun {
   std::vector<glm::mat4> world_, body_world_, palette_;
   std::vector<Transform> body_pose_;
   std::vector<double> max_ratio_, max_welded_, max_excess_, sample_ratios_;
+  // Per chain link x chain collider (chain by chain, link-major): 1 = overlaps at rest, so no
+  // solver can avoid it and it is not counted as penetration (a head sphere larger than the head
+  // holding the hair). pair_offset_[c] = first entry of chain c.
+  std::vector<uint8_t> rest_overlap_;
+  std::vector<size_t> pair_offset_;
 };
 
 int MeasureRun::VertexChain(const MeshInstance& inst, const Primitive& p, size_t v) const {
@@ -301,6 +310,7 @@ Status MeasureRun::Prepare(MeasureReport* report) {
   Weld();
   report->hair_edges_welded = static_cast<int>(welded_.edges.size());
   report->bind_pose_edges_differ = bind_differs_;
+  report->penetration_rest_pairs = FindRestOverlaps();
   report->skinned_hair = !welded_.edges.empty();
   if (Status st = FindFrontStrands(report); !st.ok()) return st;
   max_ratio_.resize(n_edges_);
@@ -347,23 +357,68 @@ Status MeasureRun::SampleStretch(RunResult& r) {
   return Status::Ok();
 }
 
+bool MeasureRun::ColliderCapsule(int ci, std::span<const glm::mat4> world,
+                                 WorldCollider* out) const {
+  const ColliderShape kind = rig_.collider_shape()[ci];
+  if (kind != ColliderShape::kSphere && kind != ColliderShape::kCapsule) return false;
+  *out = ColliderToWorld(kind, rig_.collider_offset()[ci], rig_.collider_tail()[ci],
+                         rig_.collider_normal()[ci], rig_.collider_radius()[ci],
+                         world[rig_.collider_node()[ci]], true);
+  return true;
+}
+
+int MeasureRun::FindRestOverlaps() {
+  const auto& chains = rig_.chains();
+  const auto rest = rig_.rest_world();
+  pair_offset_.assign(chains.size() + 1, 0);
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const RigChain& ch = chains[c];
+    const size_t links = static_cast<size_t>(std::max(0, ch.joint_end - ch.joint_begin - 1));
+    pair_offset_[c + 1] =
+        pair_offset_[c] + links * static_cast<size_t>(ch.collider_end - ch.collider_begin);
+  }
+  rest_overlap_.assign(pair_offset_.back(), 0);
+  int count = 0;
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const RigChain& ch = chains[c];
+    const int ncol = ch.collider_end - ch.collider_begin;
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      // At rest a link runs from its joint to the next joint of the chain.
+      const glm::vec3 a(rest[rig_.joint_node()[j]][3]), b(rest[rig_.joint_node()[j + 1]][3]);
+      for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+        WorldCollider wc;
+        if (!ColliderCapsule(rig_.chain_colliders()[k], rest, &wc)) continue;
+        if (LinkPenetration(a, b, wc.head, wc.tail, wc.radius) <= opt_.penetration_threshold)
+          continue;
+        rest_overlap_[pair_offset_[c] + static_cast<size_t>((j - ch.joint_begin) * ncol +
+                                                            (k - ch.collider_begin))] = 1;
+        ++count;
+      }
+    }
+  }
+  return count;
+}
+
 void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, RunResult& r) {
   // Roots against the body pose computed independently of the solver (body_world_).
-  for (const RigChain& ch : rig_.chains()) {
+  const auto& chains = rig_.chains();
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const RigChain& ch = chains[c];
     const int root = rig_.joint_node()[ch.joint_begin];
     r.root_drift_mm = std::max(
         r.root_drift_mm,
         1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world_[root][3])));
-    // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored).
+    // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored), for
+    // the pairs that are clear of each other at rest.
+    const int ncol = ch.collider_end - ch.collider_begin;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       const glm::vec3 a(sw.world()[rig_.joint_node()[j]][3]), b = sw.tails()[j];
       for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-        const int ci = rig_.chain_colliders()[k];
-        const ColliderShape kind = rig_.collider_shape()[ci];
-        if (kind != ColliderShape::kSphere && kind != ColliderShape::kCapsule) continue;
-        const WorldCollider wc = ColliderToWorld(
-            kind, rig_.collider_offset()[ci], rig_.collider_tail()[ci], rig_.collider_normal()[ci],
-            rig_.collider_radius()[ci], world_[rig_.collider_node()[ci]], true);
+        if (rest_overlap_[pair_offset_[c] + static_cast<size_t>((j - ch.joint_begin) * ncol +
+                                                                (k - ch.collider_begin))])
+          continue;
+        WorldCollider wc;
+        if (!ColliderCapsule(rig_.chain_colliders()[k], world_, &wc)) continue;
         if (LinkPenetration(a, b, wc.head, wc.tail, wc.radius) > opt_.penetration_threshold)
           ++r.penetration_samples;
       }
@@ -687,6 +742,7 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   j["skinned_hair"] = rep.skinned_hair;
   j["reference_pose"] = "skinned rest pose";
   j["bind_pose_edges_differ"] = rep.bind_pose_edges_differ;
+  j["penetration_rest_pairs"] = rep.penetration_rest_pairs;
   // Stretch of hair that no skinned vertex follows is not 0 %: it is not measurable.
   auto stretch = [&](double v) {
     return rep.skinned_hair && std::isfinite(v) ? Json(v) : Json(nullptr);

@@ -270,7 +270,7 @@ async function showAvatar(bytes, name) {
   const hair = [];
   for (const m of meshes) {
     const h = hairVertices(m, jointSet);
-    if (h) hair.push({ mesh: m, edges: hairEdges(m, h), weld: weldGroups(m, h) });
+    if (h) hair.push({ mesh: m, verts: h, edges: hairEdges(m, h), weld: weldGroups(m, h) });
   }
   for (const h of hair) h.rest = edgeLengths(h);
   // Accessories: every mesh but the body (the largest one), the head or face, and the hair.
@@ -473,15 +473,42 @@ function drawChart() {
 }
 
 // ---- view ----------------------------------------------------------------------------------------
+// The hair as it is now (skinned, world metres): every vertex a spring joint moves, at most ~4000
+// of them spread evenly. Empty when the avatar has no hair chains.
+function hairPoints() {
+  const out = [];
+  if (!S) return out;
+  S.vrm.scene.updateMatrixWorld(true);
+  const total = S.hair.reduce((n, h) => n + h.verts.reduce((a, b) => a + b, 0), 0);
+  const step = Math.max(1, Math.ceil(total / 4000));
+  let k = 0;
+  for (const h of S.hair) {
+    for (let v = 0; v < h.verts.length; v++) {
+      if (!h.verts[v] || k++ % step) continue;
+      out.push(h.mesh.getVertexPosition(v, new THREE.Vector3()).applyMatrix4(h.mesh.matrixWorld));
+    }
+  }
+  return out;
+}
+
 function frame(kind) {
   if (!S) return;
   const box = new THREE.Box3().setFromObject(S.vrm.scene);
   const height = Math.max(0.3, box.max.y - box.min.y);
-  if (kind === 'hair' && S.head) {
-    const p = S.head.getWorldPosition(new THREE.Vector3());
-    const d = height / 1.7;
-    controls.target.copy(p).add(new THREE.Vector3(0, -0.05 * d, 0));
-    camera.position.copy(p).add(new THREE.Vector3(0.55 * d, 0.08 * d, 1.05 * d));
+  const points = kind === 'hair' ? hairPoints() : [];
+  if (kind === 'hair' && (points.length || S.head)) {
+    // The hair and the head fill the view whatever the avatar's size, units or proportions (a
+    // large head collider or a body much larger than the head does not move the frame).
+    if (S.head) points.push(S.head.getWorldPosition(new THREE.Vector3()));
+    const centre = new THREE.Box3().setFromPoints(points).getCenter(new THREE.Vector3());
+    // Three views around the head (the avatar faces +z: VRM 1.0, and three-vrm turns VRM 0.x
+    // models that way too): front three-quarter, side, back three-quarter. The front one unless
+    // another shows over 1/0.7 times as many hair pixels (a ponytail or long hair behind the head
+    // is seen from the side or back; bangs and bobs from the front).
+    const views = [[0.45, 0.12, 1], [1, 0.12, 0.1], [0.6, 0.12, -1]].map((d) => new THREE.Vector3(...d).normalize());
+    const shown = views.map((dir) => { placeCamera(points, centre, dir); return hairPixels(); });
+    const best = shown.indexOf(Math.max(...shown));
+    placeCamera(points, centre, views[shown[0] >= 0.7 * shown[best] ? 0 : best]);
   } else {
     const c = box.getCenter(new THREE.Vector3());
     const dist = (height / 2) / Math.tan((camera.fov * Math.PI) / 360) * 1.3;
@@ -490,6 +517,42 @@ function frame(kind) {
   }
   camera.lookAt(controls.target);
   controls.update();
+}
+
+// The camera on the line from `centre` along `dir`, as near as it can be while seeing every point:
+// a point at depth z towards the camera and x, y across needs distance >= z + |x| / tan(half the
+// horizontal fov), and the same for y with the vertical fov; 8 % margin.
+function placeCamera(points, centre, dir) {
+  const right = new THREE.Vector3(0, 1, 0).cross(dir).normalize();
+  const up = dir.clone().cross(right);
+  const tanV = Math.tan((camera.fov * Math.PI) / 360), tanH = tanV * camera.aspect;
+  let dist = 0.1;
+  const d = new THREE.Vector3();
+  for (const p of points) {
+    d.subVectors(p, centre);
+    const z = d.dot(dir), x = Math.abs(d.dot(right)), y = Math.abs(d.dot(up));
+    dist = Math.max(dist, z + (1.08 * x) / tanH, z + (1.08 * y) / tanV);
+  }
+  controls.target.copy(centre);
+  camera.position.copy(centre).addScaledVector(dir, dist);
+  camera.lookAt(centre);
+  camera.updateMatrixWorld();
+}
+
+// The hair (its vertices) against the view: the share inside it (1 when nothing is cropped) and
+// how much of the view it spans (the larger of its width and height over the view's, 0..1).
+function hairInView() {
+  const points = hairPoints();
+  if (!points.length) return { inside: 0, span: 0 };
+  camera.updateMatrixWorld();
+  let inside = 0;
+  const box = new THREE.Box2();
+  for (const p of points) {
+    p.project(camera);
+    if (Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1 && p.z <= 1) inside++;
+    box.expandByPoint(new THREE.Vector2(Math.max(-1, Math.min(1, p.x)), Math.max(-1, Math.min(1, p.y))));
+  }
+  return { inside: inside / points.length, span: Math.max(box.max.x - box.min.x, box.max.y - box.min.y) / 2 };
 }
 
 function applyAccessories() {
@@ -945,7 +1008,8 @@ async function start() {
 
 // Pixels of the last frame: how many differ from the background in the centre third, and how
 // many change when the hair meshes are hidden (hair on screen).
-function pixelStats() {
+// The frame rendered now, and again with the hair meshes hidden (RGBA bytes each).
+function renderWithAndWithoutHair() {
   const gl = renderer.getContext();
   const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
   const read = () => { renderer.render(scene, camera); const px = new Uint8Array(w * h * 4); gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px); return px; };
@@ -955,6 +1019,19 @@ function pixelStats() {
   hidden.forEach((m) => { m.visible = false; });
   const b = read();
   hidden.forEach((m, i) => { m.visible = was[i]; });
+  return { a, b, w, h };
+}
+
+// Pixels that change when the hair is hidden: the hair on screen.
+function hairPixels() {
+  const { a, b } = renderWithAndWithoutHair();
+  let n = 0;
+  for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 30) n++;
+  return n;
+}
+
+function pixelStats() {
+  const { a, b, w, h } = renderWithAndWithoutHair();
   const bg = [a[0], a[1], a[2]];
   let centre = 0, total = 0, hair = 0;
   const colour = [0, 0, 0];
@@ -969,7 +1046,10 @@ function pixelStats() {
       colour[0] += a[i]; colour[1] += a[i + 1]; colour[2] += a[i + 2];
     }
   }
-  return { width: w, height: h, centreFraction: centre / total, hairPixels: hair, hairMeanRgb: colour.map((c) => (hair ? c / hair : 0)) };
+  return {
+    width: w, height: h, centreFraction: centre / total, hairPixels: hair, hairShare: hair / (w * h),
+    hairInView: hairInView().inside, hairSpan: hairInView().span, hairMeanRgb: colour.map((c) => (hair ? c / hair : 0)),
+  };
 }
 
 window.__hs = {

@@ -46,6 +46,22 @@ try {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   const state = () => page.evaluate(() => window.__hs.state());
   const shot = async (name) => { const f = path.join(work, `${name}.png`); await page.screenshot({ path: f }); log(`screenshot ${f}`); };
+  // "Hair close-up" must show the whole hair, large: every hair vertex inside the view, the hair
+  // spanning most of the view's width or height, and hair pixels (those that change when the hair
+  // is hidden) a fair share of the picture. Before the close-up framed the hair's own bounds,
+  // godette's showed her chest and cropped the hair off.
+  const closeUps = [];
+  const closeUp = async (name) => {
+    await page.click('#frame-hair');
+    await page.waitForTimeout(300);
+    const px = await page.evaluate(() => window.__hs.pixelStats());
+    closeUps.push(`${name} ${(100 * px.hairShare).toFixed(0)} % hair pixels, ${(100 * px.hairInView).toFixed(0)} % of the hair in view, spanning ${(100 * px.hairSpan).toFixed(0)} % of the view`);
+    log(`close-up ${closeUps.at(-1)}`);
+    await shot(`closeup-${name}`);
+    assert.ok(px.hairInView >= 0.98, `${name}: the close-up crops the hair (${(100 * px.hairInView).toFixed(1)} % in view)`);
+    assert.ok(px.hairSpan >= 0.75, `${name}: the hair spans only ${(100 * px.hairSpan).toFixed(0)} % of the view`);
+    assert.ok(px.hairShare >= 0.04, `${name}: the close-up shows little hair (${(100 * px.hairShare).toFixed(1)} % of the pixels)`);
+  };
 
   await page.goto(`${url}avatar=demo-layered.vrm`);
   await page.evaluate(() => window.__hs.ready);
@@ -69,6 +85,8 @@ try {
   const [r, g, b] = px.hairMeanRgb;
   assert.ok(r > b + 10 && g > b, `the hair pixels are not the demo's brown hair (rgb ${px.hairMeanRgb})`);
   await shot('full-body-rest');
+  await closeUp('demo-layered');
+  await page.click('#frame-body');
 
   // Timing readout and render fps (SwiftShader: software GL, a figure not a target).
   await page.waitForTimeout(3000);
@@ -230,6 +248,7 @@ try {
     assert.ok(s.joints > 0);
     await page.evaluate(() => window.__hs.step(1));
     await shot('godette-dropped');
+    await closeUp('godette');
     log(`godette.vrm dropped: ${s.joints} joints`);
     if (has('animations/handmade-test.vrma')) {
       await page.setInputFiles('#file', path.join(shared, 'animations/handmade-test.vrma'));
@@ -260,8 +279,7 @@ try {
     log(`fitted casual, head-turn at 1 s: tip lag ${lag.toFixed(1)} mm`);
     assert.ok(lag > 1 && lag < 300, `tip lag ${lag} mm on the scaled armature (0.03 mm before the fix)`);
     await page.evaluate(() => window.__hs.step(0.5));
-    await page.click('#frame-hair');
-    await shot('casual-fitted');
+    await closeUp('casual-fitted');
     await page.click('#fit-undo');
     await page.waitForFunction(() => window.__hs.state().joints === 0, null, { timeout: 60000 });
     log('undo: back to the unfitted haircut');
@@ -339,6 +357,12 @@ try {
     await page.waitForFunction(() => !/ \(tuned\)$/.test(window.__hs.state().avatar), null, { timeout: 60000 });
     log(`tune apply/undo: ${s.tuneInfo.slice(0, 80)}`);
   }
+
+  // The other demo avatar's close-up.
+  await page.selectOption('#avatar', { label: 'demo-ponytail.vrm' });
+  await page.waitForFunction(() => window.__hs.state().avatar === 'demo-ponytail.vrm', null, { timeout: 60000 });
+  await closeUp('demo-ponytail');
+  log(`close-ups: ${closeUps.join('; ')}`);
 
   // A page on another origin in the same browser gets nothing from the server and cannot post to
   // it: reads fail (no token, no CORS), a blind form post is refused (no token, wrong Origin), and
