@@ -96,6 +96,63 @@ TEST(CApi, HugeZeroAndNonFiniteTimeStepsNeverFreezeTheWorld) {
 
 // Joint settings through the C API: read what the file says, write back all or nothing, and a
 // change reaches the solved rotations.
+// Collider groups, the groups each joint collides with, and joint limits: what the file holds,
+// checked against the Avatar document the bytes were made from.
+TEST(CApi, ColliderGroupsAndJointLimitsAreTheFiles) {
+  hairswing::Avatar demo = hairswing::MakeDemoAvatar(hairswing::DemoVariant::kPonytail);
+  ASSERT_GE(demo.vrm.collider_groups.size(), 1u);
+  // A cone on the first spring's root joint and a spherical limit on its second.
+  demo.vrm.springs[0].joints[0].limit = {
+      hairswing::JointLimit::Kind::kCone, 0.5f, 0.0f, {1, 0, 0, 0}};
+  const glm::quat turn = glm::angleAxis(0.3f, glm::vec3(0, 0, 1));
+  demo.vrm.springs[0].joints[1].limit = {hairswing::JointLimit::Kind::kSpherical, 0.4f, 0.2f, turn};
+  auto bytes = hairswing::EncodeGlb(demo, true, hairswing::VrmOutput::kKeepInput, nullptr);
+  ASSERT_TRUE(bytes.ok());
+  hs_avatar* av = nullptr;
+  ASSERT_EQ(hs_avatar_load_memory(bytes->data(), bytes->size(), "limits.vrm", &av), HS_OK)
+      << hs_last_error();
+  ASSERT_EQ(hs_avatar_collider_group_count(av), demo.vrm.collider_groups.size());
+  for (size_t g = 0; g < demo.vrm.collider_groups.size(); ++g) {
+    EXPECT_STREQ(hs_avatar_collider_group_name(av, g), demo.vrm.collider_groups[g].name.c_str());
+    size_t n = 0;
+    ASSERT_EQ(hs_avatar_collider_group(av, g, nullptr, 0, &n), HS_OK);  // how many first
+    std::vector<int32_t> got(n);
+    ASSERT_EQ(hs_avatar_collider_group(av, g, got.data(), n, &n), HS_OK);
+    EXPECT_EQ(std::vector<int32_t>(demo.vrm.collider_groups[g].colliders.begin(),
+                                   demo.vrm.collider_groups[g].colliders.end()),
+              got);
+  }
+  EXPECT_EQ(hs_avatar_collider_group_name(av, 999), nullptr);
+  size_t n = 0;
+  EXPECT_EQ(hs_avatar_collider_group(av, 999, nullptr, 0, &n), HS_INVALID_ARGUMENT);
+  hs_world* w = nullptr;
+  ASSERT_EQ(hs_world_create(av, nullptr, &w), HS_OK);
+  // Joint 0 is the first spring's root: its groups, and its cone; joint 1 the spherical limit.
+  ASSERT_EQ(hs_world_joint_collider_groups(w, 0, nullptr, 0, &n), HS_OK);
+  std::vector<int32_t> groups(n);
+  ASSERT_EQ(hs_world_joint_collider_groups(w, 0, groups.data(), n, &n), HS_OK);
+  EXPECT_EQ(std::vector<int32_t>(demo.vrm.springs[0].collider_groups.begin(),
+                                 demo.vrm.springs[0].collider_groups.end()),
+            groups);
+  hs_joint_limit lim{};
+  ASSERT_EQ(hs_world_joint_limit(w, 0, &lim), HS_OK);
+  EXPECT_EQ(lim.kind, 1);
+  EXPECT_NEAR(lim.angle, 0.5f, 1e-6);
+  ASSERT_EQ(hs_world_joint_limit(w, 1, &lim), HS_OK);
+  EXPECT_EQ(lim.kind, 3);
+  EXPECT_NEAR(lim.angle, 0.4f, 1e-6);
+  EXPECT_NEAR(lim.yaw, 0.2f, 1e-6);
+  EXPECT_NEAR(std::fabs(lim.rotation[2] * turn.z + lim.rotation[3] * turn.w), 1.0f, 1e-5);
+  ASSERT_EQ(hs_world_joint_limit(w, 2, &lim), HS_OK);
+  EXPECT_EQ(lim.kind, 0);
+  const size_t nj = hs_world_joint_count(w);
+  EXPECT_EQ(hs_world_joint_limit(w, nj, &lim), HS_INVALID_ARGUMENT);
+  EXPECT_EQ(hs_world_joint_limit(w, 0, nullptr), HS_INVALID_ARGUMENT);
+  EXPECT_EQ(hs_world_joint_collider_groups(w, nj, nullptr, 0, &n), HS_INVALID_ARGUMENT);
+  hs_world_destroy(w);
+  hs_avatar_destroy(av);
+}
+
 TEST(CApi, JointSettingsReadWriteAllOrNothing) {
   Loaded l;
   hs_world* w = nullptr;

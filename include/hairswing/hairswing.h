@@ -149,6 +149,14 @@ HS_API hs_status hs_avatar_world_from_pose(const hs_avatar* avatar, const float*
 /* The colliders of the avatar's springs (for overlays and engines that draw or reuse them). */
 HS_API size_t hs_avatar_collider_count(const hs_avatar* avatar);
 HS_API hs_status hs_avatar_collider(const hs_avatar* avatar, size_t index, hs_collider* out);
+/* The collider groups as the file has them (VRM 0.x: one per secondaryAnimation collider group). */
+HS_API size_t hs_avatar_collider_group_count(const hs_avatar* avatar);
+/* A group's name (UTF-8, "" when unnamed; valid while the avatar lives), NULL when out of range. */
+HS_API const char* hs_avatar_collider_group_name(const hs_avatar* avatar, size_t group);
+/* A group's colliders (indices for hs_avatar_collider): the first `capacity` into out (NULL is
+ * fine with capacity 0), how many there are into *count. */
+HS_API hs_status hs_avatar_collider_group(const hs_avatar* avatar, size_t group, int32_t* out,
+                                          size_t capacity, size_t* count);
 /* State hash after the 12 s standard head-turn, clip-driven at fps frames per second (10..1000):
  * what `hairswing hash` prints. */
 HS_API hs_status hs_head_turn_hash(const hs_avatar* avatar, hs_mode mode, int32_t fps,
@@ -187,6 +195,23 @@ HS_API hs_status hs_world_joint_settings(const hs_world* world, size_t first, si
  * frame: each changed joint recomputes its chain's coefficients (microseconds). */
 HS_API hs_status hs_world_set_joint_settings(hs_world* world, size_t first, size_t count,
                                              const hs_joint_settings* settings);
+
+/* The collider groups a joint collides with (its spring's; indices for hs_avatar_collider_group),
+ * filled as hs_avatar_collider_group fills colliders. */
+HS_API hs_status hs_world_joint_collider_groups(const hs_world* world, size_t joint, int32_t* out,
+                                                size_t capacity, size_t* count);
+
+/* A joint's angle limit (VRMC_springBone_limit), as the solver applies it: kind 0 none, 1 cone
+ * (angle), 2 hinge (angle), 3 spherical (angle = pitch, yaw); rotation (x y z w) turns the
+ * limit's frame from the default one. 28 bytes, no padding. Read-only here: `hairswing tune
+ * --limit` writes limits into the file. */
+typedef struct hs_joint_limit {
+  int32_t kind;
+  float angle;       /* radians */
+  float yaw;         /* radians, spherical only */
+  float rotation[4]; /* unit quaternion x y z w */
+} hs_joint_limit;
+HS_API hs_status hs_world_joint_limit(const hs_world* world, size_t joint, hs_joint_limit* out);
 
 /* Puts the hair at rest under these driver world matrices (16 floats per driver). */
 HS_API hs_status hs_world_reset(hs_world* world, const float* drivers16);

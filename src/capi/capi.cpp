@@ -44,11 +44,25 @@ static_assert(static_cast<int>(hairswing::ColliderShape::kSphere) == HS_SHAPE_SP
               static_cast<int>(hairswing::ColliderShape::kInsideCapsule) ==
                   HS_SHAPE_INSIDE_CAPSULE &&
               static_cast<int>(hairswing::ColliderShape::kPlane) == HS_SHAPE_PLANE);
+static_assert(static_cast<int>(hairswing::JointLimit::Kind::kCone) == 1 &&
+              static_cast<int>(hairswing::JointLimit::Kind::kHinge) == 2 &&
+              static_cast<int>(hairswing::JointLimit::Kind::kSpherical) == 3 &&
+              sizeof(hs_joint_limit) == 28);
 static_assert(static_cast<int>(hairswing::SolverMode::kArc) == HS_MODE_ARC &&
               static_cast<int>(hairswing::SolverMode::kParent) == HS_MODE_PARENT &&
               static_cast<int>(hairswing::SolverMode::kVrm) == HS_MODE_VRM);
 
 thread_local std::string g_error;
+
+namespace {
+// The first `capacity` of `items` into out, their number into *count.
+template <typename Ints>
+void FillIndices(const Ints& items, int32_t* out, size_t capacity, size_t* count) {
+  const size_t n = std::min(capacity, static_cast<size_t>(items.size()));
+  for (size_t k = 0; k < n; ++k) out[k] = static_cast<int32_t>(items[k]);
+  *count = items.size();
+}
+}  // namespace
 
 hs_status Fail(hs_status code, std::string message) {
   g_error = hairswing::OneLine(std::move(message));
@@ -240,6 +254,30 @@ hs_status hs_avatar_collider(const hs_avatar* a, size_t index, hs_collider* out)
   });
 }
 
+size_t hs_avatar_collider_group_count(const hs_avatar* a) {
+  return a ? a->avatar.vrm.collider_groups.size() : 0;
+}
+
+const char* hs_avatar_collider_group_name(const hs_avatar* a, size_t group) {
+  if (!a || group >= a->avatar.vrm.collider_groups.size()) return nullptr;
+  return a->avatar.vrm.collider_groups[group].name.c_str();
+}
+
+hs_status hs_avatar_collider_group(const hs_avatar* a, size_t group, int32_t* out, size_t capacity,
+                                   size_t* count) {
+  return Guard([&] {
+    if (!a || !count || (!out && capacity > 0))
+      return Fail(HS_INVALID_ARGUMENT, "hs_avatar_collider_group: NULL argument");
+    const auto& groups = a->avatar.vrm.collider_groups;
+    if (group >= groups.size())
+      return Fail(HS_INVALID_ARGUMENT, "hs_avatar_collider_group: group " + std::to_string(group) +
+                                           " out of range (" + std::to_string(groups.size()) +
+                                           " groups)");
+    FillIndices(groups[group].colliders, out, capacity, count);
+    return Ok();
+  });
+}
+
 hs_status hs_head_turn_hash(const hs_avatar* a, hs_mode mode, int32_t fps, uint64_t* out) {
   return Guard([&] {
     if (!a || !out) return Fail(HS_INVALID_ARGUMENT, "hs_head_turn_hash: NULL argument");
@@ -390,6 +428,47 @@ hs_status hs_world_set_joint_settings(hs_world* w, size_t first, size_t count,
       }
       changed.emplace_back(j, now);
     }
+    return Ok();
+  });
+}
+
+namespace {
+// The rig chain holding joint j (joints are chain by chain), or nullptr.
+const hairswing::RigChain* ChainOfJoint(const hairswing::Rig& rig, size_t j) {
+  for (const hairswing::RigChain& ch : rig.chains())
+    if (static_cast<int>(j) >= ch.joint_begin && static_cast<int>(j) < ch.joint_end) return &ch;
+  return nullptr;
+}
+}  // namespace
+
+hs_status hs_world_joint_collider_groups(const hs_world* w, size_t joint, int32_t* out,
+                                         size_t capacity, size_t* count) {
+  return Guard([&] {
+    if (!w || !count || (!out && capacity > 0))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_joint_collider_groups: NULL argument");
+    const hairswing::RigChain* ch = ChainOfJoint(w->avatar->rig, joint);
+    if (joint >= w->joint_nodes.size() || !ch)
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_joint_collider_groups: joint " +
+                                           std::to_string(joint) + " of " +
+                                           std::to_string(w->joint_nodes.size()));
+    FillIndices(w->avatar->avatar.vrm.springs[ch->source_spring].collider_groups, out, capacity,
+                count);
+    return Ok();
+  });
+}
+
+hs_status hs_world_joint_limit(const hs_world* w, size_t joint, hs_joint_limit* out) {
+  return Guard([&] {
+    if (!w || !out) return Fail(HS_INVALID_ARGUMENT, "hs_world_joint_limit: NULL argument");
+    const auto limits = w->avatar->rig.joint_limit();
+    if (joint >= w->joint_nodes.size() || joint >= limits.size())
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_joint_limit: joint " + std::to_string(joint) +
+                                           " of " + std::to_string(w->joint_nodes.size()));
+    const hairswing::JointLimit& l = limits[joint];
+    *out = hs_joint_limit{static_cast<int32_t>(l.kind),
+                          l.angle,
+                          l.yaw,
+                          {l.rotation.x, l.rotation.y, l.rotation.z, l.rotation.w}};
     return Ok();
   });
 }

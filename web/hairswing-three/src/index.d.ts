@@ -61,6 +61,28 @@ export interface HairswingJoint {
    *  them while running (checked at once, RangeError when out of range; used from the next
    *  update()). A chain's last joint is only its tip: its settings change nothing. */
   readonly settings: HairswingJointSettings;
+  /** The collider groups this joint collides with (its spring's; entries of colliderGroups). */
+  readonly colliderGroups: ReadonlyArray<HairswingColliderGroup>;
+  /** The joint's angle limit (VRMC_springBone_limit) as the solver applies it, or null. Read-only
+   *  here: `hairswing tune --limit` writes limits into the file. */
+  readonly limit: HairswingJointLimit | null;
+}
+
+export interface HairswingColliderGroup {
+  /** Index in the file's collider groups. */
+  index: number;
+  name: string;
+  readonly colliders: ReadonlyArray<HairswingCollider>;
+}
+
+export interface HairswingJointLimit {
+  type: 'cone' | 'hinge' | 'spherical';
+  /** Radians: the cone's or hinge's half angle, the spherical limit's pitch. */
+  angle: number;
+  /** Radians: the spherical limit's yaw (0 for the others). */
+  yaw: number;
+  /** The limit's frame relative to the default one, quaternion [x, y, z, w]. */
+  readonly rotation: ReadonlyArray<number>;
 }
 
 export interface HairswingJointSettings {
@@ -120,6 +142,14 @@ export class HairswingSpringBones {
   readonly drivers: Object3DLike[];
   /** The springs' colliders (read-only; for overlays). */
   readonly colliders: ReadonlyArray<HairswingCollider>;
+  /** The file's collider groups (read-only), as three-vrm's manager lists them. */
+  readonly colliderGroups: ReadonlyArray<HairswingColliderGroup>;
+  /** The object whose space the hair is simulated in (setCenter), or null for world space. */
+  readonly center: Object3DLike | null;
+  /** Simulates the hair in `object`'s space (null: world), as three-vrm's spring bone center:
+   *  the hair moves with that object without lagging and swings only from motion relative to
+   *  it. Restarts the hair at rest under the current pose. */
+  setCenter(object: Object3DLike | null): void;
   /** The manager this one replaced on the VRM (put back by dispose), or null. */
   readonly replacedManager: unknown;
   mode: HairswingMode;

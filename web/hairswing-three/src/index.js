@@ -24,6 +24,8 @@ const CONFIG_BYTES = 32; // hs_config: mode, tuned, arc_liveliness, stiffness_sc
 // vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness (8 x 4 bytes)
 const REPORT_BYTES = 20; // hs_step_report: flags, steps_run, steps_dropped, teleports, contacts
 const TIMING_WINDOW = 256; // updates kept for the p50/p95 of stats
+const LIMIT_BYTES = 28; // hs_joint_limit: kind, angle, yaw, rotation[4]
+const LIMIT_TYPES = [null, 'cone', 'hinge', 'spherical'];
 const SETTINGS_FLOATS = 7; // hs_joint_settings: stiffness, drag_force, gravity_power, gravity_dir[3], hit_radius
 
 // A joint's settings as three-vrm's VRMSpringBoneJoint.settings has them: stiffness, dragForce,
@@ -313,16 +315,21 @@ export class HairswingSpringBones {
       this._flipped = M._hs_avatar_axes_flipped(this._avatar) === 1;
       this._json = json;
       this._objects = mapNodes(json, scene, gltf);
+      /** The springs' colliders, in their node's frame (file axes): {object, node, shape, offset,
+       *  tail, normal, radius}; shape is 'sphere', 'capsule', 'insideSphere', 'insideCapsule' or
+       *  'plane'. Read-only: the solver's copy is fixed at load. */
+      this.colliders = this._readColliders();
+      /** The collider groups as the file has them: {index, name, colliders} (entries of
+       *  `colliders`), as three-vrm's manager lists them. Read-only. */
+      this.colliderGroups = this._readColliderGroups();
+      this._center = null;
+      this._centerInverse = null;
       this._world = 0;
       this._createWorld();
     } catch (e) {
       this._release();
       throw e;
     }
-    /** The springs' colliders, in their node's frame (file axes): {object, node, shape, offset,
-     *  tail, normal, radius}; shape is 'sphere', 'capsule', 'insideSphere', 'insideCapsule' or
-     *  'plane'. Read-only: the solver's copy is fixed at load. */
-    this.colliders = this._readColliders();
     /** The manager this one replaced on the VRM (restored by dispose), or null. */
     this.replacedManager = null;
     this._target = target;
@@ -395,6 +402,8 @@ export class HairswingSpringBones {
       const node = fileNode(rigNode);
       const joint = { index, node, bone: node >= 0 ? this._objects[node] : null };
       joint.settings = previous && this.joints ? this.joints[index].settings : makeSettings(this, index);
+      joint.colliderGroups = this._jointGroups(w, index);
+      joint.limit = this._jointLimit(w, index);
       return joint;
     });
     const missing = joints.find((j) => j.node >= 0 && !j.bone);
@@ -455,6 +464,64 @@ export class HairswingSpringBones {
     return out;
   }
 
+  // Indices filled by one of the C API's (out, capacity, count) calls.
+  _indices(what, call) {
+    const M = this._M;
+    const countPtr = alloc(M, 4, what);
+    let out = 0;
+    try {
+      let status = call(0, 0, countPtr);
+      if (status !== 0) throw hairswingError(M, status, what);
+      const n = M.HEAPU32[countPtr >> 2];
+      if (n === 0) return [];
+      out = alloc(M, 4 * n, what);
+      status = call(out, n, countPtr);
+      if (status !== 0) throw hairswingError(M, status, what);
+      return Array.from(M.HEAP32.subarray(out >> 2, (out >> 2) + n));
+    } finally {
+      freeAll(M, countPtr, out);
+    }
+  }
+
+  _readColliderGroups() {
+    const M = this._M;
+    const n = Number(M._hs_avatar_collider_group_count(this._avatar));
+    const groups = [];
+    for (let g = 0; g < n; g++) {
+      const name = M.UTF8ToString(M._hs_avatar_collider_group_name(this._avatar, g));
+      const members = this._indices('collider group', (out, cap, count) => M._hs_avatar_collider_group(this._avatar, g, out, cap, count));
+      groups.push(Object.freeze({ index: g, name, colliders: Object.freeze(members.map((i) => this.colliders[i])) }));
+    }
+    return Object.freeze(groups);
+  }
+
+  // The collider groups joint j collides with (its spring's).
+  _jointGroups(w, j) {
+    const M = this._M;
+    const members = this._indices('joint collider groups', (out, cap, count) => M._hs_world_joint_collider_groups(w, j, out, cap, count));
+    return Object.freeze(members.map((g) => this.colliderGroups[g]));
+  }
+
+  // Joint j's angle limit (VRMC_springBone_limit) or null: {type, angle, yaw, rotation}.
+  _jointLimit(w, j) {
+    const M = this._M;
+    const p = alloc(M, LIMIT_BYTES, 'joint limit');
+    try {
+      const status = M._hs_world_joint_limit(w, j, p);
+      if (status !== 0) throw hairswingError(M, status, 'joint limit');
+      const b = p >> 2;
+      const kind = M.HEAP32[b];
+      if (kind === 0) return null;
+      const f = M.HEAPF32;
+      return Object.freeze({
+        type: LIMIT_TYPES[kind], angle: f[b + 1], yaw: kind === 3 ? f[b + 2] : 0,
+        rotation: Object.freeze([f[b + 3], f[b + 4], f[b + 5], f[b + 6]]),
+      });
+    } finally {
+      M._free(p);
+    }
+  }
+
   _nodeName(node) {
     const def = (this._json.nodes || [])[node];
     return (def && def.name) || 'unnamed';
@@ -477,10 +544,15 @@ export class HairswingSpringBones {
   _readDrivers() {
     this._views();
     const dv = this._dv;
+    const inv = this._centerInverse;
+    if (inv) {
+      this._center.updateWorldMatrix(true, false);
+      inv.copy(this._center.matrixWorld).invert();
+    }
     for (let i = 0; i < this._nd; i++) {
       const o = this._drivers[i];
       o.updateWorldMatrix(true, false);
-      const e = o.matrixWorld.elements;
+      const e = inv ? this._centerTmp.multiplyMatrices(inv, o.matrixWorld).elements : o.matrixWorld.elements;
       const b = 16 * i;
       if (this._flipped) {
         for (let k = 0; k < 4; k++) { dv[b + k] = -e[k]; dv[b + 8 + k] = -e[8 + k]; }
@@ -586,6 +658,30 @@ export class HairswingSpringBones {
    */
   setInitState() {
     this.reset();
+  }
+
+  /**
+   * Simulates the hair in `object`'s space (three-vrm's spring bone center): the hair then
+   * follows that object's own motion without lagging behind it, and swings only from motion
+   * relative to it - an avatar in a moving vehicle or a scrolling scene. null = world space
+   * (the default). Gravity directions and colliders are taken in that space too. The hair
+   * restarts at rest under the current pose (as reset() does), since its state was in the old
+   * space.
+   */
+  setCenter(object) {
+    this._check('setCenter');
+    if (object !== null && !(object && object.isObject3D)) {
+      throw new TypeError('hairswing: setCenter(object) needs a three.js Object3D or null');
+    }
+    this._center = object;
+    this._centerInverse = object ? object.matrixWorld.clone() : null;
+    this._centerTmp = object ? object.matrixWorld.clone() : null;
+    this.reset();
+  }
+
+  /** The object whose space the hair is simulated in (setCenter), or null for world space. */
+  get center() {
+    return this._center;
   }
 
   /** 'arc' (hairswing's solver), 'parent' (the previous solver) or 'vrm' (the VRM reference). */

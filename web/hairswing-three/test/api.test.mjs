@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HairswingSpringBones, DEFAULT_CONFIG } from '../src/index.js';
-import { demoAvatar, headTurn, load, missing, sharedData } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { cli, demoAvatar, headTurn, load, missing, sharedData } from './helpers.mjs';
 
 async function setup(file, options = {}) {
   const side = await load(file);
@@ -184,6 +185,96 @@ test('joint settings: the file\'s values as three-vrm reads them, edited while r
   assert.ok(Math.abs(s0.gravityDir.z + 1) < 1e-6 && Math.abs(s0.gravityDir.y) < 1e-6, JSON.stringify(s0.gravityDir));
   plain.sp.dispose();
   soft.sp.dispose();
+});
+
+test('collider groups: the file\'s groups and each joint\'s, as three-vrm reads them', async (t) => {
+  if (missing()) return t.skip(missing());
+  const files = [demoAvatar('layered'), path.join(sharedData, 'avatars/godette.vrm')].filter((f) => fs.existsSync(f));
+  for (const file of files) {
+    const name = path.basename(file);
+    const { side, springs } = await setup(file);
+    const theirs = Array.from(side.manager.colliderGroups);
+    assert.ok(theirs.length > 0, `${name}: three-vrm sees no collider groups`);
+    // Ours in the file's order (three-vrm lists them in the order joints first use them).
+    const json = side.gltf.parser.json;
+    const fileGroups = json.extensions.VRMC_springBone ? json.extensions.VRMC_springBone.colliderGroups
+      : json.extensions.VRM.secondaryAnimation.colliderGroups;
+    assert.equal(springs.colliderGroups.length, fileGroups.length, name);
+    springs.colliderGroups.forEach((g, i) => assert.equal(g.index, i));
+    // A collider by its node and offset (three-vrm puts each on an object under its node); a
+    // group by its colliders.
+    const key = (object, o) => `${object && object.name}@${o.map((v) => v.toFixed(5)).join(',')}`;
+    const ourGroup = (g) => g.colliders.map((c) => key(c.object, c.offset)).sort().join(' ');
+    const theirGroup = (g) => g.colliders.map((c) => key(c.parent, c.shape.offset.toArray())).sort().join(' ');
+    const ours = springs.colliderGroups.map(ourGroup);
+    for (const g of theirs) assert.ok(ours.includes(theirGroup(g)), `${name}: no group like three-vrm's ${theirGroup(g)}`);
+    // Each joint's groups: three-vrm's for the same bone.
+    const byBone = new Map([...side.manager.joints].map((j) => [j.bone, j]));
+    let compared = 0;
+    for (const j of springs.joints) {
+      const tj = j.bone && byBone.get(j.bone);
+      if (!tj) continue;
+      assert.deepEqual(j.colliderGroups.map(ourGroup).sort(), tj.colliderGroups.map(theirGroup).sort(), `${name}: joint ${j.index}`);
+      compared++;
+    }
+    assert.ok(compared > 0, `${name}: no joint compared`);
+    springs.dispose();
+  }
+});
+
+test('joint limits: the file\'s VRMC_springBone_limit, read-only', async (t) => {
+  if (missing()) return t.skip(missing());
+  const plain = demoAvatar('ponytail');
+  const limited = path.join(path.dirname(plain), 'ponytail-cone30.vrm');
+  execFileSync(cli(), ['tune', plain, '--all', '--limit', 'cone:30', '-o', limited, '--force'], { stdio: 'ignore' });
+  const a = await setup(plain);
+  assert.ok(a.springs.joints.every((j) => j.limit === null), 'a file without limits shows limits');
+  a.springs.dispose();
+  const b = await setup(limited);
+  const cones = b.springs.joints.filter((j) => j.limit);
+  assert.ok(cones.length > 0, 'no limit read');
+  for (const j of cones) {
+    assert.equal(j.limit.type, 'cone');
+    assert.ok(Math.abs(j.limit.angle - Math.PI / 6) < 1e-6, `angle ${j.limit.angle}`);
+    assert.equal(j.limit.rotation.length, 4);
+  }
+  assert.throws(() => { cones[0].limit.angle = 1; }, TypeError);  // frozen (modules are strict)
+  b.springs.dispose();
+});
+
+test('setCenter: the hair moves with its center object and swings only from motion relative to it', async (t) => {
+  if (missing()) return t.skip(missing());
+  // The avatar rides a vehicle that shakes sideways and turns; its head does not move.
+  const run = async (moving, centred) => {
+    const { side, springs } = await setup(demoAvatar('layered'));
+    const vehicle = new side.THREE.Object3D();
+    vehicle.add(side.root);
+    if (centred) springs.setCenter(vehicle);
+    assert.equal(springs.center, centred ? vehicle : null);
+    for (let f = 1; f <= 90; f++) {
+      const time = f / 60;
+      if (moving) {
+        vehicle.position.set(0.4 * Math.sin(2 * Math.PI * time), 0, 0.2 * Math.sin(3 * time));
+        vehicle.rotation.y = 0.6 * Math.sin(2 * time);
+      }
+      vehicle.updateMatrixWorld(true);
+      side.vrm.update(1 / 60);
+    }
+    const q = springs.joints.filter((j) => j.bone).map((j) => j.bone.quaternion.toArray()).flat();
+    springs.dispose();
+    return q;
+  };
+  const still = await run(false, false);
+  const centred = await run(true, true);
+  const free = await run(true, false);
+  const diff = (x, y) => Math.max(...x.map((v, i) => Math.abs(v - y[i])));
+  assert.ok(diff(centred, still) < 1e-4, `centred on the vehicle, the hair moved: ${diff(centred, still)}`);
+  assert.ok(diff(free, still) > 1e-2, `in world space the shaking vehicle did not swing the hair: ${diff(free, still)}`);
+  const { springs } = await setup(demoAvatar('ponytail'));
+  assert.throws(() => springs.setCenter({}), TypeError);
+  springs.setCenter(null);
+  assert.equal(springs.center, null);
+  springs.dispose();
 });
 
 test('bad bytes: a JS Error naming the file and the field, nothing half-built', async (t) => {

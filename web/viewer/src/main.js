@@ -742,7 +742,18 @@ const TUNE = [
   ['hit_radius', 'tune-radius', 'hitRadius', (v) => `${(1000 * v).toFixed(0)} mm`],
 ];
 const tuneUndo = [];
-const coneOf = (limit) => { const m = /^cone:([\d.]+)$/.exec(limit || ''); return m ? Number(m[1]) : 0; };
+// A limit as hairswing tune writes it (none, cone:DEG, hinge:DEG[:TURN], spherical:PITCH,YAW)
+// into {kind, angle, second} and back.
+function parseLimit(text) {
+  const m = /^(cone|hinge|spherical):([\d.]+)(?:[:,]([\d.]+))?$/.exec(text || '');
+  return m ? { kind: m[1], angle: Number(m[2]), second: m[3] === undefined ? 0 : Number(m[3]) } : { kind: 'none', angle: 0, second: 0 };
+}
+function formatLimit(kind, angle, second) {
+  if (kind === 'cone') return `cone:${angle}`;
+  if (kind === 'hinge') return second ? `hinge:${angle}:${second}` : `hinge:${angle}`;
+  if (kind === 'spherical') return `spherical:${angle},${Math.min(second, 90)}`;
+  return 'none';
+}
 
 async function loadChains() {
   const sel = $('tune-chain');
@@ -775,10 +786,19 @@ function showChain() {
     $(id).disabled = !now;
     if (now) { $(id).value = String(now.values[key]); $(`${id}-v`).textContent = fmt(now.values[key]); }
   }
-  $('tune-limit').disabled = !now;
-  const cone = now ? coneOf(now.values.limit) : 0;
-  $('tune-limit').value = String(cone);
-  $('tune-limit-v').textContent = now && now.values.limit !== 'none' && !cone ? now.values.limit : cone ? `${cone}°` : 'none';
+  const lim = parseLimit(now ? now.values.limit : 'none');
+  $('tune-limit-kind').disabled = !now;
+  $('tune-limit-kind').value = lim.kind;
+  $('tune-limit').disabled = !now || lim.kind === 'none';
+  $('tune-limit').value = String(lim.angle);
+  $('tune-limit-v').textContent = lim.kind === 'none' ? '–' : `${lim.angle}°`;
+  // The second value: the hinge's axis (turn about the bone) or the spherical limit's yaw.
+  const second = lim.kind === 'hinge' || lim.kind === 'spherical';
+  $('tune-limit2-row').style.display = second ? '' : 'none';
+  $('tune-limit2-name').textContent = lim.kind === 'spherical' ? 'yaw' : 'axis';
+  $('tune-limit2').max = lim.kind === 'spherical' ? '90' : '360';
+  $('tune-limit2').value = String(lim.second);
+  $('tune-limit2-v').textContent = `${lim.second}°`;
   $('tune-undo').disabled = !tuneUndo.length;
 }
 
@@ -801,10 +821,13 @@ function editChain(key, value) {
 }
 
 for (const [key, id] of TUNE) $(id).addEventListener('input', () => editChain(key, Number($(id).value)));
-$('tune-limit').addEventListener('input', () => {
-  const v = Number($('tune-limit').value);
-  editChain('limit', v > 0 ? `cone:${v}` : 'none');
-});
+function editLimit() {
+  const kind = $('tune-limit-kind').value;
+  // A kind chosen from none starts at 45 degrees (an angle of 0 would hold the chain rigid).
+  const angle = Number($('tune-limit').value) || 45;
+  editChain('limit', formatLimit(kind, angle, Number($('tune-limit2').value)));
+}
+for (const id of ['tune-limit-kind', 'tune-limit', 'tune-limit2']) $(id).addEventListener('input', editLimit);
 $('tune-chain').addEventListener('change', showChain);
 $('tune-preset').addEventListener('change', () => {
   if ($('tune-preset').value) editChain('preset', $('tune-preset').value);

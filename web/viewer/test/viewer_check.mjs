@@ -312,8 +312,22 @@ try {
     assert.ok(Math.abs(cs.dragForce - 0.25) < 1e-6);
     await page.click('#headturn');
     assert.notEqual(await page.evaluate(() => window.__hs.step(1.0)), plain, 'the edit did not change the motion');
+    await page.selectOption('#tune-limit-kind', 'cone');
     await slide('#tune-limit', 30);
     assert.match(await page.textContent('#tune-limit-v'), /30/);
+    assert.equal(await page.isHidden('#tune-limit2-row'), true, 'a cone has no second angle');
+    // The other two kinds on two more chains: a hinge turned to the bone's z, a spherical limit.
+    await page.selectOption('#tune-chain', '4');
+    await page.selectOption('#tune-limit-kind', 'hinge');
+    await slide('#tune-limit', 40);
+    await slide('#tune-limit2', 90);
+    assert.equal(await page.textContent('#tune-limit2-name'), 'axis');
+    await page.selectOption('#tune-chain', '6');
+    await page.selectOption('#tune-limit-kind', 'spherical');
+    await slide('#tune-limit', 50);
+    await slide('#tune-limit2', 20);
+    assert.equal(await page.textContent('#tune-limit2-name'), 'yaw');
+    await page.selectOption('#tune-chain', '3');
     await page.click('#frame-hair');
     await page.$eval('#tune-save', (e) => e.scrollIntoView());
     await shot('tune-panel');
@@ -326,6 +340,8 @@ try {
     assert.equal(h3.joints[0].stiffness, 3.5);
     assert.equal(h3.joints[0].drag_force, 0.25);
     assert.equal(h3.joints[0].limit, 'cone:30');
+    assert.equal(listed.find((x) => x.name === 'hair_4').joints[0].limit, 'hinge:40:90');
+    assert.equal(listed.find((x) => x.name === 'hair_6').joints[0].limit, 'spherical:50,20');
     assert.equal(h0.joints[0].stiffness, authored, 'another chain changed');
     log(`tune: saved ${saved}; hair_3 stiffness ${h3.joints[0].stiffness}, drag ${h3.joints[0].drag_force}, limit ${h3.joints[0].limit}`);
     // Reloaded in the page: three-vrm and the package read the new values.
@@ -346,6 +362,7 @@ try {
     assert.match(picked, /^picked hair_1[01]_front$/, 'a click on the front hair did not pick a front chain');
     // Apply writes the edits into the avatar on show (limits act from then on); Undo goes back.
     await page.selectOption('#tune-chain', '5');
+    await page.selectOption('#tune-limit-kind', 'cone');
     await slide('#tune-limit', 45);
     await page.click('#tune-apply');
     await page.waitForFunction(() => / \(tuned\)$/.test(window.__hs.state().avatar) && window.__hs.state().chains > 0, null, { timeout: 60000 });
