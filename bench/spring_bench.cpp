@@ -68,6 +68,22 @@ void BM_Synthetic12x8(benchmark::State& state) {
       (state.range(0) != 2 ? ", 16 capsules, segment checks" : ", 16 capsules, end points (VRM)"));
 }
 
+// The layered demo in arc, without (0) and with (1) a 60 degree cone limit on every swinging
+// joint: what limits cost per frame (limited chains share the SIMD lanes; the ratio of the two
+// rows is the figure, both from one run).
+void BM_LayeredLimits(benchmark::State& state) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  if (state.range(0))
+    for (Spring& s : av.vrm.springs)
+      for (SpringJoint& j : s.joints)
+        j.limit = {JointLimit::Kind::kCone, 1.0471976f, 0.0f, {1, 0, 0, 0}};
+  auto f = Make(std::move(av), SolverMode::kArc, false);
+  Run(state, *f);
+  state.counters["lane_chains"] = f->world->lane_chains();
+  state.SetLabel(state.range(0) ? "arc, cone 60 on every joint" : "arc, no limits");
+}
+BENCHMARK(BM_LayeredLimits)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void BM_Godette(benchmark::State& state) {
   std::string path = std::string(HS_SHARED_DATA) + "/avatars/godette.vrm";
   if (!std::filesystem::exists(path)) {

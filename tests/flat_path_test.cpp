@@ -292,7 +292,11 @@ TEST(FlatPath, ChainsSharingAColliderListEndAsTheyEndAlone) {
 // plane: every link could touch one, so no link would end in the lanes); the small sphere on
 // the body is one a link can leave the reach of within one step after touching it (the jerked
 // motion below).
-Avatar MakeLanesAvatar() {
+// With `limits`, angle limits of every kind in and out of the lane groups: cones on every joint
+// of chain 0, a hinge on every joint of chain 2, a spherical limit on chain 3's second joint, a
+// turned cone on chain 5's third joint (above its zero-length link), a cone on chain 4's root and
+// on chain 6 (alone).
+Avatar MakeLanesAvatar(bool limits = false) {
   std::vector<test::ChainSpec> specs;
   const int joints[] = {6, 4, 6, 6, 4, 6, 6, 4};
   for (int c = 0; c < 8; ++c) {
@@ -313,87 +317,114 @@ Avatar MakeLanesAvatar() {
   test::AddCollider(av, spine, ColliderShape::kCapsule, {-0.1f, 0.15f, -0.12f}, 0.06f,
                     {0.1f, 0.15f, -0.12f});
   test::AddCollider(av, spine, ColliderShape::kSphere, {0.0f, 0.12f, -0.17f}, 0.04f);
+  if (limits) {
+    auto deg = [](float d) { return glm::radians(d); };
+    const glm::quat none(1, 0, 0, 0);
+    for (SpringJoint& j : av.vrm.springs[0].joints)
+      j.limit = {JointLimit::Kind::kCone, deg(25), 0, none};
+    for (SpringJoint& j : av.vrm.springs[2].joints)
+      j.limit = {JointLimit::Kind::kHinge, deg(30), 0, none};
+    av.vrm.springs[3].joints[1].limit = {JointLimit::Kind::kSpherical, deg(40), deg(15), none};
+    av.vrm.springs[5].joints[2].limit = {JointLimit::Kind::kCone, deg(35), 0,
+                                         glm::angleAxis(deg(20), glm::vec3(1, 0, 0))};
+    av.vrm.springs[4].joints[0].limit = {JointLimit::Kind::kCone, deg(15), 0, none};
+    for (SpringJoint& j : av.vrm.springs[6].joints)
+      j.limit = {JointLimit::Kind::kCone, deg(20), 0, none};
+  }
   return av;
 }
 
 TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
-  const Avatar av = MakeLanesAvatar();
-  const Rig rig = *BuildRig(av);
-  ASSERT_EQ(rig.chains().size(), 8u);
-  const int head = HumanoidRigNode(av, rig, "head");
-  struct Run {
-    std::vector<uint64_t> hashes;      // per frame
-    std::vector<glm::quat> rotations;  // at the end, flat joint order
-    std::vector<glm::mat4> world;      // the joints' world matrices at the end (world())
-    int lane_chains = 0, contacts = 0, teleports = 0;
-    uint32_t flags = 0;
-  };
-  for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
-    // All links whole-link checked, none, and chain 1 different (its group then goes one by
-    // one).
-    for (int checks = 0; checks < 3; ++checks) {
-      // 0: the head-turn, clip-driven at 60 fps. 1: the head jerked against the body by up to
-      // 12 cm per 1/120 s step (ends leave a collider's reach within a step, after touching it)
-      // and thrown 1 m away twice (teleport resets inside a lane group).
-      for (int motion_kind = 0; motion_kind < 2; ++motion_kind) {
-        SCOPED_TRACE(std::string(SolverModeName(mode)) + " checks " + std::to_string(checks) +
-                     " motion " + std::to_string(motion_kind));
-        auto run = [&](bool lanes) {
-          Run out;
-          SpringConfig cfg;
-          cfg.mode = mode;
-          cfg.chain_lanes = lanes;
-          cfg.segment_checks.assign(8, checks == 0 ? 1 : 0);
-          if (checks == 2) cfg.segment_checks[1] = 1;
-          SpringWorld world = *SpringWorld::Create(rig, cfg);
-          auto note = [&](const StepReport& rep) {
-            out.contacts += rep.contacts;
-            out.teleports += rep.teleports;
-            out.flags |= rep.flags;
-            out.lane_chains = std::max(out.lane_chains, world.lane_chains());
-            out.hashes.push_back(world.StateHash());
-          };
-          if (motion_kind == 0) {
-            HeadTurnMotion motion(rig, head, HumanoidRigNode(av, rig, "hips"));
-            ClipDriver driver(world, motion);
-            driver.Reset();
-            for (int f = 0; f < 360; ++f) note(driver.Advance(1.0 / 60.0));
-            for (int node : rig.joint_node()) out.rotations.push_back(driver.pose()[node].rotation);
-          } else {
-            std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
-            world.Reset(pose);
-            for (int step = 1; step <= 600; ++step) {
-              pose[head].translation =
-                  rig.rest_local()[head].translation +
-                  glm::vec3(0.3f * std::sin(0.9f * step), 0.1f * std::sin(0.4f * step),
-                            0.15f * std::cos(0.7f * step) + (step % 200 == 100 ? 1.0f : 0.0f));
-              pose[head].rotation =
-                  glm::angleAxis(0.5f * std::sin(0.3f * step), glm::vec3(0, 1, 0));
-              note(world.Step(pose));
+  // Without and with angle limits (limited chains share the lanes too).
+  std::vector<uint64_t> free_end;  // the last hash of each run without limits
+  for (int limits = 0; limits < 2; ++limits) {
+    const Avatar av = MakeLanesAvatar(limits == 1);
+    const Rig rig = *BuildRig(av);
+    size_t run_index = 0;
+    ASSERT_EQ(rig.chains().size(), 8u);
+    const int head = HumanoidRigNode(av, rig, "head");
+    struct Run {
+      std::vector<uint64_t> hashes;      // per frame
+      std::vector<glm::quat> rotations;  // at the end, flat joint order
+      std::vector<glm::mat4> world;      // the joints' world matrices at the end (world())
+      int lane_chains = 0, contacts = 0, teleports = 0;
+      uint32_t flags = 0;
+    };
+    for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
+      // All links whole-link checked, none, and chain 1 different (its group then goes one by
+      // one).
+      for (int checks = 0; checks < 3; ++checks) {
+        // 0: the head-turn, clip-driven at 60 fps. 1: the head jerked against the body by up to
+        // 12 cm per 1/120 s step (ends leave a collider's reach within a step, after touching it)
+        // and thrown 1 m away twice (teleport resets inside a lane group).
+        for (int motion_kind = 0; motion_kind < 2; ++motion_kind) {
+          SCOPED_TRACE(std::string(SolverModeName(mode)) + " checks " + std::to_string(checks) +
+                       " motion " + std::to_string(motion_kind) + " limits " +
+                       std::to_string(limits));
+          auto run = [&](bool lanes) {
+            Run out;
+            SpringConfig cfg;
+            cfg.mode = mode;
+            cfg.chain_lanes = lanes;
+            cfg.segment_checks.assign(8, checks == 0 ? 1 : 0);
+            if (checks == 2) cfg.segment_checks[1] = 1;
+            SpringWorld world = *SpringWorld::Create(rig, cfg);
+            auto note = [&](const StepReport& rep) {
+              out.contacts += rep.contacts;
+              out.teleports += rep.teleports;
+              out.flags |= rep.flags;
+              out.lane_chains = std::max(out.lane_chains, world.lane_chains());
+              out.hashes.push_back(world.StateHash());
+            };
+            if (motion_kind == 0) {
+              HeadTurnMotion motion(rig, head, HumanoidRigNode(av, rig, "hips"));
+              ClipDriver driver(world, motion);
+              driver.Reset();
+              for (int f = 0; f < 360; ++f) note(driver.Advance(1.0 / 60.0));
+              for (int node : rig.joint_node())
+                out.rotations.push_back(driver.pose()[node].rotation);
+            } else {
+              std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
+              world.Reset(pose);
+              for (int step = 1; step <= 600; ++step) {
+                pose[head].translation =
+                    rig.rest_local()[head].translation +
+                    glm::vec3(0.3f * std::sin(0.9f * step), 0.1f * std::sin(0.4f * step),
+                              0.15f * std::cos(0.7f * step) + (step % 200 == 100 ? 1.0f : 0.0f));
+                pose[head].rotation =
+                    glm::angleAxis(0.5f * std::sin(0.3f * step), glm::vec3(0, 1, 0));
+                note(world.Step(pose));
+              }
+              for (int node : rig.joint_node()) out.rotations.push_back(pose[node].rotation);
             }
-            for (int node : rig.joint_node()) out.rotations.push_back(pose[node].rotation);
-          }
-          for (int node : rig.joint_node()) out.world.push_back(world.world()[node]);
-          return out;
-        };
-        const Run lanes = run(true), alone = run(false);
-        EXPECT_EQ(alone.lane_chains, 0);
+            for (int node : rig.joint_node()) out.world.push_back(world.world()[node]);
+            return out;
+          };
+          const Run lanes = run(true), alone = run(false);
+          EXPECT_EQ(alone.lane_chains, 0);
 #if HAIRSWING_SIMD && defined(__SSE2__)
-        // Groups of 4 and 3 in lanes; with chain 1's checks different, only the group of 4.
-        EXPECT_EQ(lanes.lane_chains, checks == 2 ? 4 : 7);
+          // Groups of 4 and 3 in lanes; with chain 1's checks different, only the group of 4.
+          EXPECT_EQ(lanes.lane_chains, checks == 2 ? 4 : 7);
 #endif
-        EXPECT_GT(lanes.contacts, 100) << "the hair must touch the colliders";
-        EXPECT_TRUE(lanes.flags & kStepZeroLength);
-        if (motion_kind == 1) EXPECT_GE(lanes.teleports, 2 * 8);
-        EXPECT_EQ(lanes.contacts, alone.contacts);
-        EXPECT_EQ(lanes.teleports, alone.teleports);
-        EXPECT_EQ(lanes.flags, alone.flags);
-        ASSERT_EQ(lanes.hashes.size(), alone.hashes.size());
-        for (size_t f = 0; f < lanes.hashes.size(); ++f)
-          ASSERT_EQ(lanes.hashes[f], alone.hashes[f]) << "first different at frame " << f + 1;
-        for (size_t j = 0; j < lanes.rotations.size(); ++j) {
-          EXPECT_EQ(lanes.rotations[j], alone.rotations[j]) << "joint " << j;
-          EXPECT_EQ(lanes.world[j], alone.world[j]) << "joint " << j;
+          EXPECT_GT(lanes.contacts, 100) << "the hair must touch the colliders";
+          EXPECT_TRUE(lanes.flags & kStepZeroLength);
+          if (motion_kind == 1) EXPECT_GE(lanes.teleports, 2 * 8);
+          EXPECT_EQ(lanes.contacts, alone.contacts);
+          EXPECT_EQ(lanes.teleports, alone.teleports);
+          EXPECT_EQ(lanes.flags, alone.flags);
+          ASSERT_EQ(lanes.hashes.size(), alone.hashes.size());
+          for (size_t f = 0; f < lanes.hashes.size(); ++f)
+            ASSERT_EQ(lanes.hashes[f], alone.hashes[f]) << "first different at frame " << f + 1;
+          for (size_t j = 0; j < lanes.rotations.size(); ++j) {
+            EXPECT_EQ(lanes.rotations[j], alone.rotations[j]) << "joint " << j;
+            EXPECT_EQ(lanes.world[j], alone.world[j]) << "joint " << j;
+          }
+          // The limits act: the same run without them ends elsewhere.
+          if (limits == 0)
+            free_end.push_back(lanes.hashes.back());
+          else
+            EXPECT_NE(lanes.hashes.back(), free_end[run_index]);
+          ++run_index;
         }
       }
     }

@@ -459,7 +459,7 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
     const float s = flat_[chain].scale * rel_scale_[j];
     const float len = s * axis_len_[j];
     const glm::vec3 rest_vec = FlatRestVector(lc, chain, j, s, len, below_contact);
-    // An angle limit's frame hangs from the bent joint above (limits.h; never in lanes).
+    // An angle limit's frame hangs from the bent joint above (limits.h).
     glm::quat limit_frame;
     const bool limited = limit_[j].kind != JointLimit::Kind::kNone;
     if (limited) {
@@ -694,9 +694,27 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       }
     }
     for (int l = 0; l < 4; ++l) rest[l] = lrest[l];
+    // Angle limits at this depth: each frame hangs from the bent joint above (limits.h), whose
+    // rotation the lanes build as FlatRotations does alone. The exact frame (the scalar code's
+    // operations) is made only for a lane that needs it: a hinge, a spherical limit, a cone the
+    // lanes cannot show clear (below), a contact or a zero-length link.
+    int limited = 0, framed = 0;
+    glm::quat frame[4];
+    for (int l = 0; l < n; ++l)
+      if (limit_[j[l]].kind != JointLimit::Kind::kNone) limited |= 1 << l;
+    if (limited) rotations_to(d);
+    auto frame_of = [&](int l) -> const glm::quat* {
+      if (!(limited >> l & 1)) return nullptr;
+      if (!(framed >> l & 1)) {
+        frame[l] = (d == 0 ? flat_[chains[l]].parent_rot : flat_rot_[j[l] - 1]) *
+                   rig.rest_local()[rig.joint_node()[j[l]]].rotation * limit_[j[l]].local;
+        framed |= 1 << l;
+      }
+      return &frame[l];
+    };
     if (alone) {  // a zero-length link: this depth one lane after the other
       for (int l = 0; l < n; ++l) {
-        below[l] = FlatLink(lc[l], j[l], o[l], rest[l], s[l], len[l], rep) || below[l];
+        below[l] = FlatLink(lc[l], j[l], o[l], rest[l], s[l], len[l], rep, frame_of(l)) || below[l];
         o[l] = tail_[j[l]];
       }
       continue;
@@ -733,6 +751,35 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       ly.Store(y);
       for (int l = 0; l < 4; ++l)
         if (!(ok >> l & 1)) lxh.Set(l, ProjectOnLink(ly[l], lo[l], len[l], rest[l]));
+    }
+    if (limited) {
+      // IntegrateLink's limit, on the projected end. A cone leaves the end alone when its
+      // direction is within the cone: here the cone's axis (the limit frame's +Y, the frame built
+      // in the lanes) against the link, with a margin of 1e-4 in the cosine far above the
+      // rounding of either way of computing it, so a lane shown clear is one ApplyLimit would
+      // leave alone. Every other limited lane goes through ApplyLimit with the exact frame.
+      int clear = 0;
+      const glm::quat* local[4];
+      alignas(16) float cos_a[4];
+      int cones = 0;
+      for (int l = 0; l < 4; ++l) {
+        const internal::PreparedLimit& lim = limit_[j[l < n ? l : 0]];
+        local[l] = &lim.local;
+        cos_a[l] = lim.cos_a + 1e-4f;
+        if (l < n && lim.kind == JointLimit::Kind::kCone) cones |= 1 << l;
+      }
+      if (cones) {
+        const __m128 zero4 = _mm_setzero_ps(), one4 = _mm_set1_ps(1.0f);
+        const V4 axis = Rotate(above * rest_rotations(j) * GatherQ(local), V4{zero4, one4, zero4});
+        const V4 e = lxh.Load() - O;
+        const __m128 need = _mm_mul_ps(_mm_load_ps(cos_a), _mm_sqrt_ps(Dot(e, e)));
+        clear = cones & _mm_movemask_ps(_mm_cmpge_ps(Dot(axis, e), need));
+      }
+      for (int l = 0; l < n; ++l)
+        if ((limited & ~clear) >> l & 1) {
+          glm::vec3 end = lxh[l];
+          if (internal::ApplyLimit(limit_[j[l]], *frame_of(l), o[l], len[l], end)) lxh.Set(l, end);
+        }
     }
     const V4 xh = lxh.Load();
     const V4 vs = inv_h4 * (xh - x);
@@ -799,7 +846,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         for (int c = near.begin; c < near.end; ++c)
           if (lanes_of[c - near.begin] >> l & 1) joint_colliders_[n_cand++] = near_colliders_[c];
         below[l] = ResolveLink(lc[l], jl, o[l], rest[l], len[l], hit[l], lxh[l], lvs[l],
-                               joint_colliders_.data(), n_cand, rep) ||
+                               joint_colliders_.data(), n_cand, rep, frame_of(l)) ||
                    below[l];
       } else {
         below[l] = in_contact_[jl] != 0 || below[l];

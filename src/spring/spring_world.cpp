@@ -178,16 +178,13 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     }
   }
   // Angle limits (limits.h). A limited joint needs its parent's world rotation at every step:
-  // the general path has it at hand, the flat path builds it down the chain (FlatRotations, as
-  // parent mode does); the SIMD lanes do not, so a limited chain is solved alone.
+  // the general path has it at hand, the flat path and the SIMD lanes build it down the chain
+  // (FlatRotations, as parent mode does).
   w.limit_.assign(nj, internal::PreparedLimit{});
-  std::vector<uint8_t> limited(rig.chains().size(), 0);
   for (size_t c = 0; c < rig.chains().size(); ++c)
     for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j)
-      if (rig.joint_limit()[j].kind != JointLimit::Kind::kNone) {
+      if (rig.joint_limit()[j].kind != JointLimit::Kind::kNone)
         w.limit_[j] = internal::PrepareLimit(rig.joint_limit()[j], w.axis_unit_[j]);
-        limited[c] = 1;
-      }
   // A chain whose joint is another chain's attachment must have its joints' world matrices
   // written at every step (the later chain reads them in the same step).
   std::vector<int> chain_of(rig.node_count(), -1);
@@ -272,8 +269,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // taken before the group is solved.
   auto lane_ok = [&](int c) {
     const RigChain& ch = rig.chains()[c];
-    return w.chain_flat_[c] && !limited[c] && !w.flat_feeds_[c] &&
-           ch.joint_end - ch.joint_begin >= 2 &&
+    return w.chain_flat_[c] && !w.flat_feeds_[c] && ch.joint_end - ch.joint_begin >= 2 &&
            ch.collider_end - ch.collider_begin <= internal::kNearAll && w.attach_still_[c];
   };
   w.lane_group_of_.assign(rig.chains().size(), -1);
