@@ -22,14 +22,16 @@ void AddDemo(CLI::App& app, int& exit_code) {
       "it, and a verdict in words), then each avatar's full table, and write an HTML report with "
       "the same tables and plots.");
   struct Opts {
-    std::string out = "out", shared = HS_SHARED_DATA;
+    std::string out = "out", shared = SharedDataDir();
     MeasureFlags flags;
   };
   auto o = std::make_shared<Opts>();
   o->flags.match_swing = true;  // the equal-swing comparison, and out/ is the demo's own folder
   o->flags.force = true;
   cmd->add_option("--out", o->out, "output folder")->capture_default_str();
-  cmd->add_option("--shared-data", o->shared, "folder holding avatars/godette.vrm")
+  cmd->add_option("--shared-data", o->shared,
+                  "folder holding avatars/godette.vrm (default: $HAIRSWING_DATA, else the "
+                  "source tree's ../shared/data)")
       ->capture_default_str();
   AddArcOptions(*cmd, o->flags);
   cmd->callback([o, &exit_code] {

@@ -65,8 +65,11 @@ struct SuiteResults {
 };
 /// The clips of the suite, by name in the UAL library.
 const std::vector<std::string>& SuiteClips();
-/// The suite's clip library: ../shared/data/animations/ual1/AnimationLibrary_Godot_Standard.gltf
-/// (HS_SHARED_DATA).
+/// The data folder of the defaults (godette, the UAL clip library): $HAIRSWING_DATA when set (an
+/// installed hairswing on another machine), else ../shared/data beside the source tree this
+/// binary was built from (HS_SHARED_DATA).
+std::string SharedDataDir();
+/// The suite's clip library: SharedDataDir()/animations/ual1/AnimationLibrary_Godot_Standard.gltf.
 std::string DefaultSuiteFile();
 /// Sets opt->motion (and motion_name, shape window) to `clip_name` of the loaded clip file
 /// `source`, retargeted onto `target` and looped. Returns "" or an error message.

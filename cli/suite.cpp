@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -234,8 +235,13 @@ const std::vector<std::string>& SuiteClips() {
   return clips;
 }
 
+std::string SharedDataDir() {
+  const char* env = std::getenv("HAIRSWING_DATA");
+  return env && *env ? std::string(env) : std::string(HS_SHARED_DATA);
+}
+
 std::string DefaultSuiteFile() {
-  return std::string(HS_SHARED_DATA) + "/animations/ual1/AnimationLibrary_Godot_Standard.gltf";
+  return SharedDataDir() + "/animations/ual1/AnimationLibrary_Godot_Standard.gltf";
 }
 
 std::string SetClipMotion(const Avatar& source, const Avatar& target, const std::string& clip_name,

@@ -155,7 +155,8 @@ void AddTune(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"arc", "parent", "vrm"}))
       ->capture_default_str();
   cmd->add_option("--suite-clips", o->suite_clips,
-                  "--auto's clip library (default: the UAL library in ../shared/data; without it "
+                  "--auto's clip library (default: the UAL library in $HAIRSWING_DATA, else "
+                  "../shared/data; without it "
                   "the head-turn alone)");
   cmd->add_option("--suite-seconds", o->suite_seconds, "length of each suite clip's run")
       ->check(FiniteRange(2.0, 60.0))

@@ -21,12 +21,10 @@
 #include "hairswing/retarget.h"
 #include "hairswing/tune.h"
 #include "local_server.h"
+#include "report.h"
 
 #ifndef HS_VIEWER_DIR
 #define HS_VIEWER_DIR ""
-#endif
-#ifndef HS_SHARED_DATA
-#define HS_SHARED_DATA ""
 #endif
 
 namespace hairswing::cli {
@@ -139,7 +137,8 @@ void AddView(CLI::App& app, int& exit_code) {
       "VRM reference, switchable while running), the 46 UAL clips retargeted onto the avatar, "
       "drag-and-drop of your own .vrm/.glb and of VRMA/BVH clips, the standard head-turn, "
       "the fitters, timing and a live chart of stretch and tip lag. Without AVATAR it shows the "
-      "two demo avatars and godette (from ../shared/data when present). Ctrl-C stops it.");
+      "two demo avatars and godette (from $HAIRSWING_DATA, else ../shared/data, when present). "
+      "Ctrl-C stops it.");
   struct Opts {
     std::vector<std::string> avatars;
     int port = 8720;
@@ -152,7 +151,7 @@ void AddView(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--clips", o->clips,
                   "clip library offered in the picker (default: the UAL library in "
-                  "../shared/data when present)");
+                  "$HAIRSWING_DATA, else ../shared/data, when present)");
   cmd->add_option("--app", o->app_dir,
                   "the built viewer: share/hairswing/viewer beside an installed hairswing, else "
                   "web/viewer/dist of the source tree it was built from")
@@ -176,7 +175,7 @@ void AddView(CLI::App& app, int& exit_code) {
         }
         shown.push_back({std::string("demo-") + DemoVariantName(v) + ".vrm", "", *bytes});
       }
-      const std::string godette = std::string(HS_SHARED_DATA) + "/avatars/godette.vrm";
+      const std::string godette = SharedDataDir() + "/avatars/godette.vrm";
       if (fs::is_regular_file(godette)) shown.push_back({"godette.vrm", godette, ""});
     }
     for (const std::string& a : o->avatars) {
@@ -190,7 +189,7 @@ void AddView(CLI::App& app, int& exit_code) {
     std::string clips_path = o->clips;
     if (clips_path.empty()) {
       const std::string ual =
-          std::string(HS_SHARED_DATA) + "/animations/ual1/AnimationLibrary_Godot_Standard.gltf";
+          SharedDataDir() + "/animations/ual1/AnimationLibrary_Godot_Standard.gltf";
       if (fs::is_regular_file(ual)) clips_path = ual;
     }
     auto library = std::make_shared<ClipFile>();

@@ -42,7 +42,10 @@ grep -q "report" "$work/run/demo.log" || fail "the demo did not say where its re
 echo "demo: $(grep -m1 -o '[^ ]*report.html' "$work/run/demo.log")"
 
 # The viewer from the unpacked copy: the app must come from the package's share/hairswing/viewer.
-"$hs" view --port 0 >"$work/view.log" 2>&1 &
+# HAIRSWING_DATA names the data folder of an installed copy (godette, the clips): an empty one
+# here, so the server offers the two built-in demo avatars only.
+mkdir -p "$work/nodata"
+HAIRSWING_DATA=$work/nodata "$hs" view --port 0 >"$work/view.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 url=
@@ -61,5 +64,6 @@ cmp -s "$work/page.html" "$root/usr/share/hairswing/viewer/index.html" ||
   fail "the page served is not the package's index.html"
 avatars=$(curl -sf -H "X-Hairswing-Token: $token" "${base}api/avatars") || fail "GET /api/avatars"
 [[ $avatars == *demo-layered.vrm* ]] || fail "/api/avatars lacks the demo avatar: $avatars"
+[[ $avatars != *godette* ]] || fail "HAIRSWING_DATA was not honoured (godette offered): $avatars"
 echo "view: $base serves the package's app and $(grep -o '\.vrm' <<<"$avatars" | wc -l) avatars"
 echo "ok"
