@@ -1,7 +1,12 @@
 // Side-by-side benchmark: three-vrm's springBoneManager.update against hairswing's per-frame call,
 // on the same files and the same 60 fps head-turn, in one run. Run through `scripts/bench --peer`.
 //
-//   node peer_bench.mjs --bench PATH/hairswing_peer_bench --out DIR [--rounds N] FILE...
+//   node peer_bench.mjs --bench PATH/hairswing_peer_bench --out DIR [--rounds N] [--crowd N] FILE...
+//
+// --crowd N (default 100; 0 = none): also a crowd line, N copies of the first file whose name holds
+// "layered" (else the first file) each driven by its own three-vrm manager against N copies each
+// driven by the npm package (arc), the head-turn phase-shifted per character; per frame, the time
+// to update all N, interleaved rounds as above.
 //
 // For every file, rounds alternate: one pass of the 12 s head-turn (720 frames) through three-vrm
 // (in this process), then one through each hairswing mode (arc, parent, vrm; a child process per
@@ -26,13 +31,15 @@ const args = process.argv.slice(2);
 let bench = '';
 let outDir = 'out/peer';
 let rounds = 6;
+let crowd = 100;
 const files = [];
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--bench') bench = args[++i];
   else if (args[i] === '--out') outDir = args[++i];
   else if (args[i] === '--rounds') rounds = Number(args[++i]);
+  else if (args[i] === '--crowd') crowd = Number(args[++i]);
   else if (args[i] === '--help' || args[i] === '-h') {
-    console.log('usage: node peer_bench.mjs --bench hairswing_peer_bench --out DIR [--rounds N] FILE...');
+    console.log('usage: node peer_bench.mjs --bench hairswing_peer_bench --out DIR [--rounds N] [--crowd N] FILE...');
     process.exit(0);
   } else files.push(args[i]);
 }
@@ -168,10 +175,67 @@ async function benchFile(file) {
   return row;
 }
 
+// N characters of one file: N three-vrm managers against N npm package instances (arc), each
+// character at its own phase of the head-turn. Per frame: every character's animation and world
+// matrices (not timed), then all N updates (timed together).
+async function benchCrowd(file, n) {
+  const label = path.basename(file);
+  const motionPath = path.join(outDir, `${label}.motion.json`);
+  execFileSync(bench, ['motion', file, String(FRAMES), motionPath]);
+  const motion = JSON.parse(fs.readFileSync(motionPath, 'utf8'));
+  const bytes = fs.readFileSync(file);
+  const flip = motion.vrm0 ? -1 : 1;
+  const make = async (withPackage) => {
+    const c = await loadForSprings(bytes);
+    if (motion.vrm0) VRMUtils.rotateVRM0(c.vrm);
+    c.root.updateMatrixWorld(true);
+    c.manager.setInitState();
+    if (withPackage) c.springs = await HairswingSpringBones.fromVRM(c.vrm || c.gltf, c.data, { gltf: c.gltf, replaceManager: false, mode: 'arc', name: label });
+    c.head = c.nodes[motion.head];
+    c.hips = motion.hips >= 0 ? c.nodes[motion.hips] : null;
+    return c;
+  };
+  const three = [], ours = [];
+  for (let i = 0; i < n; ++i) three.push(await make(false));
+  for (let i = 0; i < n; ++i) ours.push(await make(true));
+  const CROWD_FRAMES = 240;
+  let frame = 0;
+  const round = (cast, update) => {
+    const ns = new Array(CROWD_FRAMES);
+    for (let i = 0; i < CROWD_FRAMES; ++i, ++frame) {
+      cast.forEach((c, k) => {
+        const f = motion.frames[(frame + 7 * k) % FRAMES];
+        c.head.quaternion.set(flip * f.head[0], f.head[1], flip * f.head[2], f.head[3]);
+        if (c.hips) c.hips.position.set(flip * f.hips[0], f.hips[1], flip * f.hips[2]);
+        c.root.updateMatrixWorld(true);
+      });
+      const t0 = process.hrtime.bigint();
+      for (const c of cast) update(c);
+      ns[i] = Number(process.hrtime.bigint() - t0);
+    }
+    return ns;
+  };
+  const t3 = [], tw = [];
+  for (let r = 0; r < rounds; ++r) {
+    const a = round(three, (c) => c.manager.update(motion.dt));
+    const b = round(ours, (c) => c.springs.update(motion.dt));
+    if (r > 0) { t3.push(...a); tw.push(...b); }
+  }
+  for (const c of ours) c.springs.dispose();
+  const ref = stats(t3), w = stats(tw);
+  return { file: label, characters: n, 'three-vrm': ref, wasm: { ...w, ratio: ref.p50_us / w.p50_us } };
+}
+
 const rows = [];
 for (const f of files) {
   process.stderr.write(`peer: ${f}\n`);
   rows.push(await benchFile(f));
+}
+let crowdRow = null;
+if (crowd > 0 && HairswingSpringBones) {
+  const f = files.find((x) => path.basename(x).includes('layered')) || files[0];
+  process.stderr.write(`peer: ${crowd} x ${f}\n`);
+  crowdRow = await benchCrowd(f, crowd);
 }
 const fmt = (x) => x.toFixed(1);
 let md = `Per 60 fps frame of the 12 s head-turn, median (p95) in microseconds; ${rounds - 1} interleaved rounds of ${FRAMES} frames after one warm-up round.\n`;
@@ -181,6 +245,10 @@ for (const r of rows) {
   const c = (s) => `${fmt(s.p50_us)} (${fmt(s.p95_us)})`;
   md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${r.arc.ns_per_joint_step.toFixed(0)} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} |\n`;
 }
-fs.writeFileSync(path.join(outDir, 'peer.json'), JSON.stringify({ rounds: rounds - 1, frames: FRAMES, rows }, null, 2));
+if (crowdRow) {
+  const c = crowdRow;
+  md += `\nA crowd: ${c.characters} x ${c.file}, each character at its own phase of the head-turn; per frame all ${c.characters} updates, median (p95) in milliseconds over ${rounds - 1} interleaved rounds of 240 frames: three-vrm ${(c['three-vrm'].p50_us / 1000).toFixed(2)} (${(c['three-vrm'].p95_us / 1000).toFixed(2)}), the npm package (arc) ${(c.wasm.p50_us / 1000).toFixed(2)} (${(c.wasm.p95_us / 1000).toFixed(2)}): ${c.wasm.ratio.toFixed(1)}x.\n`;
+}
+fs.writeFileSync(path.join(outDir, 'peer.json'), JSON.stringify({ rounds: rounds - 1, frames: FRAMES, rows, crowd: crowdRow }, null, 2));
 fs.writeFileSync(path.join(outDir, 'peer.md'), md);
 process.stdout.write(md);
