@@ -27,6 +27,7 @@ void AddFit(CLI::App& app, int& exit_code) {
     int joints = 6;
     FitOptions fit;
     bool undo = false, force = false, colliders = false, reweight = false;
+    float reweight_segments = 1.0f;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
@@ -68,6 +69,10 @@ void AddFit(CLI::App& app, int& exit_code) {
                 "segment to one segment, reported per chain (after --hair when both are given); "
                 "spreads the root bend so every runtime stretches the mesh less there; undone "
                 "bit for bit by --undo");
+  cmd->add_option("--reweight-segments", o->reweight_segments,
+                  "with --reweight-roots: the blend's width in first-segment lengths")
+      ->check(CLI::Range(0.25f, 4.0f))
+      ->capture_default_str();
   cmd->add_flag("--undo", o->undo, "restore what an earlier fit changed in AVATAR");
   cmd->add_flag("--force", o->force, "overwrite an existing output");
   AddVrmVersion(cmd, o->vrm_version);
@@ -125,7 +130,9 @@ void AddFit(CLI::App& app, int& exit_code) {
         rep["rigid_clumps"] = fit->rigid.size();
       }
       if (o->reweight) {
-        auto rw = ReweightRoots(av);
+        ReweightOptions ro;
+        ro.blend_segments = o->reweight_segments;
+        auto rw = ReweightRoots(av, ro);
         if (!rw.ok()) return fail(rw.status().message());
         for (const auto& c : rw->changes) rep["changes"].push_back("re-weight " + c);
         nlohmann::ordered_json chains = nlohmann::json::array();

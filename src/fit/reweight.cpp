@@ -277,15 +277,15 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       for (auto& [v, o] : rows) original[key].emplace(v, o);
     res.chains.push_back(rc);
     char b[300];
-    std::snprintf(b, sizeof b,
-                  ": head-to-first-joint blend %.1f mm widened to %.1f mm (one segment: %.1f mm), "
-                  "%d vertices re-weighted, root bend %.2f -> %.2f %% stretch per degree%s",
-                  1000 * width, 1000 * target, 1000 * seg, rc.vertices, rc.cost_before,
-                  rc.cost_after,
-                  rc.skipped ? (", " + std::to_string(rc.skipped) +
-                                " kept (no free influence slot or the head is not in the skin)")
-                                   .c_str()
-                             : "");
+    std::snprintf(
+        b, sizeof b,
+        ": head-to-first-joint blend %.1f mm widened to %.1f mm (first segment: %.1f mm), "
+        "%d vertices re-weighted, root bend %.2f -> %.2f %% stretch per degree%s",
+        1000 * width, 1000 * target, 1000 * seg, rc.vertices, rc.cost_before, rc.cost_after,
+        rc.skipped ? (", " + std::to_string(rc.skipped) +
+                      " kept (no free influence slot or the head is not in the skin)")
+                         .c_str()
+                   : "");
     res.changes.push_back(name + b);
   }
   if (!original.empty()) {
