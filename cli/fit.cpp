@@ -66,7 +66,8 @@ void AddFit(CLI::App& app, int& exit_code) {
                 "for long front chains)");
   cmd->add_flag("--reweight-roots", o->reweight,
                 "widen each chain's head-to-first-joint skin blend that is narrower than its first "
-                "segment to one segment, reported per chain (after --hair when both are given); "
+                "segment to one segment (--reweight-segments), reported per chain (after --hair "
+                "when both are given); "
                 "spreads the root bend so every runtime stretches the mesh less there; undone "
                 "bit for bit by --undo");
   cmd->add_option("--reweight-segments", o->reweight_segments,
