@@ -131,6 +131,13 @@ class MeasureRun {
   bool ColliderCapsule(int ci, std::span<const glm::mat4> world, WorldCollider* out) const;
   // Marks the (link, collider) pairs that overlap already in the rest pose; returns their count.
   int FindRestOverlaps();
+  // rest_overlap_'s entry of chain c's link from joint j against its collider slot k.
+  size_t PairIndex(int c, int j, int k) const {
+    const RigChain& ch = rig_.chains()[c];
+    return pair_offset_[c] +
+           static_cast<size_t>((j - ch.joint_begin) * (ch.collider_end - ch.collider_begin) +
+                               (k - ch.collider_begin));
+  }
   Status SampleOcclusion(int* hidden_max, double* depth_max);
   // After a run.
   void SummariseSwing(const std::vector<std::vector<glm::vec3>>& tip_local, RunResult& r) const;
@@ -381,7 +388,6 @@ int MeasureRun::FindRestOverlaps() {
   int count = 0;
   for (size_t c = 0; c < chains.size(); ++c) {
     const RigChain& ch = chains[c];
-    const int ncol = ch.collider_end - ch.collider_begin;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       // At rest a link runs from its joint to the next joint of the chain.
       const glm::vec3 a(rest[rig_.joint_node()[j]][3]), b(rest[rig_.joint_node()[j + 1]][3]);
@@ -390,8 +396,7 @@ int MeasureRun::FindRestOverlaps() {
         if (!ColliderCapsule(rig_.chain_colliders()[k], rest, &wc)) continue;
         if (LinkPenetration(a, b, wc.head, wc.tail, wc.radius) <= opt_.penetration_threshold)
           continue;
-        rest_overlap_[pair_offset_[c] + static_cast<size_t>((j - ch.joint_begin) * ncol +
-                                                            (k - ch.collider_begin))] = 1;
+        rest_overlap_[PairIndex(static_cast<int>(c), j, k)] = 1;
         ++count;
       }
     }
@@ -410,13 +415,10 @@ void MeasureRun::SampleRootsAndPenetration(const SpringWorld& sw, RunResult& r) 
         1000.0 * glm::length(glm::vec3(sw.world()[root][3]) - glm::vec3(body_world_[root][3])));
     // Link-in-capsule penetration beyond the threshold (proxy check, hit radius ignored), for
     // the pairs that are clear of each other at rest.
-    const int ncol = ch.collider_end - ch.collider_begin;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
       const glm::vec3 a(sw.world()[rig_.joint_node()[j]][3]), b = sw.tails()[j];
       for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-        if (rest_overlap_[pair_offset_[c] + static_cast<size_t>((j - ch.joint_begin) * ncol +
-                                                                (k - ch.collider_begin))])
-          continue;
+        if (rest_overlap_[PairIndex(static_cast<int>(c), j, k)]) continue;
         WorldCollider wc;
         if (!ColliderCapsule(rig_.chain_colliders()[k], world_, &wc)) continue;
         if (LinkPenetration(a, b, wc.head, wc.tail, wc.radius) > opt_.penetration_threshold)
