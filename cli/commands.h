@@ -129,6 +129,7 @@ void AddBake(CLI::App& app, int& exit_code);
 void AddBatch(CLI::App& app, int& exit_code);
 void AddView(CLI::App& app, int& exit_code);
 void AddTune(CLI::App& app, int& exit_code);
+void AddWear(CLI::App& app, int& exit_code);
 
 /// Warnings for springs that move no mesh, or joints no vertex follows while joints below them
 /// do (inspect and check print them).

@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   hairswing::cli::AddBake(app, exit_code);
   hairswing::cli::AddBatch(app, exit_code);
   hairswing::cli::AddView(app, exit_code);
+  hairswing::cli::AddWear(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

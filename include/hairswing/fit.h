@@ -24,7 +24,13 @@ struct FitOptions {
   int joints = 6;  ///< joints per chain at most, tip included
   float segment_length =
       0.08f;  ///< metres per segment at human scale (shorter clumps get fewer joints)
-  std::string attach = "head";      ///< VRM humanoid bone the hair hangs from
+  std::string attach = "head";  ///< VRM humanoid bone the hair hangs from
+  /// The node the hair hangs from, overriding `attach` (a creature with no humanoid bones): an
+  /// index into Avatar::nodes, or -1 to use `attach`.
+  int attach_node = -1;
+  /// The avatar's scale in units of a 1.7 m person, overriding the humanoid's height (needed with
+  /// attach_node when the avatar has no humanoid bones); 0 = from the humanoid.
+  float unit = 0.0f;
   float root_tolerance = 0.015f;    ///< metres: hair this close to the attachment's surface is root
   float pin_fraction = 0.06f;       ///< share of the hair length from the root pinned to the head
   float root_ramp_segments = 1.0f;  ///< segments over which the head's weight fades after the pin

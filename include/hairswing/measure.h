@@ -59,6 +59,8 @@ class OcclusionCaster {
   void SetMesh(std::span<const glm::vec3> positions, std::span<const uint32_t> indices);
   /// Distance from `p` along `towards_viewer` to the first surface hit, or -1 if none.
   float DepthBehind(const glm::vec3& p, const glm::vec3& towards_viewer) const;
+  /// The same, also giving the index of the triangle hit (-1 when none).
+  float DepthBehind(const glm::vec3& p, const glm::vec3& towards_viewer, int* triangle) const;
 
  private:
   struct Impl;

@@ -24,6 +24,9 @@ struct RenderOptions {
   glm::vec3 centre{0, 0.9f, 0};  ///< world point at the image centre, metres
   float metres_per_pixel = 0.0025f;
   std::vector<uint8_t> hidden_meshes;  ///< per Avatar mesh: 1 = do not draw
+  /// Per Avatar mesh: an RGB colour drawn instead of the materials' when alpha > 0 (to tell one
+  /// mesh, e.g. worn hair, from a body of the same colour).
+  std::vector<glm::u8vec4> mesh_tints;
   /// Optional points drawn on top (e.g. joints), world metres, with an RGB colour each.
   std::vector<glm::vec3> markers;
   std::vector<glm::u8vec3> marker_colors;

@@ -106,33 +106,6 @@ bool SpringMovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
   return false;
 }
 
-Json SpringToJson(const Spring& s) {
-  Json joints = Json::array();
-  for (const SpringJoint& j : s.joints) joints.push_back(fit::JointRecord(j));
-  return {{"name", s.name},
-          {"joints", joints},
-          {"collider_groups", s.collider_groups},
-          {"center", s.center},
-          {"source_group", s.source_group},
-          {"has_virtual_tail", s.has_virtual_tail},
-          {"virtual_tail", {s.virtual_tail.x, s.virtual_tail.y, s.virtual_tail.z}},
-          {"segment_checks", s.segment_checks}};
-}
-
-Spring SpringFromJson(const Json& j) {
-  Spring s;
-  s.name = j.at("name").get<std::string>();
-  for (const Json& a : j.at("joints")) s.joints.push_back(fit::JointFromRecord(a));
-  s.collider_groups = j.at("collider_groups").get<std::vector<int>>();
-  s.center = j.at("center").get<int>();
-  s.source_group = j.at("source_group").get<int>();
-  s.has_virtual_tail = j.at("has_virtual_tail").get<bool>();
-  const Json& t = j.at("virtual_tail");
-  s.virtual_tail = {t.at(0).get<float>(), t.at(1).get<float>(), t.at(2).get<float>()};
-  s.segment_checks = j.at("segment_checks").get<bool>();
-  return s;
-}
-
 constexpr float kMaxLineRatio =
     1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
 
@@ -188,7 +161,7 @@ void internal::SmoothChainWeights(const std::vector<std::vector<std::pair<int, f
   }
 }
 
-Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
+static Result<HairSelection> SelectOne(const Avatar& av, const std::string& sel) {
   HairSelection out;
   if (sel.rfind("material:", 0) == 0) {
     // The material by name: exact, or ignoring case when that picks one (FindName).
@@ -237,6 +210,24 @@ Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
     return out;
   }
   return Status(StatusCode::kInvalidInput, "hair selection: no mesh named \"" + mesh + "\"");
+}
+
+// Several selectors separated by commas select the union
+// ("material:Hair_Brown,material:Hair_Blond").
+Result<HairSelection> SelectHair(const Avatar& av, const std::string& sel) {
+  if (sel.find(',') == std::string::npos) return SelectOne(av, sel);
+  HairSelection out;
+  size_t at = 0;
+  while (at <= sel.size()) {
+    const size_t comma = std::min(sel.find(',', at), sel.size());
+    auto one = SelectOne(av, sel.substr(at, comma - at));
+    if (!one.ok()) return one.status();
+    for (const auto& p : one->primitives)
+      if (std::find(out.primitives.begin(), out.primitives.end(), p) == out.primitives.end())
+        out.primitives.push_back(p);
+    at = comma + 1;
+  }
+  return out;
 }
 
 namespace {
@@ -534,10 +525,12 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
     ++cx.chain_index;
   }
   // A primitive whose clumps all stay rigid is skinned to the attachment; it is an error only
-  // when nothing in the whole selection can hang (checked by the caller).
+  // when nothing in the whole selection can hang (checked by the caller, which names the reason
+  // recorded here).
   if (chains->empty() && result.rigid.empty())
-    return Status(StatusCode::kInvalidInput,
-                  first_error.empty() ? "no hair clump large enough to fit" : first_error);
+    result.rigid.push_back(
+        "kept a primitive rigid on the " + opt.attach + ": " +
+        (first_error.empty() ? "no hair clump large enough to fit" : first_error));
   return Status::Ok();
 }
 
@@ -736,7 +729,7 @@ Json RemoveOrphanSprings(FitContext& cx, size_t old_springs,
   for (size_t i = 0; i < cx.av.vrm.springs.size(); ++i) {
     const Spring& sp = cx.av.vrm.springs[i];
     if (i < old_springs && SpringMovesMesh(sp, owned_before) && !SpringMovesMesh(sp, owned_after)) {
-      removed.push_back({{"index", i}, {"spring", SpringToJson(sp)}});
+      removed.push_back({{"index", i}, {"spring", fit::SpringRecord(sp)}});
       cx.result.changes.push_back("removed spring \"" + sp.name +
                                   "\": the refitted hair no longer follows its joints");
       continue;
@@ -761,15 +754,28 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   if (!rig_r.ok()) return rig_r.status();
   const Rig& rig = rig_r.value();
   const HumanoidMap hm = MatchHumanoid(av);
-  auto attach_it = hm.bones.find(opt.attach);
-  if (attach_it == hm.bones.end())
-    return Status(StatusCode::kUnsupported, "missing humanoid role \"" + opt.attach +
-                                                "\" (no VRM humanoid or known skeleton names)");
+  FitOptions o = opt;
+  int attach = opt.attach_node;
+  if (attach >= 0) {
+    if (attach >= static_cast<int>(av.nodes.size()))
+      return Status(StatusCode::kInvalidInput,
+                    "FitOptions::attach_node " + std::to_string(attach) + " is not a node");
+    o.attach = "\"" + av.nodes[attach].name + "\"";
+  } else {
+    auto attach_it = hm.bones.find(opt.attach);
+    if (attach_it == hm.bones.end())
+      return Status(StatusCode::kUnsupported, "missing humanoid role \"" + opt.attach +
+                                                  "\" (no VRM humanoid or known skeleton names)");
+    attach = attach_it->second;
+  }
+  if (!(opt.unit >= 0.0f) || (opt.unit == 0.0f && hm.bones.size() < 2))
+    return Status(StatusCode::kInvalidInput,
+                  "the avatar has no humanoid bones to measure its size by (FitOptions::unit)");
   FitResult result;
-  FitContext cx(av, rig, opt, hm, result);
-  cx.attach = attach_it->second;
+  FitContext cx(av, rig, o, hm, result);
+  cx.attach = attach;
   cx.attach_rig = rig.node_to_rig()[cx.attach];
-  cx.unit = internal::HumanoidUnit(hm, rig);
+  cx.unit = opt.unit > 0.0f ? opt.unit : internal::HumanoidUnit(hm, rig);
   if (Status st = FindAttachmentSurface(cx, sel); !st.ok()) return st;
 
   const std::vector<uint8_t> owned_before = NodesOwningVertices(av);
@@ -890,7 +896,7 @@ Status UndoFit(Avatar& av) {
     for (const Json& r : removed) {
       const size_t at = r.at("index").get<size_t>();
       if (at > out.vrm.springs.size()) fail("removed_springs: index out of range");
-      Spring sp = SpringFromJson(r.at("spring"));
+      Spring sp = fit::SpringFromRecord(r.at("spring"));
       for (const SpringJoint& jt : sp.joints)
         if (jt.node < 0 || static_cast<size_t>(jt.node) >= nodes)
           fail("removed_springs: joint node out of range");

@@ -49,4 +49,33 @@ inline SpringJoint JointFromRecord(const nlohmann::json& a) {
   return jt;
 }
 
+/// A whole spring for an undo record (its joints as JointRecord).
+inline nlohmann::json SpringRecord(const Spring& s) {
+  nlohmann::json joints = nlohmann::json::array();
+  for (const SpringJoint& j : s.joints) joints.push_back(JointRecord(j));
+  return {{"name", s.name},
+          {"joints", joints},
+          {"collider_groups", s.collider_groups},
+          {"center", s.center},
+          {"source_group", s.source_group},
+          {"has_virtual_tail", s.has_virtual_tail},
+          {"virtual_tail", {s.virtual_tail.x, s.virtual_tail.y, s.virtual_tail.z}},
+          {"segment_checks", s.segment_checks}};
+}
+
+/// The spring of a SpringRecord; throws like JointFromRecord.
+inline Spring SpringFromRecord(const nlohmann::json& j) {
+  Spring s;
+  s.name = j.at("name").get<std::string>();
+  for (const nlohmann::json& a : j.at("joints")) s.joints.push_back(JointFromRecord(a));
+  s.collider_groups = j.at("collider_groups").get<std::vector<int>>();
+  s.center = j.at("center").get<int>();
+  s.source_group = j.at("source_group").get<int>();
+  s.has_virtual_tail = j.at("has_virtual_tail").get<bool>();
+  const nlohmann::json& t = j.at("virtual_tail");
+  s.virtual_tail = {t.at(0).get<float>(), t.at(1).get<float>(), t.at(2).get<float>()};
+  s.segment_checks = j.at("segment_checks").get<bool>();
+  return s;
+}
+
 }  // namespace hairswing::fit

@@ -129,6 +129,11 @@ void OcclusionCaster::SetMesh(std::span<const glm::vec3> pos, std::span<const ui
 }
 
 float OcclusionCaster::DepthBehind(const glm::vec3& p, const glm::vec3& dir) const {
+  return DepthBehind(p, dir, nullptr);
+}
+
+float OcclusionCaster::DepthBehind(const glm::vec3& p, const glm::vec3& dir, int* triangle) const {
+  if (triangle) *triangle = -1;
   if (impl_->empty || !InEmbreeRange(p) || !InEmbreeRange(dir)) return -1.0f;
   RTCIntersectContext ctx;
   rtcInitIntersectContext(&ctx);
@@ -144,7 +149,9 @@ float OcclusionCaster::DepthBehind(const glm::vec3& p, const glm::vec3& dir) con
   rh.ray.mask = 0xFFFFFFFFu;
   rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
   rtcIntersect1(impl_->scene, &ctx, &rh);
-  return rh.hit.geomID == RTC_INVALID_GEOMETRY_ID ? -1.0f : rh.ray.tfar * glm::length(dir);
+  if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) return -1.0f;
+  if (triangle) *triangle = static_cast<int>(rh.hit.primID);
+  return rh.ray.tfar * glm::length(dir);
 }
 
 }  // namespace hairswing

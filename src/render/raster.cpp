@@ -69,7 +69,10 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig,
       if (inst.skin >= 0 && rig.skins()[inst.skin].joints.size() > palette.size())
         palette.resize(rig.skins()[inst.skin].joints.size());
       if (!PosePrimitive(rig, inst, prim, world, palette, posed).ok()) continue;
-      const glm::vec3 base = MaterialColor(av, prim.material);
+      const bool tinted =
+          inst.mesh < static_cast<int>(o.mesh_tints.size()) && o.mesh_tints[inst.mesh].a > 0;
+      const glm::vec3 base =
+          tinted ? glm::vec3(o.mesh_tints[inst.mesh]) / 255.0f : MaterialColor(av, prim.material);
       for (size_t t = 0; t + 2 < prim.indices.size(); t += 3) {
         const glm::vec3 a = posed[prim.indices[t]], b = posed[prim.indices[t + 1]],
                         c = posed[prim.indices[t + 2]];

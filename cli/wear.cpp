@@ -1,0 +1,443 @@
+// hairswing wear HAIR --on TARGET -o OUT: put a hairstyle on another character (docs/wear.md);
+// hairswing wear --library DIR --on TARGET... --out DIR: every hairstyle on every target, with a
+// contact sheet and a table.
+#include "hairswing/wear.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "hairswing/files.h"
+#include "hairswing/io.h"
+#include "hairswing/measure.h"
+#include "hairswing/names.h"
+#include "hairswing/render.h"
+#include "hairswing/rig.h"
+
+namespace hairswing::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+struct Opts {
+  std::string hair_file, hair, head, source_head, out, report, library, vrm_version, preview;
+  std::vector<std::string> targets;
+  float clearance_mm = 2.0f;
+  bool fit_chains = false, undo = false, force = false, no_measure = false, keep_hair = false;
+  int tile = 192;
+  FitOptions fit;
+};
+
+// One hairstyle of a library: the file, which of its primitives are hair, and (for a hair-only
+// file that does not wrap around a head) the character it was made for.
+struct Style {
+  std::string name, file, hair, source_head;
+};
+
+std::string Stem(const std::string& path) {
+  std::string s = fs::path(path).filename().string();
+  const size_t dot = s.find('.');
+  return dot == std::string::npos || dot == 0 ? s : s.substr(0, dot);
+}
+
+// The hair primitives of a whole character: every material whose name says "hair".
+std::string HairMaterialSelector(const Avatar& av) {
+  std::vector<std::string> names;
+  for (const Material& m : av.materials)
+    if (ToLower(m.name).find("hair") != std::string::npos &&
+        std::find(names.begin(), names.end(), m.name) == names.end())
+      names.push_back(m.name);
+  std::string sel;
+  for (const std::string& n : names) sel += (sel.empty() ? "material:" : ",material:") + n;
+  return sel;
+}
+
+Result<std::vector<Style>> ReadLibrary(const std::string& where) {
+  std::vector<Style> styles;
+  std::error_code ec;
+  if (fs::is_directory(where, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(where, ec)) {
+      const std::string ext = ToLower(e.path().extension().string());
+      if (e.is_regular_file() && (ext == ".glb" || ext == ".gltf" || ext == ".vrm"))
+        files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) styles.push_back({Stem(f.string()), f.string(), "", ""});
+    if (styles.empty())
+      return Status(StatusCode::kInvalidInput, where + ": no .glb, .gltf or .vrm");
+    return styles;
+  }
+  auto text = ReadRegularFile(where, 16u << 20);
+  if (!text.ok()) return text.status();
+  const Json j = Json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("hairstyles") || !j["hairstyles"].is_array())
+    return Status(
+        StatusCode::kInvalidInput,
+        where + ": not a folder and not a manifest ({\"hairstyles\": [{\"file\": ...}]})");
+  const fs::path base = fs::path(where).parent_path();
+  for (const Json& h : j["hairstyles"]) {
+    if (!h.is_object() || !h.contains("file") || !h["file"].is_string())
+      return Status(StatusCode::kInvalidInput, where + ": every hairstyle needs a \"file\"");
+    Style s;
+    const auto path = [&](const std::string& p) {
+      return fs::path(p).is_absolute() ? p : (base / p).string();
+    };
+    s.file = path(h["file"].get<std::string>());
+    s.name = h.value("name", Stem(s.file));
+    s.hair = h.value("hair", "");
+    if (h.contains("source_head")) s.source_head = path(h["source_head"].get<std::string>());
+    styles.push_back(s);
+  }
+  return styles;
+}
+
+// Head-turn figures of a worn avatar (arc, 60 fps): excess stretch and settle.
+Json HeadTurnFigures(const Avatar& worn, int head_node) {
+  Avatar av = worn;
+  if (!av.vrm.humanoid.count("head")) av.vrm.humanoid["head"] = head_node;
+  MeasureOptions mo;
+  mo.solvers = {SolverMode::kArc};
+  mo.fps = {60};
+  mo.series = false;
+  auto r = Measure(av, mo);
+  if (!r.ok() || r->results.empty())
+    return {{"error", r.ok() ? "no result" : r.status().message()}};
+  const RunResult& a = r->results[0];
+  return {{"stretch_p99_excess_pct", a.stretch_p99_excess_pct},
+          {"stretch_p99_pct", a.stretch_p99_welded_pct},
+          {"settle_mm", a.settle_mm},
+          {"swing_rms_mm", a.swing_rms_mm}};
+}
+
+Json ReportJson(const WearReport& r) {
+  const auto head = [](const WearHead& h) {
+    return Json{{"from", h.from},
+                {"size_mm", {1000 * h.size.x, 1000 * h.size.y, 1000 * h.size.z}},
+                {"anchor", {h.anchor.x, h.anchor.y, h.anchor.z}}};
+  };
+  return {{"source_head", head(r.source)},
+          {"target_head", head(r.target)},
+          {"scale", r.scale},
+          {"hair_vertices", r.hair_vertices},
+          {"inside_after_placement", r.inside_placed},
+          {"inside", r.inside},
+          {"inside_depth_mm", r.inside_depth_mm},
+          {"pushed_alone", r.pushed_alone},
+          {"covered_head_vertices", r.covered_head_vertices},
+          {"show_through", r.show_through},
+          {"show_through_mm", r.show_through_mm},
+          {"uncovered", r.uncovered},
+          {"coverage", r.coverage},
+          {"max_move_mm", r.max_move_mm},
+          {"mean_move_mm", r.mean_move_mm},
+          {"chains", r.chains},
+          {"rigid_clumps", r.rigid_clumps},
+          {"changes", r.changes},
+          {"warnings", r.warnings}};
+}
+
+// The worn avatar at rest, framed on the target's head, front and side, into `rgb` at (x, y).
+void RenderTiles(const Avatar& av, const WearReport& r, int tile, std::vector<uint8_t>& sheet,
+                 int sheet_w, int x0, int y0) {
+  auto rig = BuildRig(av);
+  if (!rig.ok()) return;
+  std::vector<glm::mat4> world(rig->rest_world().begin(), rig->rest_world().end());
+  RenderOptions ro;
+  ro.width = ro.height = tile;
+  const glm::vec3 up = r.target.frame[1];
+  const float s = std::max({r.target.size.x, r.target.size.y, r.target.size.z});
+  ro.centre = r.target.centre - 0.35f * s * up;
+  ro.metres_per_pixel = 2.6f * s / static_cast<float>(tile);
+  // The worn hair in one warm colour, so it reads against any body.
+  for (size_t m = 0; m < av.meshes.size(); ++m)
+    if (av.meshes[m].name == r.mesh_name) {
+      ro.mesh_tints.resize(av.meshes.size());
+      ro.mesh_tints[m] = {200, 120, 50, 255};
+    }
+  for (int v = 0; v < 2; ++v) {
+    ro.view = v == 0 ? RenderOptions::View::kFront : RenderOptions::View::kSide;
+    const std::vector<uint8_t> img = RenderAvatar(av, *rig, world, ro);
+    for (int y = 0; y < tile; ++y)
+      std::copy(img.begin() + 3 * y * tile, img.begin() + 3 * (y + 1) * tile,
+                sheet.begin() + 3 * ((y0 + y) * sheet_w + x0 + v * tile));
+  }
+}
+
+void PrintReport(const WearReport& r) {
+  std::printf("  source head: %s\n  target head: %s\n", r.source.from.c_str(),
+              r.target.from.c_str());
+  std::printf(
+      "  scale %.3f; hair vertices inside the head: %d after placement, %d after the scalp fit "
+      "(%d pushed out one by one)\n",
+      r.scale, r.inside_placed, r.inside, r.pushed_alone);
+  std::printf(
+      "  covered scalp: %d head vertices, %d showing through by > 1 mm (deepest %.1f mm), %d with "
+      "no hair over them: coverage %.1f %%\n",
+      r.covered_head_vertices, r.show_through, r.show_through_mm, r.uncovered, 100.0 * r.coverage);
+  for (const auto& c : r.changes) std::printf("  %s\n", OneLine(c).c_str());
+  for (const auto& w : r.warnings) std::printf("  warning: %s\n", OneLine(w).c_str());
+}
+
+WearOptions ToOptions(const Opts& o) {
+  WearOptions w;
+  w.hair = o.hair;
+  w.head = o.head;
+  w.clearance = o.clearance_mm / 1000.0f;
+  w.fit_chains = o.fit_chains;
+  w.keep_hair = o.keep_hair;
+  w.fit = o.fit;
+  return w;
+}
+
+void RunLibrary(const Opts& o, int& exit_code) {
+  auto styles = ReadLibrary(o.library);
+  if (!styles.ok()) {
+    std::fprintf(stderr, "error: %s\n", styles.status().message().c_str());
+    exit_code = kExitBadInput;
+    return;
+  }
+  std::error_code ec;
+  if (fs::exists(o.out, ec) && !fs::is_directory(o.out, ec)) {
+    std::fprintf(stderr, "error: --out %s exists and is not a folder\n", o.out.c_str());
+    exit_code = kExitBadInput;
+    return;
+  }
+  fs::create_directories(o.out, ec);
+  std::vector<std::pair<std::string, Avatar>> targets;
+  for (const std::string& t : o.targets) {
+    auto av = LoadAvatar(t);
+    if (!av.ok()) {
+      std::fprintf(stderr, "error: %s\n", av.status().message().c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
+    targets.emplace_back(t, std::move(av->avatar));
+  }
+  const int cols = static_cast<int>(targets.size()), rows = static_cast<int>(styles->size());
+  const int sheet_w = cols * 2 * o.tile, sheet_h = rows * o.tile;
+  std::vector<uint8_t> sheet(3 * static_cast<size_t>(sheet_w) * sheet_h, 40);
+  Json table = Json::array();
+  int failed = 0, done = 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, Avatar> source_heads;
+  for (int s = 0; s < rows; ++s) {
+    const Style& st = (*styles)[s];
+    auto loaded = LoadAvatar(st.file);
+    const Avatar* source = nullptr;
+    std::string load_error = loaded.ok() ? "" : loaded.status().message();
+    if (!st.source_head.empty() && load_error.empty()) {
+      if (!source_heads.count(st.source_head)) {
+        auto sh = LoadAvatar(st.source_head);
+        if (!sh.ok())
+          load_error = "source_head: " + sh.status().message();
+        else
+          source_heads.emplace(st.source_head, std::move(sh->avatar));
+      }
+      if (load_error.empty()) source = &source_heads.at(st.source_head);
+    }
+    std::string hair = st.hair;
+    if (load_error.empty() && hair.empty() && FindHeadNode(loaded->avatar, "").ok())
+      hair = HairMaterialSelector(loaded->avatar);  // a whole character: its "hair" materials
+    for (int t = 0; t < cols; ++t) {
+      const std::string& tname = Stem(targets[t].first);
+      Json row = {{"hairstyle", st.name}, {"target", tname}};
+      const auto t0 = std::chrono::steady_clock::now();
+      std::string error = load_error;
+      Avatar worn = targets[t].second;
+      Result<WearReport> r = Status(StatusCode::kInvalidInput, error);
+      if (error.empty()) {
+        WearOptions w = ToOptions(o);
+        w.hair = hair;
+        w.source_character = source;
+        r = WearHairstyle(worn, loaded->avatar, w);
+        if (!r.ok()) error = r.status().message();
+      }
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (!error.empty()) {
+        ++failed;
+        std::printf("  %s on %s: failed: %s\n", st.name.c_str(), tname.c_str(),
+                    OneLine(error).c_str());
+        row["error"] = error;
+        table.push_back(row);
+        continue;
+      }
+      const std::string ext = WritesAsVrm(worn) ? ".vrm" : ".glb";
+      const std::string out = (fs::path(o.out) / (st.name + "-on-" + tname + ext)).string();
+      if (Status ws = SaveWithVersion(worn, out, true, o.vrm_version); !ws.ok()) {
+        ++failed;
+        row["error"] = ws.message();
+        std::printf("  %s on %s: failed: %s\n", st.name.c_str(), tname.c_str(),
+                    OneLine(ws.message()).c_str());
+        table.push_back(row);
+        continue;
+      }
+      row["output"] = fs::path(out).filename().string();
+      row["fit_ms"] = ms;
+      Json rep = ReportJson(*r);
+      for (auto it = rep.begin(); it != rep.end(); ++it)
+        if (it.key() != "changes" && it.key() != "warnings") row[it.key()] = it.value();
+      if (o.fit_chains && r->chains > 0 && !o.no_measure)
+        row["head_turn"] = HeadTurnFigures(worn, r->target.node);
+      RenderTiles(worn, *r, o.tile, sheet, sheet_w, t * 2 * o.tile, s * o.tile);
+      ++done;
+      std::printf(
+          "  %s on %s: scale %.2f, inside %d, show-through %d, coverage %.1f %%, %d "
+          "chains, %.0f ms\n",
+          st.name.c_str(), tname.c_str(), r->scale, r->inside, r->show_through, 100.0 * r->coverage,
+          r->chains, ms);
+      std::fflush(stdout);
+      table.push_back(row);
+    }
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Json names = Json::object();
+  for (const auto& st : *styles) names["rows"].push_back(st.name);
+  for (const auto& t : targets) names["columns"].push_back(Stem(t.first));
+  Json all = {{"library", o.library},
+              {"contact_sheet", "contact-sheet.png"},
+              {"layout", "one row per hairstyle, two tiles (front, side) per target"},
+              {"rows", names["rows"]},
+              {"columns", names["columns"]},
+              {"seconds", secs},
+              {"worn", done},
+              {"failed", failed},
+              {"pairs", table}};
+  const std::string sheet_path = (fs::path(o.out) / "contact-sheet.png").string();
+  Status ps = WritePng(sheet_path, sheet_w, sheet_h, sheet, true);
+  Status js = WriteFileAtomic((fs::path(o.out) / "wear.json").string(), all.dump(2) + "\n", true);
+  if (!ps.ok() || !js.ok()) {
+    std::fprintf(stderr, "error: %s\n", (!ps.ok() ? ps : js).message().c_str());
+    exit_code = kExitBadInput;
+    return;
+  }
+  std::printf("%d of %d pairs worn in %.1f s; wrote %s and %s\n", done, done + failed, secs,
+              sheet_path.c_str(), (fs::path(o.out) / "wear.json").string().c_str());
+  if (failed) exit_code = kExitFailure;
+}
+
+}  // namespace
+
+void AddWear(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "wear",
+      "Put a hairstyle on another character: a rigged or unrigged hairstyle (a hair-only file, or "
+      "a whole character with --hair) onto a VRM or glTF humanoid or a creature with a head bone. "
+      "The hairstyle is placed by the two heads' axes and sizes (uniform scale from head width x "
+      "depth, top of head onto top of head), then its inner surface is fitted to the target's "
+      "scalp at --clearance (no hair inside the head, no scalp showing through where it covered "
+      "its own), then skinned to the target's head; --fit-chains gives it spring chains as fit "
+      "does. --library DIR --on T1 --on T2 --out DIR wears every hairstyle on every target and "
+      "writes a contact sheet and a table. --undo restores a worn file exactly.");
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("HAIR", o->hair_file, "the hairstyle (.glb/.gltf/.vrm)");
+  cmd->add_option("--on", o->targets,
+                  "the target character (once; with --library, every target; with --undo, the "
+                  "worn file)");
+  cmd->add_option("-o,--output", o->out, "output .vrm or .glb (with --library: the output folder)");
+  cmd->add_option("--out", o->out, "the same as -o");
+  cmd->add_option("--hair", o->hair,
+                  "which primitives of HAIR are the hairstyle, as fit's --hair (MESH, MESH/INDEX, "
+                  "material:NAME); needed when HAIR is a whole character");
+  cmd->add_option("--head", o->head,
+                  "the target's head node; default: its humanoid head, else the node named like "
+                  "\"head\"");
+  cmd->add_option("--source-head", o->source_head,
+                  "a character the hairstyle sits on as HAIR places it (for a hair-only file that "
+                  "does not wrap around a head: a beard, eyebrows)");
+  cmd->add_option("--clearance", o->clearance_mm,
+                  "mm between the target's scalp and the hair's inner surface where the hairstyle "
+                  "lay on its own scalp")
+      ->check(FiniteRange(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_flag("--fit-chains", o->fit_chains,
+                "give the worn hair spring chains (as hairswing fit --hair) and a head collider "
+                "when the target has none on its head");
+  cmd->add_flag("--keep-hair", o->keep_hair,
+                "keep the target's own hair (by default it is hidden: meshes whose vertices mostly "
+                "follow spring joints or whose material is named like hair; undone by --undo)");
+  cmd->add_option("--joints", o->fit.joints, "with --fit-chains: joints per chain at most")
+      ->check(CLI::Range(2, 64))
+      ->capture_default_str();
+  cmd->add_option("--library", o->library,
+                  "a folder of hairstyles (searched with its subfolders) or a manifest JSON "
+                  "({\"hairstyles\": [{\"file\", "
+                  "\"hair\", \"source_head\", \"name\"}]}); a whole character without \"hair\" "
+                  "wears its materials named like \"hair\"");
+  cmd->add_option("--tile", o->tile, "with --library: contact sheet tile size in pixels")
+      ->check(CLI::Range(32, 1024))
+      ->capture_default_str();
+  cmd->add_flag("--no-measure", o->no_measure,
+                "with --library --fit-chains: skip the head-turn figures per pair");
+  cmd->add_option("--report", o->report, "write what was measured and changed as JSON");
+  cmd->add_option("--preview", o->preview,
+                  "write a PNG of the target's head wearing the hairstyle, front and side (the "
+                  "worn hair drawn orange)");
+  cmd->add_flag("--undo", o->undo, "restore what an earlier wear changed in the --on file");
+  cmd->add_flag("--force", o->force, "overwrite an existing output");
+  AddVrmVersion(cmd, o->vrm_version);
+  cmd->callback([o, &exit_code] {
+    auto fail = [&](const std::string& m) {
+      std::fprintf(stderr, "error: %s\n", m.c_str());
+      exit_code = kExitBadInput;
+    };
+    if (o->out.empty()) return fail("-o OUT is required");
+    if (o->targets.empty()) return fail("--on TARGET is required");
+    if (!o->library.empty()) {
+      if (!o->hair_file.empty()) return fail("give either HAIR or --library, not both");
+      return RunLibrary(*o, exit_code);
+    }
+    if (o->targets.size() > 1) return fail("--on is given once without --library");
+    if (!OutputsWritable({o->out, o->report, o->preview}, o->force)) {
+      exit_code = kExitBadInput;
+      return;
+    }
+    std::optional<Avatar> target = LoadAvatarOrExit(o->targets[0], exit_code);
+    if (!target) return;
+    Json rep = {{"target", o->targets[0]}};
+    if (o->undo) {
+      if (!o->hair_file.empty()) return fail("--undo takes no HAIR");
+      if (Status st = UndoWear(*target); !st.ok()) return fail(o->targets[0] + ": " + st.message());
+      std::printf("  restored %s as it was before wear\n", o->targets[0].c_str());
+      rep["changes"] = {"restored the target as it was before wear"};
+    } else {
+      if (o->hair_file.empty()) return fail("HAIR (the hairstyle file) is required");
+      std::optional<Avatar> hair = LoadAvatarOrExit(o->hair_file, exit_code);
+      if (!hair) return;
+      std::optional<Avatar> source;
+      WearOptions w = ToOptions(*o);
+      if (!o->source_head.empty()) {
+        source = LoadAvatarOrExit(o->source_head, exit_code);
+        if (!source) return;
+        w.source_character = &*source;
+      }
+      auto r = WearHairstyle(*target, *hair, w);
+      if (!r.ok()) return fail(o->hair_file + " on " + o->targets[0] + ": " + r.status().message());
+      PrintReport(*r);
+      if (!o->preview.empty()) {
+        const int tile = 2 * o->tile;
+        std::vector<uint8_t> img(3 * static_cast<size_t>(2 * tile) * tile, 40);
+        RenderTiles(*target, *r, tile, img, 2 * tile, 0, 0);
+        if (Status ps = WritePng(o->preview, 2 * tile, tile, img, o->force); !ps.ok())
+          return fail(ps.message());
+      }
+      rep["hair"] = o->hair_file;
+      Json body = ReportJson(*r);
+      for (auto it = body.begin(); it != body.end(); ++it) rep[it.key()] = it.value();
+    }
+    if (Status st = SaveWithVersion(*target, o->out, o->force, o->vrm_version); !st.ok())
+      return fail(st.message());
+    if (!o->report.empty())
+      if (Status rs = WriteFileAtomic(o->report, rep.dump(2) + "\n", o->force); !rs.ok())
+        return fail(rs.message());
+    std::printf("wrote %s\n", o->out.c_str());
+  });
+}
+
+}  // namespace hairswing::cli
