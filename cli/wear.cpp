@@ -27,7 +27,8 @@ struct Opts {
   std::string hair_file, hair, head, source_head, out, report, library, vrm_version, preview;
   std::vector<std::string> targets;
   float clearance_mm = 2.0f;
-  bool fit_chains = false, undo = false, force = false, no_measure = false, keep_hair = false;
+  bool fit_chains = false, undo = false, force = false, no_measure = false, keep_hair = false,
+       no_scalp_fit = false;
   int tile = 192;
   FitOptions fit;
 };
@@ -162,9 +163,12 @@ void RenderTiles(const Avatar& av, const WearReport& r, int tile, std::vector<ui
   for (int v = 0; v < 2; ++v) {
     ro.view = v == 0 ? RenderOptions::View::kFront : RenderOptions::View::kSide;
     const std::vector<uint8_t> img = RenderAvatar(av, *rig, world, ro);
-    for (int y = 0; y < tile; ++y)
-      std::copy(img.begin() + 3 * y * tile, img.begin() + 3 * (y + 1) * tile,
-                sheet.begin() + 3 * ((y0 + y) * sheet_w + x0 + v * tile));
+    for (int y = 0; y < tile; ++y) {
+      const auto row = static_cast<std::ptrdiff_t>(3) * y * tile;
+      std::copy(
+          img.begin() + row, img.begin() + row + 3 * tile,
+          sheet.begin() + static_cast<std::ptrdiff_t>(3) * ((y0 + y) * sheet_w + x0 + v * tile));
+    }
   }
 }
 
@@ -190,6 +194,7 @@ WearOptions ToOptions(const Opts& o) {
   w.clearance = o.clearance_mm / 1000.0f;
   w.fit_chains = o.fit_chains;
   w.keep_hair = o.keep_hair;
+  w.scalp_fit = !o.no_scalp_fit;
   w.fit = o.fit;
   return w;
 }
@@ -359,6 +364,9 @@ void AddWear(CLI::App& app, int& exit_code) {
   cmd->add_flag("--fit-chains", o->fit_chains,
                 "give the worn hair spring chains (as hairswing fit --hair) and a head collider "
                 "when the target has none on its head");
+  cmd->add_flag("--no-scalp-fit", o->no_scalp_fit,
+                "place the hairstyle only (frames, scale, anchor), without fitting it to the "
+                "scalp: to see the placement, or keep a hairstyle exactly as modelled");
   cmd->add_flag("--keep-hair", o->keep_hair,
                 "keep the target's own hair (by default it is hidden: meshes whose vertices mostly "
                 "follow spring joints or whose material is named like hair; undone by --undo)");

@@ -29,6 +29,9 @@ struct WearOptions {
   /// Metres between the target's scalp and the hairstyle's inner surface where the hairstyle lay
   /// closer than this on its own head.
   float clearance = 0.002f;
+  /// Fit the hairstyle's inner surface to the target's scalp after placing it; false = place
+  /// only (the figures are then those of the placed hairstyle).
+  bool scalp_fit = true;
   /// Keep the target's own hair (by default it is hidden: meshes and primitives whose vertices
   /// mostly follow spring joints or whose material is named like hair; springs that moved only
   /// them are set aside like baked springs; all of it undone by UndoWear).

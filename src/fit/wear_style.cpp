@@ -424,6 +424,27 @@ bool FacesCentre(const Soup& hair, int tri, const glm::vec3& c, const glm::vec3&
   return true;
 }
 
+// Calls f(direction, excess, triangle) for every head vertex that lies beyond the hair's inner
+// surface less the clearance, along its ray from the centre `c` (excess: how far); returns
+// whether there was any.
+template <class F>
+bool ForShowing(const std::vector<glm::vec3>& head, const OcclusionCaster& hair, const glm::vec3& c,
+                float clearance, F&& f) {
+  bool any = false;
+  for (const glm::vec3& h : head) {
+    const glm::vec3 d = h - c;
+    const float r = glm::length(d);
+    if (r < 1e-12f) continue;
+    int tri = -1;
+    const float t = hair.DepthBehind(c, d / r, &tri);
+    if (t > 0.0f && tri >= 0 && r + clearance > t + 1e-5f) {
+      f(d / r, r + clearance - t, tri);
+      any = true;
+    }
+  }
+  return any;
+}
+
 float Outer(const OcclusionCaster& c, const glm::vec3& o, const glm::vec3& u, float far) {
   const float t = c.DepthBehind(o + far * u, -u);
   return t < 0.0f ? -1.0f : far - t;
@@ -750,8 +771,7 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
   rep.inside_placed = inside_count(hair.pos, nullptr);
   const float cover_gap = 0.1f * T.size.x;
   const std::vector<glm::vec3> placed = hair.pos;
-  std::vector<float> offset(hair.pos.size(), 0.0f);
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 6; ++round) {
     hair_c.SetMesh(hair.pos, hair.idx);
     std::vector<float> delta(cells, 0.0f);
     std::vector<uint8_t> known(cells, 0);
@@ -778,6 +798,7 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
             "the head's centre: placed, not fitted");
       break;
     }
+    if (!opt.scalp_fit) break;  // placement only: the figures below are of the placed hair
     FillAndSmooth(delta, known);
     for (size_t v = 0; v < hair.pos.size(); ++v) {
       const glm::vec3 d = hair.pos[v] - grid.c;
@@ -787,90 +808,79 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
       hair.pos[v] = grid.c + d * (nr / r);
     }
   }
-  // Head vertices showing through the inner surface (an ear, a brow ridge between two hair
-  // vertices): more offset in their directions, widened by a cell so the peak survives smoothing.
-  for (int round = 0; round < 10; ++round) {
-    hair_c.SetMesh(hair.pos, hair.idx);
-    std::vector<float> need(cells, 0.0f);
-    bool any = false;
-    for (const glm::vec3& h : tgt_vertices) {
-      const glm::vec3 d = h - grid.c;
-      const float r = glm::length(d);
-      if (r < 1e-12f) continue;
-      int tri = -1;
-      const float t = hair_c.DepthBehind(grid.c, d / r, &tri);
-      if (t > 0.0f && r + opt.clearance > t + 1e-5f && FacesCentre(hair, tri, grid.c, d / r)) {
-        float& n = need[grid.Nearest(d / r)];
-        n = std::max(n, std::min(r + opt.clearance - t, 0.1f * T.size.x));
-        any = true;
+  if (opt.scalp_fit) {
+    // Head vertices showing through the inner surface (an ear, a brow ridge between two hair
+    // vertices): more offset in their directions, widened by a cell so the peak survives smoothing.
+    for (int round = 0; round < 10; ++round) {
+      hair_c.SetMesh(hair.pos, hair.idx);
+      std::vector<float> need(cells, 0.0f);
+      const bool any = ForShowing(tgt_vertices, hair_c, grid.c, opt.clearance,
+                                  [&](const glm::vec3& u, float excess, int tri) {
+                                    if (!FacesCentre(hair, tri, grid.c, u)) return;
+                                    float& n = need[grid.Nearest(u)];
+                                    n = std::max(n, std::min(excess, 0.1f * T.size.x));
+                                  });
+      if (!any) break;
+      std::vector<float> wide(need);
+      for (int i = 0; i < Grid::kT; ++i)
+        for (int j = 0; j < Grid::kP; ++j)
+          for (int di = -1; di <= 1; ++di)
+            for (int dj = -1; dj <= 1; ++dj) {
+              const int ii = std::clamp(i + di, 0, Grid::kT - 1),
+                        jj = (j + dj + Grid::kP) % Grid::kP;
+              wide[i * Grid::kP + j] = std::max(wide[i * Grid::kP + j], need[ii * Grid::kP + jj]);
+            }
+      SmoothCells(wide);
+      for (glm::vec3& p : hair.pos) {
+        const glm::vec3 d = p - grid.c;
+        const float r = glm::length(d);
+        if (r < 1e-12f) continue;
+        p = grid.c + d * ((r + grid.Sample(wide, d / r)) / r);
       }
     }
-    if (!any) break;
-    std::vector<float> wide(need);
-    for (int i = 0; i < Grid::kT; ++i)
-      for (int j = 0; j < Grid::kP; ++j)
-        for (int di = -1; di <= 1; ++di)
-          for (int dj = -1; dj <= 1; ++dj) {
-            const int ii = std::clamp(i + di, 0, Grid::kT - 1), jj = (j + dj + Grid::kP) % Grid::kP;
-            wide[i * Grid::kP + j] = std::max(wide[i * Grid::kP + j], need[ii * Grid::kP + jj]);
-          }
-    SmoothCells(wide);
+    // What the smooth field left showing: the hair triangle in front of such a head vertex moves
+    // out along its corners' directions, as far as that vertex needs (at most a twentieth of the
+    // head's width a round).
+    // Vertices at one position (split at a UV seam) move together, so no crack opens.
+    std::vector<uint32_t> weld(hair.pos.size());
+    {
+      std::map<std::tuple<float, float, float>, uint32_t> at;
+      for (size_t v = 0; v < hair.pos.size(); ++v)
+        weld[v] = at.emplace(std::make_tuple(hair.pos[v].x, hair.pos[v].y, hair.pos[v].z),
+                             static_cast<uint32_t>(v))
+                      .first->second;
+    }
+    for (int round = 0; round < 6; ++round) {
+      hair_c.SetMesh(hair.pos, hair.idx);
+      std::vector<float> need(hair.pos.size(), 0.0f);
+      const bool any = ForShowing(tgt_vertices, hair_c, grid.c, opt.clearance,
+                                  [&](const glm::vec3&, float excess, int tri) {
+                                    for (int k = 0; k < 3; ++k) {
+                                      float& n =
+                                          need[weld[hair.idx[3 * static_cast<size_t>(tri) + k]]];
+                                      n = std::max(n, std::min(excess, 0.05f * T.size.x));
+                                    }
+                                  });
+      if (!any) break;
+      for (size_t v = 0; v < hair.pos.size(); ++v) {
+        const float n = need[weld[v]];
+        if (n <= 0.0f) continue;
+        const glm::vec3 d = hair.pos[v] - grid.c;
+        const float r = glm::length(d);
+        if (r > 1e-12f) hair.pos[v] = grid.c + d * ((r + n) / r);
+      }
+    }
+    // Anything still inside goes out on its own.
+    const float push = std::max(opt.clearance, 1e-4f);
     for (glm::vec3& p : hair.pos) {
       const glm::vec3 d = p - grid.c;
       const float r = glm::length(d);
       if (r < 1e-12f) continue;
-      p = grid.c + d * ((r + grid.Sample(wide, d / r)) / r);
-    }
-  }
-  // What the smooth field left showing: the hair triangle in front of such a head vertex moves
-  // out along its corners' directions, as far as that vertex needs (at most a twentieth of the
-  // head's width a round).
-  // Vertices at one position (split at a UV seam) move together, so no crack opens.
-  std::vector<uint32_t> weld(hair.pos.size());
-  {
-    std::map<std::tuple<float, float, float>, uint32_t> at;
-    for (size_t v = 0; v < hair.pos.size(); ++v)
-      weld[v] = at.emplace(std::make_tuple(hair.pos[v].x, hair.pos[v].y, hair.pos[v].z),
-                           static_cast<uint32_t>(v))
-                    .first->second;
-  }
-  for (int round = 0; round < 6; ++round) {
-    hair_c.SetMesh(hair.pos, hair.idx);
-    std::vector<float> need(hair.pos.size(), 0.0f);
-    bool any = false;
-    for (const glm::vec3& h : tgt_vertices) {
-      const glm::vec3 d = h - grid.c;
-      const float r = glm::length(d);
-      if (r < 1e-12f) continue;
-      int tri = -1;
-      const float t = hair_c.DepthBehind(grid.c, d / r, &tri);
-      if (t > 0.0f && tri >= 0 && r + opt.clearance > t + 1e-5f) {
-        for (int k = 0; k < 3; ++k) {
-          float& n = need[weld[hair.idx[3 * static_cast<size_t>(tri) + k]]];
-          n = std::max(n, std::min(r + opt.clearance - t, 0.05f * T.size.x));
-        }
-        any = true;
+      const float h = Outer(head_t, grid.c, d / r, far);
+      if (h > 0.0f && r < h + 0.5f * opt.clearance) {
+        p = grid.c + d * ((h + push) / r);
+        ++rep.pushed_alone;
       }
-    }
-    if (!any) break;
-    for (size_t v = 0; v < hair.pos.size(); ++v) {
-      const float n = need[weld[v]];
-      if (n <= 0.0f) continue;
-      const glm::vec3 d = hair.pos[v] - grid.c;
-      const float r = glm::length(d);
-      if (r > 1e-12f) hair.pos[v] = grid.c + d * ((r + n) / r);
-    }
-  }
-  // Anything still inside goes out on its own.
-  const float push = std::max(opt.clearance, 1e-4f);
-  for (glm::vec3& p : hair.pos) {
-    const glm::vec3 d = p - grid.c;
-    const float r = glm::length(d);
-    if (r < 1e-12f) continue;
-    const float h = Outer(head_t, grid.c, d / r, far);
-    if (h > 0.0f && r < h + 0.5f * opt.clearance) {
-      p = grid.c + d * ((h + push) / r);
-      ++rep.pushed_alone;
     }
   }
   rep.inside = inside_count(hair.pos, &rep.inside_depth_mm);
@@ -999,7 +1009,10 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
     }
     FitOptions fo = opt.fit;
     fo.attach_node = T.node;
-    if (MatchHumanoid(fitted).bones.size() < 2) fo.unit = T.size.x / 0.155f;  // a person's head
+    // The chain fitter's lengths are at human scale: a full humanoid gives its height, anything
+    // else (a creature whose bone names match a few humanoid ones) its head width against a
+    // person's 15.5 cm.
+    if (!MatchHumanoid(fitted).missing_required.empty()) fo.unit = T.size.x / 0.155f;
     HairSelection worn;
     for (size_t p = 0; p < fitted.meshes.back().primitives.size(); ++p)
       worn.primitives.emplace_back(static_cast<int>(fitted.meshes.size()) - 1, static_cast<int>(p));

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# hairswing wear, end to end (docs/wear.md): one hairstyle on the demo avatar and back with
+# --undo bit for bit, one-line errors with exit 2, and (with ../shared/data) the library manifest
+# docs/examples/hairstyles.json on the frog and the UBC female: every pair worn, none with hair
+# inside the head, a contact sheet of the right size.
+#   wear_check.sh CLI WORKDIR SHARED_DATA REPO
+set -euo pipefail
+cli=$1 work=$2 shared=$3 repo=$4
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+"$cli" make-demo-avatar --variant layered -o layered.vrm >/dev/null
+"$cli" make-demo-avatar --variant ponytail -o ponytail.vrm >/dev/null
+
+# The layered demo's hair on the ponytail demo, with chains; then undone.
+"$cli" wear layered.vrm --hair HairLayers --on ponytail.vrm -o worn.vrm --fit-chains \
+  --report worn.json --preview worn.png > worn.out
+grep -q 'hid the target.s own hair: mesh "Ponytail"' worn.out || fail "own hair not hidden: $(cat worn.out)"
+python3 - worn.json worn.png <<'PY'
+import json, struct, sys
+r = json.load(open(sys.argv[1]))
+assert r["inside"] == 0 and r["inside_after_placement"] > 0, r
+assert r["chains"] > 0 and r["show_through"] == 0, r
+png = open(sys.argv[2], 'rb').read()
+w, h = struct.unpack('>II', png[16:24])
+assert (w, h) == (768, 384), (w, h)
+PY
+"$cli" wear --undo --on worn.vrm -o undone.vrm > undo.out
+"$cli" convert ponytail.vrm -o ponytail-again.vrm >/dev/null
+cmp -s undone.vrm ponytail-again.vrm || fail "--undo did not restore the target bit for bit"
+
+# Errors: one line, exit 2.
+expect_error() {  # expect_error WORDS... -- ARGS...
+  local want=$1; shift
+  set +e; "$cli" "$@" > err.out 2> err.txt; local rc=$?; set -e
+  [[ $rc == 2 ]] || fail "$* exited $rc: $(cat err.txt)"
+  [[ $(wc -l < err.txt) == 1 ]] || fail "$*: not one line: $(cat err.txt)"
+  grep -q "$want" err.txt || fail "$*: no '$want' in: $(cat err.txt)"
+}
+expect_error "whole character" wear layered.vrm --on ponytail.vrm -o x.vrm
+expect_error "no worn hairstyle" wear --undo --on ponytail.vrm -o x.vrm
+expect_error "already wears" wear layered.vrm --hair HairLayers --on worn.vrm -o x.vrm
+expect_error "no mesh named" wear layered.vrm --hair Hairlayer --on ponytail.vrm -o x.vrm
+[[ ! -e x.vrm ]] || fail "a failed wear wrote its output"
+
+if [[ ! -d "$shared/targets" || ! -d "$shared/hairstyles" ]]; then
+  echo "wear_check: ../shared/data/targets or hairstyles not present; library part skipped"
+  exit 0
+fi
+"$cli" wear --library "$repo/docs/examples/hairstyles.json" --on "$shared/targets/Frog.glb" \
+  --on "$shared/avatars/ubc/Superhero_Female_FullBody.gltf" --out lib --fit-chains --tile 64 > lib.out
+python3 - lib <<'PY'
+import json, struct, sys
+d = json.load(open(sys.argv[1] + "/wear.json"))
+assert d["failed"] == 0 and d["worn"] == 32, (d["failed"], d["worn"])
+for p in d["pairs"]:
+    assert p["inside"] == 0, p
+png = open(sys.argv[1] + "/contact-sheet.png", 'rb').read()
+w, h = struct.unpack('>II', png[16:24])
+assert (w, h) == (2 * 2 * 64, 16 * 64), (w, h)
+PY
+echo "wear_check: ok"
