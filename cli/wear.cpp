@@ -129,6 +129,7 @@ Json ReportJson(const WearReport& r) {
           {"inside", r.inside},
           {"inside_depth_mm", r.inside_depth_mm},
           {"pushed_alone", r.pushed_alone},
+          {"grown", r.grown},
           {"covered_head_vertices", r.covered_head_vertices},
           {"show_through", r.show_through},
           {"show_through_mm", r.show_through_mm},

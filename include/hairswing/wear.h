@@ -60,6 +60,9 @@ struct WearReport {
   int inside_placed = 0;  ///< hair vertices inside the target head after placement alone
   int inside = 0;         ///< ... after the scalp fit (the figure that must be 0)
   float inside_depth_mm = 0;
+  /// When the fit left covered scalp showing, the factor the hairstyle was grown by about the
+  /// head's centre to cover it (1 = not grown).
+  float grown = 1.0f;
   int pushed_alone = 0;  ///< vertices the smooth fit left inside, pushed out one by one
   /// Target head vertices under the region the hairstyle covered on its own head (where it lay
   /// within a tenth of the head's width of the scalp), and of those the ones showing through the

@@ -870,6 +870,34 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
         if (r > 1e-12f) hair.pos[v] = grid.c + d * ((r + n) / r);
       }
     }
+    // A hairstyle these steps could not bring over the scalp (a voluminous cut on a wide, flat
+    // head): grown about the head's centre, a step at a time, until no covered head vertex shows
+    // through (at most 1.5 times; reported).
+    const auto showing = [&](const std::vector<glm::vec3>& pos) {
+      hair_c.SetMesh(pos, hair.idx);
+      int n = 0;
+      for (const glm::vec3& h : tgt_vertices) {
+        const glm::vec3 d = h - grid.c;
+        const float r = glm::length(d);
+        if (r < 1e-12f || !covered[grid.Nearest(d / r)]) continue;
+        const float t = hair_c.DepthBehind(grid.c, d / r);
+        n += t > 0.0f && r > t + 0.001f;
+      }
+      return n;
+    };
+    if (showing(hair.pos) > 0)
+      for (float k : {1.05f, 1.1f, 1.2f, 1.35f, 1.5f}) {
+        std::vector<glm::vec3> grown(hair.pos);
+        for (glm::vec3& p : grown) p = grid.c + k * (p - grid.c);
+        if (showing(grown) > 0) continue;
+        hair.pos.swap(grown);
+        rep.grown = k;
+        rep.warnings.push_back(
+            "the scalp fit left the scalp showing through; the hairstyle was "
+            "grown " +
+            std::to_string(k).substr(0, 4) + " times about the head's centre to cover it");
+        break;
+      }
     // Anything still inside goes out on its own.
     const float push = std::max(opt.clearance, 1e-4f);
     for (glm::vec3& p : hair.pos) {
