@@ -335,8 +335,9 @@ void AddWear(CLI::App& app, int& exit_code) {
       "wear",
       "Put a hairstyle on another character: a rigged or unrigged hairstyle (a hair-only file, or "
       "a whole character with --hair) onto a VRM or glTF humanoid or a creature with a head bone. "
-      "The hairstyle is placed by the two heads' axes and sizes (uniform scale from head width x "
-      "depth, top of head onto top of head), then its inner surface is fitted to the target's "
+      "The hairstyle is placed by the two heads' axes and sizes (uniform scale from the head "
+      "widths, the top of the head at its back onto the same point), then its inner surface is "
+      "fitted to the target's "
       "scalp at --clearance (no hair inside the head, no scalp showing through where it covered "
       "its own), then skinned to the target's head; --fit-chains gives it spring chains as fit "
       "does. --library DIR --on T1 --on T2 --out DIR wears every hairstyle on every target and "

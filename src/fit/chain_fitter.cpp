@@ -27,6 +27,7 @@
 #include "core/chain_weights.h"
 #include "fit/body_scale.h"
 #include "fit/joint_record.h"
+#include "fit/owned_nodes.h"
 #include "fit/weight_smoothing.h"
 #include "hairswing/fit.h"
 #include "hairswing/names.h"
@@ -75,35 +76,6 @@ std::vector<glm::vec3> CutLine(const std::vector<glm::vec3>& line, float cut) {
     acc += seg;
   }
   return {line[line.size() - 2], line.back()};
-}
-
-// Nodes that some skinned vertex has weight on.
-std::vector<uint8_t> NodesOwningVertices(const Avatar& av) {
-  std::vector<uint8_t> owned(av.nodes.size(), 0);
-  for (const Node& n : av.nodes) {
-    if (n.mesh < 0 || n.skin < 0 || n.mesh >= static_cast<int>(av.meshes.size()) ||
-        n.skin >= static_cast<int>(av.skins.size()))
-      continue;
-    const Skin& skin = av.skins[n.skin];
-    for (const Primitive& p : av.meshes[n.mesh].primitives)
-      for (size_t v = 0; v < std::min(p.joints.size(), p.weights.size()); ++v)
-        for (int k = 0; k < 4; ++k) {
-          const size_t j = p.joints[v][k];
-          if (p.weights[v][k] > 0.0f && j < skin.joints.size() && skin.joints[j] >= 0 &&
-              skin.joints[j] < static_cast<int>(owned.size()))
-            owned[skin.joints[j]] = 1;
-        }
-  }
-  return owned;
-}
-
-// A spring moves a mesh when a vertex follows one of its joints but the last (a tail only).
-bool SpringMovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
-  for (size_t j = 0; j + 1 < s.joints.size(); ++j)
-    if (s.joints[j].node >= 0 && s.joints[j].node < static_cast<int>(owned.size()) &&
-        owned[s.joints[j].node])
-      return true;
-  return false;
 }
 
 constexpr float kMaxLineRatio =
@@ -724,11 +696,12 @@ Status FitPrimitive(FitContext& cx, int mesh_index, int prim_index) {
 Json RemoveOrphanSprings(FitContext& cx, size_t old_springs,
                          const std::vector<uint8_t>& owned_before) {
   Json removed = Json::array();
-  const std::vector<uint8_t> owned_after = NodesOwningVertices(cx.av);
+  const std::vector<uint8_t> owned_after = fit::NodesOwningVertices(cx.av);
   std::vector<Spring> kept;
   for (size_t i = 0; i < cx.av.vrm.springs.size(); ++i) {
     const Spring& sp = cx.av.vrm.springs[i];
-    if (i < old_springs && SpringMovesMesh(sp, owned_before) && !SpringMovesMesh(sp, owned_after)) {
+    if (i < old_springs && fit::SpringMovesMesh(sp, owned_before) &&
+        !fit::SpringMovesMesh(sp, owned_after)) {
       removed.push_back({{"index", i}, {"spring", fit::SpringRecord(sp)}});
       cx.result.changes.push_back("removed spring \"" + sp.name +
                                   "\": the refitted hair no longer follows its joints");
@@ -778,7 +751,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   cx.unit = opt.unit > 0.0f ? opt.unit : internal::HumanoidUnit(hm, rig);
   if (Status st = FindAttachmentSurface(cx, sel); !st.ok()) return st;
 
-  const std::vector<uint8_t> owned_before = NodesOwningVertices(av);
+  const std::vector<uint8_t> owned_before = fit::NodesOwningVertices(av);
   Json undo = {{"nodes_before", av.nodes.size()},
                {"skins_before", av.skins.size()},
                {"springs_before", av.vrm.springs.size()},

@@ -26,6 +26,7 @@
 #include <tuple>
 
 #include "fit/joint_record.h"
+#include "fit/owned_nodes.h"
 #include "hairswing/measure.h"
 #include "hairswing/names.h"
 #include "hairswing/retarget.h"
@@ -502,33 +503,6 @@ std::string FileStem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? s : s.substr(0, dot);
 }
 
-// Nodes some vertex of a shown skinned mesh has weight on.
-std::vector<uint8_t> OwnedNodes(const Avatar& av) {
-  std::vector<uint8_t> owned(av.nodes.size(), 0);
-  for (const Node& n : av.nodes) {
-    if (n.mesh < 0 || n.skin < 0 || n.mesh >= static_cast<int>(av.meshes.size()) ||
-        n.skin >= static_cast<int>(av.skins.size()))
-      continue;
-    const Skin& skin = av.skins[n.skin];
-    for (const Primitive& p : av.meshes[n.mesh].primitives)
-      for (size_t v = 0; v < std::min(p.joints.size(), p.weights.size()); ++v)
-        for (int k = 0; k < 4; ++k)
-          if (p.weights[v][k] > 0.0f && p.joints[v][k] < skin.joints.size() &&
-              skin.joints[p.joints[v][k]] >= 0 &&
-              skin.joints[p.joints[v][k]] < static_cast<int>(owned.size()))
-            owned[skin.joints[p.joints[v][k]]] = 1;
-  }
-  return owned;
-}
-
-bool MovesMesh(const Spring& s, const std::vector<uint8_t>& owned) {
-  for (size_t j = 0; j + 1 < s.joints.size(); ++j)
-    if (s.joints[j].node >= 0 && s.joints[j].node < static_cast<int>(owned.size()) &&
-        owned[s.joints[j].node])
-      return true;
-  return false;
-}
-
 // The target's own hair: primitives whose vertices mostly follow spring joints (or nodes below
 // one), or whose material is named like hair.
 std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig) {
@@ -677,14 +651,15 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
   if (!opt.keep_hair) {
     auto rig = BuildRig(target);
     if (!rig.ok()) return Status(rig.status().code(), "target: " + rig.status().message());
-    const std::vector<uint8_t> owned_before = OwnedNodes(target);
+    const std::vector<uint8_t> owned_before = fit::NodesOwningVertices(target);
     HideOwnHair(target, OwnHair(target, *rig), undo, &rep.changes);
-    const std::vector<uint8_t> owned_after = OwnedNodes(target);
+    const std::vector<uint8_t> owned_after = fit::NodesOwningVertices(target);
     Json removed = Json::array();
     std::vector<Spring> kept;
     for (size_t i = 0; i < target.vrm.springs.size(); ++i) {
       const Spring& sp = target.vrm.springs[i];
-      if (!sp.baked && MovesMesh(sp, owned_before) && !MovesMesh(sp, owned_after)) {
+      if (!sp.baked && fit::SpringMovesMesh(sp, owned_before) &&
+          !fit::SpringMovesMesh(sp, owned_after)) {
         removed.push_back({{"index", i}, {"spring", fit::SpringRecord(sp)}});
         rep.changes.push_back("removed spring \"" + sp.name + "\": it moved only the hidden hair");
         continue;
@@ -1033,7 +1008,6 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
           {"head (wear)", {static_cast<int>(fitted.vrm.colliders.size()) - 1}});
       std::snprintf(line, sizeof line, "added a head collider: sphere of %.1f mm radius",
                     900.0f * r);
-      rep.changes.push_back(line);
     }
     FitOptions fo = opt.fit;
     fo.attach_node = T.node;
@@ -1046,6 +1020,7 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
       worn.primitives.emplace_back(static_cast<int>(fitted.meshes.size()) - 1, static_cast<int>(p));
     auto fr = FitHairChains(fitted, worn, fo);
     if (fr.ok()) {
+      if (!head_collider) rep.changes.push_back(line);  // kept only with the chains
       rep.chains = fr->chains;
       rep.rigid_clumps = static_cast<int>(fr->rigid.size());
       for (const auto& c : fr->changes) rep.changes.push_back(c);
@@ -1056,7 +1031,6 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
       target = std::move(fitted);
     } else if (fr.status().message().find("can hang") != std::string::npos) {
       rep.warnings.push_back("no chains: " + fr.status().message() + "; the hair stays rigid");
-      rep.changes.resize(rep.changes.size() - (head_collider ? 0 : 1));
     } else {
       return Status(fr.status().code(), "fitting chains: " + fr.status().message());
     }
