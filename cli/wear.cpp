@@ -129,6 +129,7 @@ Json ReportJson(const WearReport& r) {
           {"inside", r.inside},
           {"inside_depth_mm", r.inside_depth_mm},
           {"pushed_alone", r.pushed_alone},
+          {"redirected", r.redirected},
           {"grown", r.grown},
           {"covered_head_vertices", r.covered_head_vertices},
           {"show_through", r.show_through},
@@ -177,9 +178,9 @@ void PrintReport(const WearReport& r) {
   std::printf("  source head: %s\n  target head: %s\n", r.source.from.c_str(),
               r.target.from.c_str());
   std::printf(
-      "  scale %.3f; hair vertices inside the head: %d after placement, %d after the scalp fit "
-      "(%d pushed out one by one)\n",
-      r.scale, r.inside_placed, r.inside, r.pushed_alone);
+      "  scale %.3f; hair vertices inside the head: %d after placement (%d deep in it, turned "
+      "towards their strands), %d after the scalp fit (%d pushed out one by one)\n",
+      r.scale, r.inside_placed, r.redirected, r.inside, r.pushed_alone);
   std::printf(
       "  covered scalp: %d head vertices, %d showing through by > 1 mm (deepest %.1f mm), %d with "
       "no hair over them: coverage %.1f %%\n",

@@ -53,7 +53,7 @@ import json, struct, sys
 d = json.load(open(sys.argv[1] + "/wear.json"))
 assert d["failed"] == 0 and d["worn"] == 32, (d["failed"], d["worn"])
 for p in d["pairs"]:
-    assert p["inside"] == 0, p
+    assert p["inside"] == 0 and p["show_through"] == 0, p
 png = open(sys.argv[1] + "/contact-sheet.png", 'rb').read()
 w, h = struct.unpack('>II', png[16:24])
 assert (w, h) == (2 * 2 * 64, 16 * 64), (w, h)

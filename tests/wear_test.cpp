@@ -323,5 +323,43 @@ TEST(Wear, TheFrogGetsAHairstyleWithNoHairInsideItsHead) {
   EXPECT_EQ(EnclosedByHead(HeadOf(target, *head), MeshWorld(target, WornMesh(*rep))), 0);
 }
 
+// women_SciFi modelled deep into its own scalp, on a head half as tall as wide: without turning
+// the deep vertices towards their strands, the fit threw them to opposite sides of the frog's head
+// and triangles through the head hid 407 covered scalp vertices.
+TEST(Wear, HairModelledIntoItsScalpFollowsItsStrandsOnAFlatHead) {
+  HS_LOAD_SHARED_OR_SKIP(frog_file, "targets/Frog.glb");
+  HS_LOAD_SHARED_OR_SKIP(hair_file, "hairstyles/quaternius-modular/women_SciFi.glb");
+  Avatar target = frog_file.avatar;
+  WearOptions opt;
+  opt.hair = "material:Hair_Black";
+  auto rep = WearHairstyle(target, hair_file.avatar, opt);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_GT(rep->redirected, 0);
+  EXPECT_EQ(rep->inside, 0);
+  EXPECT_EQ(rep->show_through, 0);
+  EXPECT_GT(rep->coverage, 0.9);
+  EXPECT_EQ(rep->grown, 1.0f);
+  auto head = FindHeadNode(target, "");
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(EnclosedByHead(HeadOf(target, *head), MeshWorld(target, WornMesh(*rep))), 0);
+}
+
+// The UBC eyebrows use the hair material MI_Hair_2; a new hairstyle must not take them away.
+TEST(Wear, EyebrowsThatShareAHairMaterialStay) {
+  HS_LOAD_SHARED_OR_SKIP(body_file, "avatars/ubc/Superhero_Female_FullBody.gltf");
+  HS_LOAD_SHARED_OR_SKIP(hair_file, "hairstyles/ubc-unrigged/Hair_Long.gltf");
+  Avatar target = body_file.avatar;
+  auto rep = WearHairstyle(target, hair_file.avatar, WearOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  int brows = -1;
+  for (size_t m = 0; m < target.meshes.size(); ++m)
+    if (target.meshes[m].name == "Eyebrows") brows = static_cast<int>(m);
+  ASSERT_GE(brows, 0);
+  EXPECT_TRUE(std::any_of(target.nodes.begin(), target.nodes.end(), [&](const Node& n) {
+    return n.mesh == brows;
+  })) << "no node shows the eyebrows any more";
+  EXPECT_FALSE(MeshWorld(target, "Eyebrows").empty());
+}
+
 }  // namespace
 }  // namespace hairswing

@@ -451,6 +451,85 @@ float Outer(const OcclusionCaster& c, const glm::vec3& o, const glm::vec3& u, fl
   return t < 0.0f ? -1.0f : far - t;
 }
 
+// Hair vertices deep in the target head after placement (nearer its centre `c` than 70 % of the
+// scalp in their direction, with an edge spanning more than 15 degrees from there: strand roots
+// modelled into the source scalp, the inner layer of a long cut in a flat head) have no meaningful
+// direction from the centre: moved out along their own,
+// two corners of one triangle would land on opposite sides of the head and the triangle would cut
+// through it (women_SciFi on the frog: 407 scalp vertices showing through, 537 mm mean move).
+// Each such vertex turns, at its distance, into the direction its mesh neighbours give it (a
+// harmonic field over the deep vertices held by the ones around them, seams welded), so it follows
+// its strand onto the scalp. Returns how many turned by more than a degree.
+int RedirectDeepVertices(Soup& hair, const std::vector<uint32_t>& weld, const OcclusionCaster& head,
+                         const glm::vec3& c, float far) {
+  const size_t n = hair.pos.size();
+  std::vector<std::vector<uint32_t>> nb(n);
+  for (size_t t = 0; t + 2 < hair.idx.size(); t += 3)
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t a = weld[hair.idx[t + k]], b = weld[hair.idx[t + (k + 1) % 3]];
+      if (a == b) continue;
+      nb[a].push_back(b);
+      nb[b].push_back(a);
+    }
+  std::vector<glm::vec3> dir(n, glm::vec3(0.0f)), next;
+  for (size_t v = 0; v < n; ++v) {
+    const glm::vec3 d = hair.pos[v] - c;
+    const float r = glm::length(d);
+    if (weld[v] == v && r > 1e-12f) dir[v] = d / r;
+  }
+  // Deep: inside the inner 70 % of the head and with an edge spanning more than 15 degrees seen
+  // from the centre (a fine mesh deep in a head keeps its own directions).
+  std::vector<uint8_t> deep(n, 0);
+  bool any = false;
+  for (size_t v = 0; v < n; ++v) {
+    if (weld[v] != v) continue;
+    const float r = glm::length(hair.pos[v] - c);
+    if (r < 1e-12f) continue;
+    const float h = Outer(head, c, dir[v], far);
+    if (!(h > 0.0f && r < 0.7f * h)) continue;
+    for (uint32_t w : nb[v]) deep[v] |= glm::dot(dir[v], dir[w]) < 0.966f;
+    any |= deep[v] != 0;
+  }
+  if (!any) return 0;
+  // Deep vertices with no path to one that is not deep keep their own directions.
+  {
+    std::vector<uint32_t> stack;
+    std::vector<uint8_t> reached(n, 0);
+    for (size_t v = 0; v < n; ++v)
+      if (weld[v] == v && !deep[v]) reached[v] = 1, stack.push_back(static_cast<uint32_t>(v));
+    while (!stack.empty()) {
+      const uint32_t v = stack.back();
+      stack.pop_back();
+      for (uint32_t w : nb[v])
+        if (!reached[w]) reached[w] = 1, stack.push_back(w);
+    }
+    for (size_t v = 0; v < n; ++v) deep[v] &= reached[v];
+  }
+  // Harmonic directions: the vertices that are not deep hold theirs, every deep one takes the
+  // mean of its neighbours' (Jacobi rounds), so a deep region spans its rim's directions smoothly.
+  for (int it = 0; it < 200; ++it) {
+    next = dir;
+    for (size_t v = 0; v < n; ++v) {
+      if (!deep[v]) continue;
+      glm::vec3 sum(0.0f);
+      for (uint32_t w : nb[v]) sum += dir[w];
+      if (glm::length(sum) > 1e-6f) next[v] = glm::normalize(sum);
+    }
+    dir.swap(next);
+  }
+  int turned = 0;
+  for (size_t v = 0; v < n; ++v) {
+    if (!deep[v]) continue;
+    const glm::vec3 d = hair.pos[v] - c;
+    const float r = glm::length(d);
+    if (r < 1e-12f || glm::length(dir[v]) < 0.5f) continue;
+    turned += glm::dot(d / r, dir[v]) < 0.9998f;  // more than a degree
+    hair.pos[v] = c + r * dir[v];
+  }
+  for (size_t v = 0; v < n; ++v) hair.pos[v] = hair.pos[weld[v]];
+  return turned;
+}
+
 int CopyTexture(Avatar& dst, const Avatar& src, int tex, std::map<int, int>& done) {
   if (tex < 0 || tex >= static_cast<int>(src.textures_json.size())) return -1;
   if (auto it = done.find(tex); it != done.end()) return it->second;
@@ -522,10 +601,18 @@ std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig) {
         const int n = DominantNode(rig, inst, prim, v);
         on_springs += n >= 0 && spring[n];
       }
-      const bool named =
-          prim.material >= 0 && prim.material < static_cast<int>(av.materials.size()) &&
-          ToLower(av.materials[prim.material].name).find("hair") != std::string::npos;
-      if (named || 2 * on_springs > prim.positions.size())
+      const std::string mat =
+          prim.material >= 0 && prim.material < static_cast<int>(av.materials.size())
+              ? ToLower(av.materials[prim.material].name)
+              : std::string();
+      // Facial hair shares hair materials (the UBC eyebrows use MI_Hair_2) but is not what a
+      // hairstyle replaces.
+      const std::string both = ToLower(av.meshes[inst.mesh].name) + " " + mat;
+      bool facial = false;
+      for (const char* w : {"brow", "lash", "beard", "mustache", "moustache"})
+        facial |= both.find(w) != std::string::npos;
+      if (facial) continue;
+      if (mat.find("hair") != std::string::npos || 2 * on_springs > prim.positions.size())
         out.emplace_back(inst.mesh, static_cast<int>(p));
     }
   }
@@ -746,6 +833,15 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
   rep.inside_placed = inside_count(hair.pos, nullptr);
   const float cover_gap = 0.1f * T.size.x;
   const std::vector<glm::vec3> placed = hair.pos;
+  std::vector<uint32_t> weld(hair.pos.size());  // the first vertex at each position
+  {
+    std::map<std::tuple<float, float, float>, uint32_t> at;
+    for (size_t v = 0; v < hair.pos.size(); ++v)
+      weld[v] = at.emplace(std::make_tuple(hair.pos[v].x, hair.pos[v].y, hair.pos[v].z),
+                           static_cast<uint32_t>(v))
+                    .first->second;
+  }
+  if (opt.scalp_fit) rep.redirected = RedirectDeepVertices(hair, weld, head_t, grid.c, far);
   for (int round = 0; round < 6; ++round) {
     hair_c.SetMesh(hair.pos, hair.idx);
     std::vector<float> delta(cells, 0.0f);
@@ -817,14 +913,6 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
     // out along its corners' directions, as far as that vertex needs (at most a twentieth of the
     // head's width a round).
     // Vertices at one position (split at a UV seam) move together, so no crack opens.
-    std::vector<uint32_t> weld(hair.pos.size());
-    {
-      std::map<std::tuple<float, float, float>, uint32_t> at;
-      for (size_t v = 0; v < hair.pos.size(); ++v)
-        weld[v] = at.emplace(std::make_tuple(hair.pos[v].x, hair.pos[v].y, hair.pos[v].z),
-                             static_cast<uint32_t>(v))
-                      .first->second;
-    }
     for (int round = 0; round < 6; ++round) {
       hair_c.SetMesh(hair.pos, hair.idx);
       std::vector<float> need(hair.pos.size(), 0.0f);
