@@ -24,7 +24,9 @@
 namespace hairswing::cli::batch {
 namespace fs = std::filesystem;
 
-namespace {
+// What Runner::Impl holds per avatar: named (not in the anonymous namespace), since a member of a
+// class with linkage must not have a type without it.
+namespace jobs {
 
 // An avatar after a stage (0 loaded and wearing its "wear" files, 1 fitted, 2 colliders fitted),
 // with what the stage reported.
@@ -49,6 +51,13 @@ struct Slot {
   std::vector<std::shared_ptr<const Target>> targets;  ///< per clip file, made on first use
   std::atomic<int> remaining{0};                       ///< jobs of this avatar left here
 };
+
+}  // namespace jobs
+using jobs::Slot;
+using jobs::Stage;
+using jobs::Target;
+
+namespace {
 
 std::string Ext(const Avatar& av) { return WritesAsVrm(av) ? ".vrm" : ".glb"; }
 

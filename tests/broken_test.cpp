@@ -14,17 +14,17 @@ struct BrokenCase {
   std::string expect;
 };
 
-std::vector<BrokenCase> ReadCases() {
+std::vector<BrokenCase> ReadBrokenCases() {
   std::vector<BrokenCase> out;
   for (const auto& row : test::ReadTsv("broken/expected.tsv"))
     out.push_back({row.at(0), row.at(1)});
   return out;
 }
 
-TEST(Broken, CorpusHasAtLeastFifteenFiles) { EXPECT_GE(ReadCases().size(), 15u); }
+TEST(Broken, CorpusHasAtLeastFifteenFiles) { EXPECT_GE(ReadBrokenCases().size(), 15u); }
 
 TEST(Broken, EachFileGivesItsExpectedError) {
-  for (const auto& c : ReadCases()) {
+  for (const auto& c : ReadBrokenCases()) {
     SCOPED_TRACE(c.file);
     auto r = LoadAvatar(test::TestData("broken/" + c.file));
     test::ExpectOneLineError(r.status(), c.file, c.expect);

@@ -21,17 +21,17 @@ struct CompatCase {
   std::string file, result, expect;
 };
 
-std::vector<CompatCase> ReadCases() {
+std::vector<CompatCase> ReadCompatCases() {
   std::vector<CompatCase> out;
   for (const auto& row : test::ReadTsv("compat/expected.tsv"))
     out.push_back({row.at(0), row.at(1), row.at(2)});
   return out;
 }
 
-TEST(Compat, CorpusCoversTheListedDeviations) { EXPECT_GE(ReadCases().size(), 12u); }
+TEST(Compat, CorpusCoversTheListedDeviations) { EXPECT_GE(ReadCompatCases().size(), 12u); }
 
 TEST(Compat, EachFileLoadsWithItsWarningOrFailsWithItsError) {
-  for (const auto& c : ReadCases()) {
+  for (const auto& c : ReadCompatCases()) {
     SCOPED_TRACE(c.file);
     auto r = LoadAvatar(test::TestData("compat/" + c.file));
     if (c.result == "error") {  // the bytes are not there

@@ -15,12 +15,12 @@
 namespace hairswing {
 namespace {
 
-struct Case {
+struct CompressedCase {
   std::string file, result, expect;
 };
 
-std::vector<Case> ReadCases() {
-  std::vector<Case> out;
+std::vector<CompressedCase> ReadCompressedCases() {
+  std::vector<CompressedCase> out;
   for (const auto& row : test::ReadTsv("compressed/expected.tsv"))
     out.push_back({row.at(0), row.at(1), row.at(2)});
   return out;
@@ -28,13 +28,13 @@ std::vector<Case> ReadCases() {
 
 TEST(Compressed, CorpusHasBothEncodingsAndDamagedStreams) {
   size_t ok = 0, errors = 0;
-  for (const auto& c : ReadCases()) (c.result == "ok" ? ok : errors)++;
+  for (const auto& c : ReadCompressedCases()) (c.result == "ok" ? ok : errors)++;
   EXPECT_GE(ok, 5u);
   EXPECT_GE(errors, 2u);
 }
 
 TEST(Compressed, EachFileLoadsOrFailsWithOneLineNamingTheStream) {
-  for (const auto& c : ReadCases()) {
+  for (const auto& c : ReadCompressedCases()) {
     SCOPED_TRACE(c.file);
     auto r = LoadAvatar(test::TestData("compressed/" + c.file));
     if (c.result == "error") {

@@ -40,10 +40,6 @@ void Int(const Json& obj, const char* key, const std::string& f, long long lo = 
         k, std::to_string(i) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
 }
 
-void Num(const Json& obj, const char* key, const std::string& f) {
-  if (const Json* v = Find(obj, key); v && !v->is_number()) Wrong(Key(f, key), "a number", *v);
-}
-
 void Str(const Json& obj, const char* key, const std::string& f) {
   if (const Json* v = Find(obj, key); v && !v->is_string()) Wrong(Key(f, key), "a string", *v);
 }

@@ -180,7 +180,6 @@ int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, fl
 bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o,
                                 const glm::vec3& rest_vec, float len, float joint_scale,
                                 StepReport& rep, const glm::quat* limit_frame) {
-  const Rig& rig = *rig_;
   const float h = lc.h, inv_h = lc.inv_h;
   const SegmentCoefficients& cf = lc.mc->coef[j];
   const glm::vec3 x = tail_[j];
