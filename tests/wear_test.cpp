@@ -270,6 +270,37 @@ TEST(Wear, FailuresSayWhy) {
   EXPECT_EQ(target.meshes.size(), MakeDemoAvatar(DemoVariant::kPonytail).meshes.size());
 }
 
+// The head by name when there is no humanoid data: the usual rig spellings, not the bones that only
+// mark where the head ends, and a clear error when two could be it.
+TEST(Wear, TheHeadIsFoundByTheNamesRigsGiveIt) {
+  const auto named = [](std::vector<std::string> names) {
+    Avatar av;
+    for (const std::string& n : names) {
+      Node node;
+      node.name = n;
+      av.nodes.push_back(node);
+    }
+    return av;
+  };
+  for (const char* n : {"Head", "head", "mixamorig:Head", "Bip01 Head", "Head_M", "head.x",
+                        "DEF-head", "head_01", "CC_Base_Head"}) {
+    auto r = FindHeadNode(named({"Hips", "Neck", n, "HeadTop_End", "head_end", "Head_Nub",
+                                 "forehead", "Head_IK_target"}),
+                          "");
+    ASSERT_TRUE(r.ok()) << n << ": " << r.status().message();
+    EXPECT_EQ(*r, 2) << n;
+  }
+  auto none = FindHeadNode(named({"Hips", "HeadTop_End", "forehead", "headnub"}), "");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no head found"), std::string::npos);
+  auto two = FindHeadNode(named({"Head_L", "Head_R"}), "");
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("several"), std::string::npos);
+  auto given = FindHeadNode(named({"Head_L", "Head_R"}), "Head_R");
+  ASSERT_TRUE(given.ok());
+  EXPECT_EQ(*given, 1);
+}
+
 TEST(Wear, AHairstyleOnItsOwnCharacterStaysWhereItWas) {
   HS_LOAD_SHARED_OR_SKIP(loaded, "hairstyles/quaternius-modular/men_Casual.glb");
   const Avatar& casual = loaded.avatar;

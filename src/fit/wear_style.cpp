@@ -82,9 +82,20 @@ bool LooksLikeHead(std::string name) {
   const size_t at = name.find("head");
   if (at == std::string::npos) return false;
   const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
-  if (at > 0 && letter(name[at - 1])) return false;  // "forehead"
-  for (size_t i = at + 4; i < name.size(); ++i)
-    if (letter(name[i])) return false;  // "headtop", "head_end"
+  if (at > 0 && letter(name[at - 1])) return false;                // "forehead"
+  if (at + 4 < name.size() && letter(name[at + 4])) return false;  // "headtop", "headnub"
+  // After a separator, a rig's side or layer tag is fine ("Head_M", "head.x", "head_01"); the
+  // bones that only mark where the head ends are not ("head_end", "Head_Top", "head_nub").
+  std::string word;
+  for (size_t i = at + 4; i <= name.size(); ++i) {
+    if (i < name.size() && letter(name[i])) {
+      word += name[i];
+      continue;
+    }
+    for (const char* end : {"end", "top", "nub", "tip", "tail", "site", "null", "ik", "target"})
+      if (word == end) return false;
+    word.clear();
+  }
   return true;
 }
 
