@@ -532,6 +532,7 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
     if (!s.joints.empty() && !s.baked && s.source_group >= 0)
       by_source[s.source_group].push_back(&s);
   std::set<int> emitted;
+  std::vector<std::string> limited;  // springs whose angle limits VRM 0.x cannot hold
   for (const Spring& s : av.vrm.springs) {
     if (s.joints.empty()) {
       warn("spring \"" + s.name + "\" has no joints: VRM 0.x has no form for it; left out");
@@ -543,7 +544,7 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
     }
     if (std::any_of(s.joints.begin(), s.joints.end(),
                     [](const SpringJoint& j) { return j.limit.kind != JointLimit::Kind::kNone; }))
-      warn("spring \"" + s.name + "\": VRM 0.x has no angle limits; its limits are left out");
+      limited.push_back(s.name);
     if (s.source_group < 0) {
       emit({&s}, {s.joints[0].node});
       continue;
@@ -568,6 +569,16 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
       if (!branches.empty()) branches.pop_front();  // the root's own chain: this spring
     }
     emit(ss, roots);
+  }
+  if (!limited.empty()) {  // one line, however many springs (a fitted haircut has dozens)
+    std::string names;
+    for (size_t i = 0; i < limited.size() && i < 4; ++i)
+      names += (i ? ", \"" : "\"") + limited[i] + "\"";
+    if (limited.size() > 4) names += ", ...";
+    warn(std::to_string(limited.size()) + (limited.size() == 1 ? " spring (" : " springs (") +
+         names +
+         ") with angle limits: VRM 0.x has no angle limits, so they are left out (write "
+         "VRM 1.0 to keep them)");
   }
   return {{"colliderGroups", groups}, {"boneGroups", bone_groups}};
 }
