@@ -34,6 +34,7 @@ struct MeasureFlags {
   bool plain = false;                                    ///< plain VRM mapping for arc and parent
   float arc_liveliness = SpringConfig{}.arc_liveliness;  ///< SpringConfig::arc_liveliness
   float arc_stiffness = SpringConfig{}.arc_stiffness;    ///< SpringConfig::arc_stiffness
+  float arc_follow = SpringConfig{}.arc_follow;          ///< SpringConfig::arc_follow
   float stiffness_scale = 1.0f;                          ///< every solver's stiffness x this
   bool force = false;          ///< --force: replace existing --json/--report files
   bool suite = false;          ///< also the motion suite (SuiteClips())

@@ -535,17 +535,25 @@ void AddArcOptions(CLI::App& cmd, MeasureFlags& flags) {
            ApplyArcSetting(name, &c);
            flags.arc_liveliness = c.arc_liveliness;
            flags.arc_stiffness = c.arc_stiffness;
+           flags.arc_follow = c.arc_follow;
          },
          "arc's named setting: 'article' (default: the article's improved solver, the author's "
-         "drag per segment with stiffness x1.6; the hair hangs calmly and stretches least) or "
+         "drag per segment with stiffness x1.6; the hair hangs calmly and stretches least), "
          "'lively' (liveliness 1, the author's stiffness: swings about as far as the VRM "
-         "reference, as a rigid swing; more stretch at the root). --arc-liveliness and "
-         "--arc-stiffness override it (docs/solver.md)")
-      ->check(CLI::IsMember({"article", "lively"}));
+         "reference, as a rigid swing; more stretch at the root) or 'follow' (lively with "
+         "--arc-follow 0.7: the first segment carries the swing and the ones below turn with "
+         "it; about half lively's curl; slower, no SIMD lanes). --arc-liveliness, "
+         "--arc-stiffness and --arc-follow override it (docs/solver.md)")
+      ->check(CLI::IsMember({"article", "lively", "follow"}));
   cmd.add_option("--arc-liveliness", flags.arc_liveliness,
                  "arc: how much of the author's liveliness to keep, 0..1: 1 = its chains swing "
                  "about as far as the VRM reference's (drag raised per chain), 0 = the author's "
                  "drag per segment")
+      ->check(FiniteRange(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option("--arc-follow", flags.arc_follow,
+                 "arc: how far the segments below a chain's first turn with its swing, 0..1; "
+                 "above 0 the liveliness goes to the first segment alone (0 = the original arc)")
       ->check(FiniteRange(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--arc-stiffness", flags.arc_stiffness,

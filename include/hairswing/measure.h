@@ -82,6 +82,7 @@ struct MeasureOptions {
   bool tuned = true;                     ///< SpringConfig::tuned, the same for arc and parent
   float arc_liveliness = SpringConfig{}.arc_liveliness;  ///< SpringConfig::arc_liveliness
   float arc_stiffness = SpringConfig{}.arc_stiffness;    ///< SpringConfig::arc_stiffness
+  float arc_follow = SpringConfig{}.arc_follow;          ///< SpringConfig::arc_follow
   /// Every solver's stiffness x this in the runs (SpringConfig::stiffness_scale; the sweep of
   /// `measure --sweep` runs one measurement per scale).
   float stiffness_scale = 1.0f;

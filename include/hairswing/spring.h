@@ -30,8 +30,10 @@ bool ParseSolverMode(std::string_view s, SolverMode* out);
 
 struct SpringConfig;
 /// arc's named settings (docs/solver.md): "article" (the defaults: arc_liveliness 0,
-/// arc_stiffness 1.6, the article's improved solver) and "lively" (arc_liveliness 1,
-/// arc_stiffness 1: swings about as far as the VRM reference). False for another name.
+/// arc_stiffness 1.6, the article's improved solver), "lively" (arc_liveliness 1,
+/// arc_stiffness 1: swings about as far as the VRM reference) and "follow" (as lively, with
+/// arc_follow 0.7: the first segment carries the lag, the ones below turn with it; curls about
+/// half as much). False for another name.
 bool ApplyArcSetting(std::string_view name, SpringConfig* config);
 
 struct SpringConfig {
@@ -51,6 +53,16 @@ struct SpringConfig {
   /// segment: less swing on long chains and less stretch at the root. docs/solver.md has the
   /// measurements and the named settings (ArcSetting).
   float arc_liveliness = 0.0f;
+  /// arc only, in [0, 1]: how far the segments below a chain's first turn with the first
+  /// segment's swing. Each lower segment's rest direction (the original arc in the attachment
+  /// frame) is turned by this fraction of the rotation that takes the first segment's rest
+  /// direction to where it is now. With it, the liveliness above goes to the first segment alone
+  /// (its drag raised so that, in steady motion, the tip lags as far as the author's chain; the
+  /// segments below keep the author's drag), so the chain swings from its root and the segments
+  /// below follow instead of each lagging on its own: less curl at about the same stretch.
+  /// 0 (default) = the original arc. Chains with it > 0 take the general path (no flat path, no
+  /// lanes: slower). docs/solver.md has the measurements.
+  float arc_follow = 0.0f;
   /// arc only: every joint's stiffness x this, on top of stiffness_scale. The article's improved
   /// solver also set the artist rigs "a bit stiffer, with more damping": 1.6 (default) is that
   /// tuning, the smallest factor that gives the article's before/after figures on the demo avatars

@@ -535,6 +535,7 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
   cfg.tuned = opt_.tuned;  // identical k, c, g for arc and parent
   cfg.arc_liveliness = opt_.arc_liveliness;
   cfg.arc_stiffness = opt_.arc_stiffness;
+  cfg.arc_follow = opt_.arc_follow;
   cfg.stiffness_scale = scale;
   cfg.segment_checks = opt_.segment_checks;
   auto w = SpringWorld::Create(rig_, cfg);

@@ -304,6 +304,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   // The rotation of the previous joint's world frame, when it is this joint's parent.
   int cached_node = -1;
   glm::quat cached_rot(1, 0, 0, 0);
+  const float follow = arc ? config_.arc_follow : 0.0f;
+  glm::quat first_swing(1, 0, 0, 0);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const int node = rig.joint_node()[j];
@@ -325,8 +327,15 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     // not know the strand was deflected above it). There the rest direction comes from the
     // deflected parent, so the strand hangs around the collider, as it rests on it.
     const bool drape = arc && below_contact;
-    const glm::vec3 rest_vec =
+    glm::vec3 rest_vec =
         arc && !drape ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
+    if (arc && !drape && follow > 0.0f && j > ch.joint_begin) {
+      // SpringConfig::arc_follow: turned by that fraction of the first segment's swing (a blend
+      // of the two directions, at the rest vector's length).
+      const glm::vec3 swung = first_swing * rest_vec;
+      const glm::vec3 m = (1.0f - follow) * rest_vec + follow * swung;
+      rest_vec = m * (glm::length(rest_vec) / std::max(glm::length(m), 1e-12f));
+    }
     const float joint_scale = glm::length(glm::vec3(joint_world[0]));
     const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
@@ -351,6 +360,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
                                   limited ? &limit_frame : nullptr) ||
                     below_contact;
     const glm::vec3 xh = tail_[j];
+    if (follow > 0.0f && j == ch.joint_begin)  // the first segment's swing, for those below
+      first_swing = internal::FromUnitVectors(RestDirection(rest_vec), (xh - o) / len);
 
     // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
     // local = R_parent^-1 * q_w.

@@ -85,9 +85,15 @@ bool ApplyArcSetting(std::string_view name, SpringConfig* config) {
   if (name == "article") {
     config->arc_liveliness = 0.0f;
     config->arc_stiffness = 1.6f;
+    config->arc_follow = 0.0f;
   } else if (name == "lively") {
     config->arc_liveliness = 1.0f;
     config->arc_stiffness = 1.0f;
+    config->arc_follow = 0.0f;
+  } else if (name == "follow") {
+    config->arc_liveliness = 1.0f;
+    config->arc_stiffness = 1.0f;
+    config->arc_follow = 0.7f;
   } else {
     return false;
   }
@@ -103,6 +109,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     return Status(StatusCode::kInvalidInput, "stiffness_scale must be a positive number");
   if (!(config.arc_liveliness >= 0.0f && config.arc_liveliness <= 1.0f))
     return Status(StatusCode::kInvalidInput, "arc_liveliness must be in [0, 1]");
+  if (!(config.arc_follow >= 0.0f && config.arc_follow <= 1.0f))
+    return Status(StatusCode::kInvalidInput, "arc_follow must be in [0, 1]");
   if (!(config.arc_stiffness > 0.0f) || !std::isfinite(config.arc_stiffness))
     return Status(StatusCode::kInvalidInput, "arc_stiffness must be a positive number");
   if (config.max_steps_per_call < 1)
@@ -374,9 +382,34 @@ void SpringWorld::ChainCoefficients(int c) {
     t_arc += l * lambda;
   }
   const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
+  // With arc_follow (beta) the segments below the first turn with it: in steady motion segment
+  // i > 0 lags beta theta_0 + lambda_i, so the tip lags theta_0 (L_0 + beta sum L_i) + sum L_i
+  // lambda_i. The first segment's drag is raised until that equals T_parent (blended by the
+  // liveliness); the segments below keep the author's drag.
+  const double beta = std::clamp(static_cast<double>(config_.arc_follow), 0.0, 1.0);
+  double first_factor = factor;
+  if (beta > 0.0) {
+    double l0 = 0.0, lambda0 = 0.0, l_below = 0.0, lag_below = 0.0;
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      const double l = std::max(rest_length_[j], 1e-4f);
+      const SegmentCoefficients& a = arc_coef_.coef[j];
+      const double lambda = a.k > 0 ? steady_drag(a.c) / (a.k * l) : 0.0;
+      if (j == ch.joint_begin) {
+        l0 = l;
+        lambda0 = lambda;
+      } else {
+        l_below += l;
+        lag_below += l * lambda;
+      }
+    }
+    const double theta0 = std::max(0.0, t_parent - lag_below) / (l0 + beta * l_below);
+    const double full = lambda0 > 0.0 ? std::max(1.0, theta0 / lambda0) : 1.0;
+    first_factor = 1.0 + live * (full - 1.0);
+  }
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     SegmentCoefficients& cf = arc_coef_.coef[j];
-    cf.c = static_cast<float>(det::Log(1.0 + kH * factor * steady_drag(cf.c)) / kH);
+    const double f = beta > 0.0 ? (j == ch.joint_begin ? first_factor : 1.0) : factor;
+    cf.c = static_cast<float>(det::Log(1.0 + kH * f * steady_drag(cf.c)) / kH);
     if (config_.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
   }
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
@@ -616,6 +649,8 @@ bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool c
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
   if (!config_.flat_path || !chain_flat_[chain] || config_.mode == SolverMode::kVrm) return false;
+  // The flat path and the lanes keep the original arc; following chains go the general way.
+  if (config_.mode == SolverMode::kArc && config_.arc_follow > 0.0f) return false;
   for (int j = ch.joint_begin; j < ch.joint_end; ++j) {
     const int node = rig.joint_node()[j];
     if (!owned_.empty() && owned_[node]) return false;
