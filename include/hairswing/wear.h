@@ -33,9 +33,9 @@ struct WearOptions {
   /// only (the figures are then those of the placed hairstyle).
   bool scalp_fit = true;
   /// Keep the target's own hair (by default it is hidden: meshes and primitives whose vertices
-  /// mostly follow spring joints or whose material is named like hair, but not eyebrows, lashes or
-  /// beards; springs that moved only
-  /// them are set aside like baked springs; all of it undone by UndoWear).
+  /// mostly follow spring joints or whose material is named like hair, but not eyebrows, lashes
+  /// or beards; springs that moved only them are set aside like baked springs; all of it undone
+  /// by UndoWear).
   bool keep_hair = false;
   /// Give the worn hair spring chains and colliders (FitHairChains on the new mesh, a head
   /// collider when the target has none on its head).
@@ -66,7 +66,8 @@ struct WearReport {
   float grown = 1.0f;
   int pushed_alone = 0;  ///< vertices the smooth fit left inside, pushed out one by one
   /// Hair vertices that lay deep in the target head after placement (nearer its centre than 70 %
-  /// of the scalp in their direction) and were turned towards their strand before the fit.
+  /// of the scalp in their direction, on an edge spanning more than 15 degrees from there) and
+  /// were turned towards their strand before the fit.
   int redirected = 0;
   /// Target head vertices under the region the hairstyle covered on its own head (where it lay
   /// within a tenth of the head's width of the scalp), and of those the ones showing through the

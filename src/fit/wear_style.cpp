@@ -465,9 +465,9 @@ float Outer(const OcclusionCaster& c, const glm::vec3& o, const glm::vec3& u, fl
 // Hair vertices deep in the target head after placement (nearer its centre `c` than 70 % of the
 // scalp in their direction, with an edge spanning more than 15 degrees from there: strand roots
 // modelled into the source scalp, the inner layer of a long cut in a flat head) have no meaningful
-// direction from the centre: moved out along their own,
-// two corners of one triangle would land on opposite sides of the head and the triangle would cut
-// through it (women_SciFi on the frog: 407 scalp vertices showing through, 537 mm mean move).
+// direction from the centre: moved out along their own, two corners of one triangle would land on
+// opposite sides of the head and the triangle would cut through it (women_SciFi on the frog: 407
+// scalp vertices showing through, 537 mm mean move).
 // Each such vertex turns, at its distance, into the direction its mesh neighbours give it (a
 // harmonic field over the deep vertices held by the ones around them, seams welded), so it follows
 // its strand onto the scalp. Returns how many turned by more than a degree.

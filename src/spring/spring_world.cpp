@@ -373,6 +373,8 @@ void SpringWorld::ChainCoefficients(int c) {
   constexpr double kH = SpringWorld::kStep;
   auto steady_drag = [&](double cc) { return (det::Exp(cc * kH) - 1.0) / kH; };
   double above = 0.0, t_parent = 0.0, t_arc = 0.0;
+  // For arc_follow below: the first segment's length and lag, and the segments below it.
+  double l0 = 0.0, lambda0 = 0.0, l_below = 0.0, lag_below = 0.0;
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const double l = std::max(rest_length_[j], 1e-4f);
     const SegmentCoefficients& a = arc_coef_.coef[j];
@@ -380,6 +382,13 @@ void SpringWorld::ChainCoefficients(int c) {
     above += lambda;
     t_parent += l * above;
     t_arc += l * lambda;
+    if (j == ch.joint_begin) {
+      l0 = l;
+      lambda0 = lambda;
+    } else {
+      l_below += l;
+      lag_below += l * lambda;
+    }
   }
   const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
   // With arc_follow (beta) the segments below the first turn with it: in steady motion segment
@@ -389,19 +398,6 @@ void SpringWorld::ChainCoefficients(int c) {
   const double beta = std::clamp(static_cast<double>(config_.arc_follow), 0.0, 1.0);
   double first_factor = factor;
   if (beta > 0.0) {
-    double l0 = 0.0, lambda0 = 0.0, l_below = 0.0, lag_below = 0.0;
-    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const double l = std::max(rest_length_[j], 1e-4f);
-      const SegmentCoefficients& a = arc_coef_.coef[j];
-      const double lambda = a.k > 0 ? steady_drag(a.c) / (a.k * l) : 0.0;
-      if (j == ch.joint_begin) {
-        l0 = l;
-        lambda0 = lambda;
-      } else {
-        l_below += l;
-        lag_below += l * lambda;
-      }
-    }
     const double theta0 = std::max(0.0, t_parent - lag_below) / (l0 + beta * l_below);
     const double full = lambda0 > 0.0 ? std::max(1.0, theta0 / lambda0) : 1.0;
     first_factor = 1.0 + live * (full - 1.0);
