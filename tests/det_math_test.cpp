@@ -74,6 +74,64 @@ TEST(DetMath, Atan2AndSlerpCloseToTheCLibraryAndGlm) {
   RecordProperty("worst_slerp_component", std::to_string(worst_slerp));
 }
 
+// The series stop at the first term too small to change the sum (det::Negligible). The same
+// series summed to their last term, written out here: the results must be the same bits, over
+// the small arguments where the early stop saves most and the whole ranges.
+double FullSin(double r) {  // SinPoly on |r| <= pi/4, every term to r^21
+  double term = r, sum = r;
+  for (int n = 3; n <= 21; n += 2) sum = sum + (term = -term * (r * r) / ((n - 1) * n));
+  return sum;
+}
+double FullCos(double r) {
+  double term = 1.0, sum = 1.0;
+  for (int n = 2; n <= 22; n += 2) sum = sum + (term = -term * (r * r) / ((n - 1) * n));
+  return sum;
+}
+double FullExp(double x) {  // det::Exp's reduction, then all 17 terms
+  const double k = std::floor(x * det::kInvLn2 + 0.5);
+  const double r = (x - k * det::kLn2Hi) - k * det::kLn2Lo;
+  double sum = 1.0, term = 1.0;
+  for (int n = 1; n <= 17; ++n) sum = sum + (term = term * r / n);
+  return std::ldexp(sum, static_cast<int>(k));
+}
+double FullAtan(double z) {  // AtanNonNegative for z in [0, 1], all 13 terms
+  z = z / (1.0 + std::sqrt(1.0 + z * z));
+  z = z / (1.0 + std::sqrt(1.0 + z * z));
+  double sum = 0.0, p = z;
+  for (int n = 1; n <= 25; n += 2, p = p * (z * z)) sum = sum + ((n & 2) ? -p : p) / n;
+  return 4.0 * sum;
+}
+double FullLog(double x) {
+  int e = 0;
+  double m = std::frexp(x, &e);
+  if (m < 0.70710678118654752440) m = m * 2.0, e = e - 1;
+  const double s = (m - 1.0) / (m + 1.0);
+  double sum = 0.0, p = s;
+  for (int n = 1; n <= 31; n += 2, p = p * (s * s)) sum = sum + p / n;
+  return 2.0 * sum + e * det::kLn2Lo + e * det::kLn2Hi;
+}
+
+TEST(DetMath, EarlyStopGivesTheFullSeriesBits) {
+  int checked = 0;
+  for (int i = -20000; i <= 20000; ++i) {
+    // Small arguments (1e-9 .. 0.6 rad, both signs) and the whole reduced range.
+    const double small = std::copysign(std::pow(10.0, -9.0 + 8.8 * std::abs(i) / 20000.0), i);
+    for (const double r : {small, 0.7853981 * i / 20000.0}) {
+      ASSERT_EQ(det::Sin(r), FullSin(r)) << r;
+      ASSERT_EQ(det::Cos(r), FullCos(r)) << r;
+      ASSERT_EQ(det::Exp(r), FullExp(r)) << r;
+      ASSERT_EQ(det::Exp(40.0 * r), FullExp(40.0 * r)) << r;
+      ASSERT_EQ(det::Atan2(std::fabs(r), 1.0), FullAtan(std::fabs(r))) << r;
+      ASSERT_EQ(det::Log(1.0 + 0.5 * r), FullLog(1.0 + 0.5 * r)) << r;
+      ASSERT_EQ(det::Log(std::ldexp(1.0 + std::fabs(r), i % 40)),
+                FullLog(std::ldexp(1.0 + std::fabs(r), i % 40)))
+          << r;
+      checked += 7;
+    }
+  }
+  EXPECT_EQ(checked, 7 * 2 * 40001);
+}
+
 TEST(DetMath, SpecialValues) {
   EXPECT_EQ(det::Exp(0.0), 1.0);
   EXPECT_EQ(det::Log(1.0), 0.0);

@@ -296,6 +296,14 @@ class SpringWorld {
   bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const;
   LinkContext MakeLinkContext(int chain, const glm::vec3& root, float root_scale, float h);
   LinkContext FlatBegin(int chain, float h);
+  void FlatRoot(int chain);  // FlatBegin's root frame (flat_[chain]) without the link context
+  // The lane groups' constants packed for the SIMD lanes (arc_solver.cpp): lane_pack_ from
+  // lane_pack_at_[group], kLaneFields x 4 floats per link depth. PackLane fills one lane of one
+  // depth from joint j.
+  void PackLanes();
+  void PackLane(float* block, int lane, int j) const;
+  std::vector<float> lane_pack_;
+  std::vector<size_t> lane_pack_at_;
   void SolveChainFlat(int chain, float h, StepReport& rep);
   // A flat chain's link j: its rest vector (s = the joint's world scale, len = the link's
   // length; below_contact: a link above touched a collider) and its step.
@@ -361,6 +369,8 @@ class SpringWorld {
   std::vector<float> axis_len_;                 // its length (local units)
   std::vector<internal::PreparedLimit> limit_;  // angle limit of each joint's segment (limits.h)
   std::vector<uint8_t> chain_flat_;             // chain may take the flat path (see arc_solver.cpp)
+  std::vector<uint8_t> chain_owned_;   // per chain: the clip owns one of its joints (SetOwnedNodes)
+  std::vector<glm::mat4> root_local_;  // per chain: its root joint's rest local matrix
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
   std::vector<float> rest_length_;     // metres at rest

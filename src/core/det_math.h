@@ -19,6 +19,15 @@ constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 split so k * kLn2
 constexpr double kLn2Lo = 1.90821492927058770002e-10;
 constexpr double kInvLn2 = 1.44269504088896338700e+00;
 
+/// A series term too small to change the partial sum: less than a quarter of the spacing of the
+/// doubles around it (|sum| 2^-55), so adding it rounds back to `sum`. Every series below has
+/// terms that shrink in magnitude, so once one is negligible all later ones are too: stopping
+/// there gives bitwise the sum of all the terms, in a few terms for the small arguments the
+/// solver's frames pass (an interpolation between two caller frames turns a few degrees).
+inline bool Negligible(double term, double sum) {
+  return std::fabs(term) < std::fabs(sum) * 0x1p-55;
+}
+
 /// e^x.
 inline double Exp(double x) {
   if (std::isnan(x)) return x;
@@ -30,6 +39,7 @@ inline double Exp(double x) {
   double sum = 1.0, term = 1.0;
   for (int n = 1; n <= 17; ++n) {
     term = term * r / n;
+    if (Negligible(term, sum)) break;
     sum = sum + term;
   }
   return std::ldexp(sum, static_cast<int>(k));
@@ -51,7 +61,9 @@ inline double Log(double x) {
   const double s2 = s * s;
   double sum = 0.0, p = s;
   for (int n = 1; n <= 31; n += 2) {
-    sum = sum + p / n;
+    const double term = p / n;
+    if (Negligible(term, sum)) break;
+    sum = sum + term;
     p = p * s2;
   }
   return 2.0 * sum + e * kLn2Lo + e * kLn2Hi;
@@ -82,6 +94,7 @@ inline double SinPoly(double r) {
   double term = r, sum = r;
   for (int n = 3; n <= 21; n += 2) {
     term = -term * r2 / ((n - 1) * n);
+    if (Negligible(term, sum)) break;
     sum = sum + term;
   }
   return sum;
@@ -91,6 +104,7 @@ inline double CosPoly(double r) {
   double term = 1.0, sum = 1.0;
   for (int n = 2; n <= 22; n += 2) {
     term = -term * r2 / ((n - 1) * n);
+    if (Negligible(term, sum)) break;
     sum = sum + term;
   }
   return sum;
@@ -134,7 +148,9 @@ inline double AtanNonNegative(double z) {
   const double z2 = z * z;
   double sum = 0.0, p = z;
   for (int n = 1; n <= 25; n += 2) {
-    sum = sum + ((n & 2) ? -p : p) / n;
+    const double term = ((n & 2) ? -p : p) / n;
+    if (Negligible(term, sum)) break;
+    sum = sum + term;
     p = p * z2;
   }
   return 4.0 * sum;

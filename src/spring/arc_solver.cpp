@@ -34,6 +34,21 @@
 namespace hairswing {
 
 namespace {
+// A lane group's constants, packed per link depth for the SIMD lanes (PackLanes): each field is
+// four floats, one per lane. kLaneCoef starts a mode's coefficients (parent, then arc), each
+// kLaneCoefFields long: k, g (x, y, z), e^(-c h), e^(-c_rel h).
+enum LaneField : int {
+  kLaneRel,
+  kLaneAxisLen,
+  kLaneHit,
+  kLaneArcX,
+  kLaneArcY,
+  kLaneArcZ,
+  kLaneCoef
+};
+constexpr int kLaneCoefFields = 6;
+constexpr int kLaneFields = kLaneCoef + 2 * kLaneCoefFields;
+
 constexpr int kContactIterations = 2;
 constexpr int kMaxNormals = 8;      // contact normals remembered per segment and step
 constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail correction (1/u)
@@ -401,6 +416,12 @@ void SpringWorld::FlatRotations(int chain, int upto) {
 
 SpringWorld::LinkContext SpringWorld::FlatBegin(int chain, float h) {
   // The chain's root frame this step and its broad phase.
+  FlatRoot(chain);
+  const FlatChain& fc = flat_[chain];
+  return MakeLinkContext(chain, fc.root, fc.scale, h);
+}
+
+void SpringWorld::FlatRoot(int chain) {
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
   const int root_node = rig.joint_node()[ch.joint_begin];
@@ -417,7 +438,50 @@ SpringWorld::LinkContext SpringWorld::FlatBegin(int chain, float h) {
   fc.parent_rot = rot_cache_;
   fc.q_done = ch.joint_begin;
   fc.pending = 1;
-  return MakeLinkContext(chain, fc.root, fc.scale, h);
+}
+
+void SpringWorld::PackLane(float* block, int lane, int j) const {
+  // Joint j's constants into lane `lane` of a depth's block (kLaneFields x 4 floats).
+  auto put = [&](int field, float v) { block[4 * field + lane] = v; };
+  put(kLaneRel, rel_scale_[j]);
+  put(kLaneAxisLen, axis_len_[j]);
+  put(kLaneHit, hit_radius_[j]);
+  put(kLaneArcX, arc_attach_[j].x);
+  put(kLaneArcY, arc_attach_[j].y);
+  put(kLaneArcZ, arc_attach_[j].z);
+  for (int m = 0; m < 2; ++m) {
+    const ModeCoefficients& mc = Coefficients(m == 1);
+    const SegmentCoefficients& cf = mc.coef[j];
+    const int f = kLaneCoef + kLaneCoefFields * m;
+    put(f, cf.k);
+    put(f + 1, cf.g.x);
+    put(f + 2, cf.g.y);
+    put(f + 3, cf.g.z);
+    put(f + 4, mc.damp[j]);
+    put(f + 5, mc.damp_rel[j]);
+  }
+}
+
+void SpringWorld::PackLanes() {
+  // Every lane group's constants, depth by depth, in the group's lane order (padding lanes
+  // repeat the first chain's), for SolveChainLanes. Again whenever coefficients change.
+  const Rig& rig = *rig_;
+  lane_pack_at_.assign(lane_groups_.size(), 0);
+  size_t total = 0;
+  for (size_t g = 0; g < lane_groups_.size(); ++g) {
+    const RigChain& ch = rig.chains()[lane_groups_[g].chains[0]];
+    lane_pack_at_[g] = total;
+    total += static_cast<size_t>(ch.joint_end - ch.joint_begin - 1) * kLaneFields * 4;
+  }
+  lane_pack_.assign(total, 0.0f);
+  for (size_t g = 0; g < lane_groups_.size(); ++g) {
+    const LaneGroup& group = lane_groups_[g];
+    const RigChain& first = rig.chains()[group.chains[0]];
+    for (int d = 0; d + 1 < first.joint_end - first.joint_begin; ++d)
+      for (int l = 0; l < 4; ++l)
+        PackLane(&lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4], l,
+                 rig.chains()[group.chains[l]].joint_begin + d);
+  }
 }
 
 SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3& root,
@@ -605,28 +669,118 @@ HS_LANE Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const
 }
 }  // namespace
 
+namespace {
+// The exact contact tests of four links against one outside sphere or capsule, lane by lane the
+// operations of the scalar functions (collide.cpp, collide.h), for their verdict: a lane is in
+// contact when its separation is < 0, as ResolveLink asks. The scalar code's branches become
+// selects between both sides, each computed as the scalar code would. Lanes the selects drop may
+// divide by zero; no floating-point exception is trapped and their values are never used.
+HS_LANE __m128 Sel(__m128 mask, __m128 a, __m128 b) {  // a where mask, else b
+  return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+}
+HS_LANE __m128 Clamp01(__m128 x) {  // std::clamp(x, 0.0f, 1.0f), NaN kept
+  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+  return Sel(_mm_cmplt_ps(x, zero), zero, Sel(_mm_cmplt_ps(one, x), one, x));
+}
+HS_LANE V4 Splat(const glm::vec3& v) {
+  return {_mm_set1_ps(v.x), _mm_set1_ps(v.y), _mm_set1_ps(v.z)};
+}
+HS_LANE __m128 Neg(__m128 x) { return _mm_xor_ps(x, _mm_set1_ps(-0.0f)); }
+
+// SegmentContact's separation for an outside sphere or capsule: the links a-b (radius r) against
+// the collider, through ClosestSegmentParams. e (the collider's squared length) is the same for
+// all lanes: its branch stays a branch.
+HS_LANE __m128 SegmentSeparation4(const WorldCollider& col, const V4& a, const V4& b, __m128 r) {
+  constexpr float kEps = 1e-12f;  // ClosestSegmentParams'
+  const glm::vec3 d2s = col.tail - col.head;
+  const V4 d1 = b - a, d2 = Splat(d2s), rr = a - Splat(col.head);
+  const __m128 a2 = Dot(d1, d1), f = Dot(d2, rr);
+  const float e = glm::dot(d2s, d2s);
+  const __m128 zero = _mm_setzero_ps(), eps = _mm_set1_ps(kEps);
+  const __m128 a_small = _mm_cmple_ps(a2, eps);
+  const __m128 c = Dot(d1, rr);
+  __m128 u, v;
+  if (e <= kEps) {  // a sphere: u = clamp(-c / a), v = 0 (both 0 for a zero-length link)
+    u = Sel(a_small, zero, Clamp01(_mm_div_ps(Neg(c), a2)));
+    v = zero;
+  } else {
+    const __m128 e4 = _mm_set1_ps(e), one = _mm_set1_ps(1.0f);
+    const __m128 b2 = Dot(d1, d2);
+    const __m128 denom = _mm_sub_ps(_mm_mul_ps(a2, e4), _mm_mul_ps(b2, b2));
+    const __m128 ok = _mm_cmpgt_ps(denom, _mm_mul_ps(_mm_mul_ps(eps, a2), e4));
+    const __m128 u0 =
+        Sel(ok, Clamp01(_mm_div_ps(_mm_sub_ps(_mm_mul_ps(b2, f), _mm_mul_ps(c, e4)), denom)), zero);
+    const __m128 v0 = _mm_div_ps(_mm_add_ps(_mm_mul_ps(b2, u0), f), e4);
+    const __m128 below = _mm_cmplt_ps(v0, zero), above = _mm_cmpgt_ps(v0, one);
+    const __m128 u1 = Sel(below, Clamp01(_mm_div_ps(Neg(c), a2)),
+                          Sel(above, Clamp01(_mm_div_ps(_mm_sub_ps(b2, c), a2)), u0));
+    const __m128 v1 = Sel(below, zero, Sel(above, one, v0));
+    u = Sel(a_small, zero, u1);
+    v = Sel(a_small, Clamp01(_mm_div_ps(f, e4)), v1);
+  }
+  const V4 p = a + u * d1, q = Splat(col.head) + v * d2, d = p - q;
+  return _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(Dot(d, d)), r), _mm_set1_ps(col.radius));
+}
+
+// PointContactFast's separation for an outside sphere or capsule: +1 when clearly clear, else
+// PointContact's (ClosestOnSegment gives the same closest point up to the sign of a zero, which
+// the squared length does not see).
+HS_LANE __m128 PointSeparation4(const WorldCollider& col, const V4& p, __m128 r) {
+  const glm::vec3 ds = col.tail - col.head;
+  const float len2 = glm::dot(ds, ds);
+  const V4 d = Splat(ds), ph = p - Splat(col.head);
+  __m128 t = len2 > 1e-12f ? _mm_div_ps(Dot(ph, d), _mm_set1_ps(len2)) : _mm_setzero_ps();
+  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+  t = Sel(_mm_cmplt_ps(t, zero), zero, Sel(_mm_cmpgt_ps(t, one), one, t));
+  const V4 e = p - (Splat(col.head) + t * d);
+  const __m128 reach = _mm_add_ps(r, _mm_set1_ps(col.radius));
+  const __m128 e2 = Dot(e, e);
+  const __m128 sep = _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(e2), r), _mm_set1_ps(col.radius));
+  return Sel(_mm_cmpge_ps(e2, _mm_mul_ps(reach, reach)), one, sep);
+}
+}  // namespace
+
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   // Up to four chains of a lane group (Create: same joint count, attachment and collider list),
   // side by side: link depth by link depth, the rest vectors, pull, damping and projection of
-  // the four links run in SIMD lanes, their narrow contact filter tests each collider against
-  // the four links at once, and a link no candidate collider can touch ends in the lanes too.
-  // Whatever needs branching stays per lane in the scalar code: contacts, zero-length links,
-  // non-finite values. chains[0..3]: n in use, the others repeat chains[0] (LaneGroup's
-  // padding); unused lanes compute lane 0's chain and are never stored.
+  // the four links run in SIMD lanes, their narrow contact filter and the exact contact tests
+  // against outside spheres and capsules test each collider against the four links at once,
+  // and a link no collider touches ends in the lanes too. Whatever needs branching stays per
+  // lane in the scalar code: contacts, planes and inside shapes, zero-length links, non-finite
+  // values. chains[0..3]: n in use, the others repeat chains[0] (LaneGroup's padding); unused
+  // lanes compute lane 0's chain and are never stored. The joints' constants come packed for
+  // the lanes (PackLanes) when the chains are the whole group in its order (the usual case).
   const Rig& rig = *rig_;
-  LinkContext lc[4];
+  // One context for all: the chains share the attachment, coefficients and colliders (AllNear
+  // gives every chain of the group the same slots), so FlatBegin once and the root frames.
+  const LinkContext lc = FlatBegin(chains[0], h);
+  for (int l = 1; l < n; ++l) FlatRoot(chains[l]);
   int begin[4];
-  glm::vec3 o[4];
-  bool below[4] = {false, false, false, false};
-  for (int l = 0; l < n; ++l) {
-    lc[l] = FlatBegin(chains[l], h);
-    o[l] = flat_[chains[l]].root;
-  }
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
-  const ModeCoefficients& mc = *lc[0].mc;
-  const NearRange near = lc[0].near;  // the same list for all: one owner's slots
   const int links = rig.chains()[chains[0]].joint_end - begin[0] - 1;
-  const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc[0].inv_h);
+  const int mode = lc.arc ? 1 : 0;
+  const NearRange near = lc.near;
+  const int nmask = (1 << n) - 1;
+  const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc.inv_h);
+  const int g = lane_group_of_[chains[0]];
+  const LaneGroup& group = lane_groups_[g];
+  const bool packed =
+      n == group.n && std::equal(chains, chains + n, group.chains) && !lane_pack_at_.empty();
+  alignas(16) float local_pack[kLaneFields * 4];
+  auto depth_pack = [&](int d, const int* j) -> const float* {
+    if (packed) return &lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4];
+    for (int l = 0; l < 4; ++l) PackLane(local_pack, l, j[l]);
+    return local_pack;
+  };
+  Lanes lroot;
+  alignas(16) float sc[4];
+  for (int l = 0; l < 4; ++l) {
+    lroot.Set(l, flat_[chains[l]].root);
+    sc[l] = flat_[chains[l]].scale;
+  }
+  const __m128 scale4 = _mm_load_ps(sc);
+  V4 O = lroot.Load();  // the joints at this depth: the roots, then each depth's ends
+  int below = 0;        // lanes with a segment above touching a collider (this step or the last)
   // Rest vectors from the bent joint above (parent mode; arc's draping below a contact and a
   // zero-length link): the joints' world rotations, built down the four chains in the lanes
   // (FlatRotations' work) up to the depth that needs them. `above` holds the rotations of the
@@ -643,11 +797,6 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     for (int l = 0; l < 4; ++l) q[l] = &rig.rest_local()[rig.joint_node()[jj[l]]].rotation;
     return GatherQ(q);
   };
-  auto scales = [&](const int* jj) {  // the joints' world scales
-    alignas(16) float sc[4];
-    for (int l = 0; l < 4; ++l) sc[l] = flat_[chains[l]].scale * rel_scale_[jj[l]];
-    return _mm_load_ps(sc);
-  };
   auto rotations_to = [&](int depth) {  // rotations of the joints above `depth`
     for (; rot_depth < depth; ++rot_depth) {
       int jj[4];
@@ -655,8 +804,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       Lanes lo;
       for (int l = 0; l < 4; ++l)
         lo.Set(l, rot_depth == 0 ? flat_[chains[l]].root : tail_[jj[l] - 1]);
-      const __m128 len4 = _mm_mul_ps(scales(jj), _mm_setr_ps(axis_len_[jj[0]], axis_len_[jj[1]],
-                                                             axis_len_[jj[2]], axis_len_[jj[3]]));
+      alignas(16) float rel[4], axis_len[4];
+      for (int l = 0; l < 4; ++l) rel[l] = rel_scale_[jj[l]], axis_len[l] = axis_len_[jj[l]];
+      const __m128 len4 = _mm_mul_ps(_mm_mul_ps(scale4, _mm_load_ps(rel)), _mm_load_ps(axis_len));
       above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj), lo.Load(),
                             Gather(tail_, jj), len4);
       QLanes r;
@@ -667,43 +817,46 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       }
     }
   };
-  const glm::mat3& attach = lc[0].attach;  // the same node's frame for all
+  // The attachment frame's rows, for the original arc (glm's mat3 * vec3, lane by lane).
+  const glm::mat3& attach = lc.attach;
+  __m128 arow[3][3];
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) arow[r][c] = _mm_set1_ps(attach[c][r]);
+  const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
+  const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
+  const bool segment = lc.segment;
   for (int d = 0; d < links; ++d) {
     int j[4];
-    float s[4], len[4], hit[4];
-    glm::vec3 rest[4];
-    bool alone = false, bent = !lc[0].arc;
     lane_j(d, j);
-    for (int l = 0; l < 4; ++l) {
-      s[l] = flat_[chains[l]].scale * rel_scale_[j[l]];
-      len[l] = s[l] * axis_len_[j[l]];
-      hit[l] = hit_radius_[j[l]] * s[l];
-      alone = alone || !(len[l] > 1e-7f);
-      bent = bent || below[l < n ? l : 0];
-    }
-    bent = bent || alone;
-    // arc: the original arc in the attachment frame (glm's mat3 * vec3, lane by lane).
+    const float* P = depth_pack(d, j);
+    auto field = [&](int f) { return _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * f); };
+    // A joint's world scale, its link's length and hit radius: (scale * rel) * axis length,
+    // hit radius * scale, as SolveChainFlat.
+    const __m128 s4 = _mm_mul_ps(scale4, field(kLaneRel));
+    const __m128 len4 = _mm_mul_ps(s4, field(kLaneAxisLen));
+    const __m128 hit4 = _mm_mul_ps(field(kLaneHit), s4);
+    alignas(16) float s[4], len[4], hit[4];
+    _mm_store_ps(s, s4), _mm_store_ps(len, len4), _mm_store_ps(hit, hit4);
+    const bool alone = _mm_movemask_ps(_mm_cmpngt_ps(len4, _mm_set1_ps(1e-7f))) != 0;
+    const bool bent = !lc.arc || (below & nmask) != 0 || alone;
     Lanes lrest;
-    if (lc[0].arc) {
-      const V4 v = Gather(arc_attach_, j);
+    if (lc.arc) {
+      const V4 v{field(kLaneArcX), field(kLaneArcY), field(kLaneArcZ)};
       auto row = [&](int r) {
-        return _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(attach[0][r]), v.x),
-                                     _mm_mul_ps(_mm_set1_ps(attach[1][r]), v.y)),
-                          _mm_mul_ps(_mm_set1_ps(attach[2][r]), v.z));
+        return _mm_add_ps(_mm_add_ps(_mm_mul_ps(arow[r][0], v.x), _mm_mul_ps(arow[r][1], v.y)),
+                          _mm_mul_ps(arow[r][2], v.z));
       };
       lrest.Store({row(0), row(1), row(2)});
     }
     if (bent) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
       rotations_to(d);
       Lanes lbent;
-      lbent.Store(Rotate(above * rest_rotations(j),
-                         _mm_setr_ps(s[0], s[1], s[2], s[3]) * Gather(axis_local_, j)));
+      lbent.Store(Rotate(above * rest_rotations(j), s4 * Gather(axis_local_, j)));
       for (int l = 0; l < 4; ++l) {
         const int ll = l < n ? l : 0;
-        if (!lc[0].arc || below[ll] || !(len[l] > 1e-7f)) lrest.Set(l, lbent[l]);
+        if (!lc.arc || (below >> ll & 1) || !(len[l] > 1e-7f)) lrest.Set(l, lbent[l]);
       }
     }
-    for (int l = 0; l < 4; ++l) rest[l] = lrest[l];
     // Angle limits at this depth: each frame hangs from the bent joint above (limits.h), whose
     // rotation the lanes build as FlatRotations does alone. The exact frame (the scalar code's
     // operations) is made only for a lane that needs it: a hinge, a spherical limit, a cone the
@@ -722,34 +875,27 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       }
       return &frame[l];
     };
+    Lanes lo;
+    lo.Store(O);
     if (alone) {  // a zero-length link: this depth one lane after the other
       for (int l = 0; l < n; ++l) {
-        below[l] = FlatLink(lc[l], j[l], o[l], rest[l], s[l], len[l], rep, frame_of(l)) || below[l];
-        o[l] = tail_[j[l]];
+        const bool touched = FlatLink(lc, j[l], lo[l], lrest[l], s[l], len[l], rep, frame_of(l));
+        below |= touched ? 1 << l : 0;
       }
+      O = Gather(tail_, j);
       continue;
     }
-    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
-    Lanes lo;
-    for (int l = 0; l < 4; ++l) lo.Set(l, o[l < n ? l : 0]);
     // IntegrateLink's prediction, lane by lane the same operations.
-    const V4 O = lo.Load(), x = Gather(tail_, j), before = Gather(prev_target_, j);
+    const V4 x = Gather(tail_, j), before = Gather(prev_target_, j);
     const V4 target = O + lrest.Load();
     Lanes ltarget;
     ltarget.Store(target);
     for (int l = 0; l < n; ++l) prev_target_[j[l]] = ltarget[l];
     const V4 vt = inv_h4 * (target - before);
-    const SegmentCoefficients* cf[4] = {&mc.coef[j[0]], &mc.coef[j[1]], &mc.coef[j[2]],
-                                        &mc.coef[j[3]]};
-    const __m128 k = _mm_setr_ps(cf[0]->k, cf[1]->k, cf[2]->k, cf[3]->k);
-    const V4 g = {_mm_setr_ps(cf[0]->g.x, cf[1]->g.x, cf[2]->g.x, cf[3]->g.x),
-                  _mm_setr_ps(cf[0]->g.y, cf[1]->g.y, cf[2]->g.y, cf[3]->g.y),
-                  _mm_setr_ps(cf[0]->g.z, cf[1]->g.z, cf[2]->g.z, cf[3]->g.z)};
-    const V4 f = k * (before - x) + g;
-    const __m128 damp = _mm_setr_ps(mc.damp[j[0]], mc.damp[j[1]], mc.damp[j[2]], mc.damp[j[3]]);
-    const __m128 damp_rel =
-        _mm_setr_ps(mc.damp_rel[j[0]], mc.damp_rel[j[1]], mc.damp_rel[j[2]], mc.damp_rel[j[3]]);
-    const V4 u = damp * (vt + damp_rel * (Gather(vel_, j) - vt) + h4 * f);
+    const int cf = kLaneCoef + kLaneCoefFields * mode;
+    const V4 gv{field(cf + 1), field(cf + 2), field(cf + 3)};
+    const V4 f = field(cf) * (before - x) + gv;
+    const V4 u = field(cf + 4) * (vt + field(cf + 5) * (Gather(vel_, j) - vt) + h4 * f);
     const V4 y = x + h4 * u;
     const V4 dy = y - O;
     const __m128 dist = _mm_sqrt_ps(Dot(dy, dy));
@@ -760,7 +906,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       Lanes ly;
       ly.Store(y);
       for (int l = 0; l < 4; ++l)
-        if (!(ok >> l & 1)) lxh.Set(l, ProjectOnLink(ly[l], lo[l], len[l], rest[l]));
+        if (!(ok >> l & 1)) lxh.Set(l, ProjectOnLink(ly[l], lo[l], len[l], lrest[l]));
     }
     if (limited) {
       // IntegrateLink's limit, on the projected end. A cone leaves the end alone when its
@@ -779,8 +925,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         if (l < n && lim.kind == JointLimit::Kind::kCone) cones |= 1 << l;
       }
       if (cones) {
-        const __m128 zero4 = _mm_setzero_ps(), one4 = _mm_set1_ps(1.0f);
-        const V4 axis = Rotate(above * rest_rotations(j) * GatherQ(local), V4{zero4, one4, zero4});
+        const V4 axis = Rotate(above * rest_rotations(j) * GatherQ(local), V4{zero4, one, zero4});
         const V4 e = lxh.Load() - O;
         const __m128 need = _mm_mul_ps(_mm_load_ps(cos_a), _mm_sqrt_ps(Dot(e, e)));
         clear = cones & _mm_movemask_ps(_mm_cmpge_ps(Dot(axis, e), need));
@@ -788,22 +933,19 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       for (int l = 0; l < n; ++l)
         if ((limited & ~clear) >> l & 1) {
           glm::vec3 end = lxh[l];
-          if (internal::ApplyLimit(limit_[j[l]], *frame_of(l), o[l], len[l], end)) lxh.Set(l, end);
+          if (internal::ApplyLimit(limit_[j[l]], *frame_of(l), lo[l], len[l], end)) lxh.Set(l, end);
         }
     }
     const V4 xh = lxh.Load();
     const V4 vs = inv_h4 * (xh - x);
     // NarrowLink for the four links: each near collider against the four balls. A candidate is
     // then put through ResolveLink's reject on the predicted end (the same operations, so the
-    // same verdict): a lane for which every candidate is clear has no contact this step, as the
-    // scalar code would find, and ends in the lanes; any other goes through ResolveLink.
-    const __m128 hit4 = _mm_setr_ps(hit[0], hit[1], hit[2], hit[3]);
+    // same verdict) and, against an outside sphere or capsule, through the exact test: a lane
+    // that no candidate touches has no contact this step, as the scalar code would find, and
+    // ends in the lanes; any other goes through ResolveLink.
     const __m128 reach_r = _mm_add_ps(len4, hit4);
-    const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
-    const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
     const V4 mid = half * (O + xh);  // the link's middle, a ball of 0.5 len + hit around it
     const __m128 mid_r = _mm_add_ps(_mm_mul_ps(half, len4), hit4);
-    const bool segment = lc[0].segment;
     int maybe = 0;
     uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
     for (int c = near.begin; c < near.end; ++c) {
@@ -816,56 +958,70 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       if (!mask) continue;
       const int ci = near_colliders_[c];
       const glm::vec4& bound = collider_bound_[ci];
-      if (bound.w < 0.0f) {  // a plane or an inside shape: the exact test decides
+      int cand = 0;  // the lanes for which the reject leaves this collider to the exact test
+      if (bound.w < 0.0f) {  // a plane or an inside shape: the scalar exact test decides
         maybe |= mask;
+        continue;
       } else if (!segment) {  // internal::ClearOfBound(bound, xh, hit)
-        const V4 d = xh - V4{_mm_set1_ps(bound.x), _mm_set1_ps(bound.y), _mm_set1_ps(bound.z)};
+        const V4 dd = xh - V4{_mm_set1_ps(bound.x), _mm_set1_ps(bound.y), _mm_set1_ps(bound.z)};
         const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_add_ps(hit4, _mm_set1_ps(bound.w)), grow), eps);
-        maybe |= mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(d, d), _mm_mul_ps(r, r)));
+        cand = mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)));
       } else {  // internal::ClearOfCapsule(head, axis, inv_len2, radius, mid, mid_r)
         const CapsuleReject& cr = collider_reject_[ci];
         const V4 axis{_mm_set1_ps(cr.axis.x), _mm_set1_ps(cr.axis.y), _mm_set1_ps(cr.axis.z)};
         const V4 ap =
             mid - V4{_mm_set1_ps(cr.head.x), _mm_set1_ps(cr.head.y), _mm_set1_ps(cr.head.z)};
         const __m128 at = _mm_mul_ps(Dot(ap, axis), _mm_set1_ps(cr.inv_len2));
-        const V4 d = ap - _mm_min_ps(_mm_max_ps(at, zero4), one) * axis;
+        const V4 dd = ap - _mm_min_ps(_mm_max_ps(at, zero4), one) * axis;
         const __m128 r =
             _mm_add_ps(_mm_mul_ps(_mm_add_ps(mid_r, _mm_set1_ps(cr.radius)), grow), eps);
         // std::min/max keep a NaN where SSE's give the bound: a NaN parameter is never clear.
-        maybe |= mask & _mm_movemask_ps(_mm_or_ps(_mm_cmpngt_ps(Dot(d, d), _mm_mul_ps(r, r)),
-                                                  _mm_cmpunord_ps(at, at)));
+        cand = mask & _mm_movemask_ps(_mm_or_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)),
+                                                _mm_cmpunord_ps(at, at)));
+      }
+      // The exact test in the lanes: only a lane it finds in contact goes through ResolveLink
+      // (a lane no candidate touches would find no contact there either, and ends as below).
+      if (cand) {
+        const __m128 sep = segment ? SegmentSeparation4(colliders_[ci], O, xh, hit4)
+                                   : PointSeparation4(colliders_[ci], xh, hit4);
+        maybe |= cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
       }
     }
     // ResolveLink without contacts: the velocity's radial part, then the flush.
-    const V4 dir = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (xh - O);
+    const V4 dir = _mm_div_ps(one, len4) * (xh - O);
     const V4 vr = vs - Dot(vs, dir) * dir;
     const __m128 zero =
         _mm_sub_ps(_mm_add_ps(_mm_add_ps(_mm_sub_ps(xh.x, xh.x), _mm_sub_ps(xh.y, xh.y)),
                               _mm_add_ps(_mm_sub_ps(xh.z, xh.z), _mm_sub_ps(vr.x, vr.x))),
                    _mm_add_ps(_mm_sub_ps(vr.y, vr.y), _mm_sub_ps(vr.z, vr.z)));
     const int finite = _mm_movemask_ps(_mm_cmpord_ps(zero, zero));  // x - x is NaN for inf, NaN
-    Lanes lvs, tail, vel;
-    lvs.Store(vs);
-    tail.Store({FlushTiny4(xh.x), FlushTiny4(xh.y), FlushTiny4(xh.z)});
+    const int slow = (maybe | ~finite) & nmask;
+    const V4 end{FlushTiny4(xh.x), FlushTiny4(xh.y), FlushTiny4(xh.z)};
+    Lanes tail, vel;
+    tail.Store(end);
     vel.Store({FlushTiny4(vr.x), FlushTiny4(vr.y), FlushTiny4(vr.z)});
     for (int l = 0; l < n; ++l) {
       const int jl = j[l];
-      if ((maybe >> l & 1) || !(finite >> l & 1)) {
+      if (slow >> l & 1) {
         // The lane's candidates, in order, as NarrowLink would list them.
         int n_cand = 0;
         for (int c = near.begin; c < near.end; ++c)
           if (lanes_of[c - near.begin] >> l & 1) joint_colliders_[n_cand++] = near_colliders_[c];
-        below[l] = ResolveLink(lc[l], jl, o[l], rest[l], len[l], hit[l], lxh[l], lvs[l],
-                               joint_colliders_.data(), n_cand, rep, frame_of(l)) ||
-                   below[l];
+        Lanes lvs;
+        lvs.Store(vs);
+        const bool touched = ResolveLink(lc, jl, lo[l], lrest[l], len[l], hit[l], lxh[l], lvs[l],
+                                         joint_colliders_.data(), n_cand, rep, frame_of(l));
+        below |= touched ? 1 << l : 0;
       } else {
-        below[l] = in_contact_[jl] != 0 || below[l];
+        below |= in_contact_[jl] != 0 ? 1 << l : 0;
         in_contact_[jl] = 0;
         tail_[jl] = tail[l];
         vel_[jl] = vel[l];
       }
-      o[l] = tail_[jl];
     }
+    // The next depth's joints: these ends (padding lanes, lane 0's chain, end as lane 0 in the
+    // lanes; a lane solved alone ended in tail_).
+    O = slow ? Gather(tail_, j) : end;
   }
 }
 

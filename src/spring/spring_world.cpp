@@ -217,6 +217,10 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       return o.attach == a;
     });
   }
+  w.chain_owned_.assign(rig.chains().size(), 0);
+  w.root_local_.resize(rig.chains().size());
+  for (size_t c = 0; c < rig.chains().size(); ++c)
+    w.root_local_[c] = ToMatrix(rig.rest_local()[rig.joint_node()[rig.chains()[c].joint_begin]]);
   w.flat_.assign(rig.chains().size(), FlatChain{});
   w.flat_rot_.assign(nj, glm::quat(1, 0, 0, 0));
   w.chain_reach_.assign(rig.chains().size(), 0.0f);
@@ -342,6 +346,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.collider_bound_.resize(rig.collider_node().size());
   w.collider_reject_.resize(rig.collider_node().size());
   w.pose_scratch_.assign(rig.rest_local().begin(), rig.rest_local().end());
+  w.PackLanes();
   w.Reset(rig.rest_local());
   return w;
 }
@@ -452,6 +457,7 @@ Status SpringWorld::SetJointSettings(int joint, const JointSettings& s) {
       ChainCoefficients(c);
       break;
     }
+  PackLanes();  // the lanes' copy of the coefficients
   return Status::Ok();
 }
 
@@ -472,6 +478,12 @@ void SpringWorld::SetSegmentChecks(int chain, bool on) {
 void SpringWorld::SetOwnedNodes(std::span<const uint8_t> owned) {
   HS_ASSERT(owned.empty() || owned.size() == rig_->node_count());
   owned_.assign(owned.begin(), owned.end());
+  const Rig& rig = *rig_;
+  for (size_t c = 0; c < rig.chains().size(); ++c) {
+    chain_owned_[c] = 0;
+    for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j)
+      if (!owned_.empty() && owned_[rig.joint_node()[j]]) chain_owned_[c] = 1;
+  }
 }
 
 void SpringWorld::SetMode(SolverMode mode) {
@@ -647,14 +659,13 @@ bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool c
   if (!config_.flat_path || !chain_flat_[chain] || config_.mode == SolverMode::kVrm) return false;
   // The flat path and the lanes keep the original arc; following chains go the general way.
   if (config_.mode == SolverMode::kArc && config_.arc_follow > 0.0f) return false;
-  for (int j = ch.joint_begin; j < ch.joint_end; ++j) {
+  if (chain_owned_[chain]) return false;
+  // Below the root, joints must sit where the rest pose puts them (an animated translation or
+  // scale of a spring joint goes through the general path). The driven input keeps them there.
+  for (int j = ch.joint_begin + 1; check_pose && j < ch.joint_end; ++j) {
     const int node = rig.joint_node()[j];
-    if (!owned_.empty() && owned_[node]) return false;
-    // Below the root, joints must sit where the rest pose puts them (an animated translation
-    // or scale of a spring joint goes through the general path).
-    if (check_pose && j > ch.joint_begin &&
-        (pose[node].translation != rig.rest_local()[node].translation ||
-         pose[node].scale != rig.rest_local()[node].scale))
+    if (pose[node].translation != rig.rest_local()[node].translation ||
+        pose[node].scale != rig.rest_local()[node].scale)
       return false;
   }
   return internal::IsSimilarity(world_[rig.joint_node()[ch.joint_begin]]);
@@ -711,8 +722,18 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
 
 inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, bool variable,
                                     bool check_pose, StepReport& rep) {
-  // A branch hangs from a joint solved earlier in this step: refresh its first joint.
-  UpdateRootWorld(rig_->chains()[c], pose);
+  // A branch hangs from a joint solved earlier in this step: refresh its first joint. The
+  // driven input holds the root joint at its rest transform unless the clip owns it: its local
+  // matrix is then the one made in Create.
+  const RigChain& ch = rig_->chains()[c];
+  const int root = rig_->joint_node()[ch.joint_begin];
+  if (!check_pose && (owned_.empty() || !owned_[root])) {
+    const int parent = rig_->parent()[root];
+    world_[root] =
+        parent >= 0 ? internal::MulAffine(world_[parent], root_local_[c]) : root_local_[c];
+  } else {
+    UpdateRootWorld(ch, pose);
+  }
   const int shared = teleport_rep_[c];
   teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
   if (teleported_[c]) {
