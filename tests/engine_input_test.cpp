@@ -77,6 +77,11 @@ void ExpectSameAsWholePose(const Avatar& av, SpringConfig cfg, int steps, bool o
       ASSERT_TRUE(qa == rot[j]) << "step " << s << " joint " << j;
     }
     if (own_first) ASSERT_TRUE(rot[owned_joint] == clip_rot);
+    // The joints' world matrices: the driven step leaves them to be built when world() is read
+    // (SpringWorld::FinishWorld); they must be those the whole-pose step wrote.
+    if (s % 7 == 0)
+      for (int node : rig->joint_node())
+        ASSERT_TRUE(a->world()[node] == b->world()[node]) << "step " << s << " node " << node;
   }
   // The head-turn must have done something for the comparison to mean anything.
   EXPECT_NE(a->StateHash(), 0u);

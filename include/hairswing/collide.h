@@ -21,9 +21,25 @@ struct WorldCollider {
 /// resolved to world space by the node's world matrix. `scale_radius`: multiply the radius by the
 /// node's world scale (length of the matrix's first column), as arc and parent do; vrm mode passes
 /// false, like three-vrm (docs/solver.md).
-WorldCollider ColliderToWorld(ColliderShape shape, const glm::vec3& offset, const glm::vec3& tail,
-                              const glm::vec3& normal, float radius, const glm::mat4& node_world,
-                              bool scale_radius);
+/// A plane's node-local normal in world space (the inverse transpose of the node's rotation and
+/// scale, so a non-uniform scale keeps the plane a plane), unit.
+glm::vec3 PlaneNormalToWorld(const glm::vec3& normal, const glm::mat4& node_world);
+
+/// (Inline: every step resolves every collider.)
+inline WorldCollider ColliderToWorld(ColliderShape shape, const glm::vec3& offset,
+                                     const glm::vec3& tail, const glm::vec3& normal, float radius,
+                                     const glm::mat4& m, bool scale_radius) {
+  WorldCollider wc;
+  wc.shape = shape;
+  // m * (offset, 1) as glm computes it, (m0 x + m1 y) + (m2 z + m3 1), for x, y and z.
+  const glm::vec3 c0(m[0]), c1(m[1]), c2(m[2]), c3(m[3]);
+  wc.head = (c0 * offset.x + c1 * offset.y) + (c2 * offset.z + c3);
+  const bool capsule = shape == ColliderShape::kCapsule || shape == ColliderShape::kInsideCapsule;
+  wc.tail = capsule ? wc.head + glm::mat3(m) * (tail - offset) : wc.head;
+  wc.normal = shape == ColliderShape::kPlane ? PlaneNormalToWorld(normal, m) : glm::vec3(0, 1, 0);
+  wc.radius = radius * (scale_radius ? glm::length(c0) : 1.0f);
+  return wc;
+}
 
 /// Closest points between segments p0-p1 and q0-q1: parameters u, v in [0,1]. Robust when the
 /// segments are parallel (picks the smallest u among equally close pairs) or degenerate

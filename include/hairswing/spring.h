@@ -230,7 +230,10 @@ class SpringWorld {
   /// World matrices after the last step of the nodes the solver works with: spring joints, the
   /// nodes between them, and every ancestor of a chain, a collider or a center node. Other nodes
   /// are not updated; build them from the output pose with ComputeWorld when needed.
-  std::span<const glm::mat4> world() const { return world_; }
+  std::span<const glm::mat4> world() const {
+    if (world_lazy_any_) FinishWorld();  // after a driven frame: the joints' matrices now
+    return world_;
+  }
   /// How many chains took the flat path in the last step (SpringConfig::flat_path).
   int flat_chains() const { return flat_chains_; }
   /// How many of them were solved side by side in SIMD lanes (SpringConfig::chain_lanes).
@@ -313,9 +316,10 @@ class SpringWorld {
                 float s, float len, StepReport& rep, const glm::quat* limit_frame = nullptr);
   void EndChain(int chain);
   void FlatRotations(int chain, int upto);
-  void WriteFlatChain(int chain, std::span<Transform> pose);
+  // world: write the joints' world matrices too (else the chain's are left to FinishWorld).
+  void WriteFlatChain(int chain, std::span<Transform> pose, bool world = true);
   // WriteFlatChain for up to four chains of a lane group at once (SIMD lanes, same bits).
-  void WriteChainLanes(const int* chains, int n, std::span<Transform> pose);
+  void WriteChainLanes(const int* chains, int n, std::span<Transform> pose, bool world);
   // Deferred write-back (the drivers): a step leaves the flat chains' joint rotations and world
   // matrices unwritten; WriteBack writes them once, after the caller frame's last step. The
   // state a step computes does not depend on them, so the result is the same as writing after
@@ -326,7 +330,16 @@ class SpringWorld {
   StepReport StepDeferred(std::span<Transform> pose);
   StepReport StepDrivenDeferred(std::span<const glm::mat4> driver_world,
                                 std::span<glm::quat> rotations);
-  void WriteBack(std::span<Transform> pose);
+  void WriteBack(std::span<Transform> pose, bool world = true);
+  // A driven frame's output is the joints' rotations: WriteBackDriven leaves the flat chains'
+  // joint world matrices to be built from the solved state (flat_rot_, the root frames, the
+  // ends) when world() is next read. Every other writer of those matrices clears the chain's
+  // mark. (world() is const, its lazily written matrices mutable: like the other accessors it
+  // is not to be called while another thread steps or reads the same world.)
+  void FinishWorld() const;
+  void FlatWorld(int chain) const;  // one flat chain's joint world matrices (clears its mark)
+  mutable std::vector<uint8_t> world_lazy_;  // per chain
+  mutable bool world_lazy_any_ = false;
   void WriteBackDriven(std::span<glm::quat> rotations);
   void SolveChainVrm(int chain, std::span<Transform> pose, float h, bool variable, StepReport& rep);
 
@@ -410,7 +423,7 @@ class SpringWorld {
   glm::quat rot_cache_{1, 0, 0, 0};
 
   // Per step scratch (sized once).
-  std::vector<glm::mat4> world_;
+  mutable std::vector<glm::mat4> world_;  // (mutable: FinishWorld)
   std::vector<WorldCollider> colliders_;
   // Per collider per step: a sphere holding an outside sphere or capsule (centre, radius; radius
   // < 0 for planes and inside shapes), for a reject without division before the exact test.

@@ -6,20 +6,8 @@
 
 namespace hairswing {
 
-WorldCollider ColliderToWorld(ColliderShape shape, const glm::vec3& offset, const glm::vec3& tail,
-                              const glm::vec3& normal, float radius, const glm::mat4& m,
-                              bool scale_radius) {
-  WorldCollider wc;
-  wc.shape = shape;
-  wc.head = glm::vec3(m * glm::vec4(offset, 1.0f));
-  const bool capsule = shape == ColliderShape::kCapsule || shape == ColliderShape::kInsideCapsule;
-  wc.tail = capsule ? wc.head + glm::mat3(m) * (tail - offset) : wc.head;
-  // Normals transform by the inverse transpose (non-uniform scale keeps the plane a plane).
-  wc.normal = shape == ColliderShape::kPlane
-                  ? glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * normal)
-                  : glm::vec3(0, 1, 0);
-  wc.radius = radius * (scale_radius ? glm::length(glm::vec3(m[0])) : 1.0f);
-  return wc;
+glm::vec3 PlaneNormalToWorld(const glm::vec3& normal, const glm::mat4& m) {
+  return glm::normalize(glm::transpose(glm::inverse(glm::mat3(m))) * normal);
 }
 
 void ClosestSegmentParams(const glm::vec3& p0, const glm::vec3& p1, const glm::vec3& q0,

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
+#if HAIRSWING_SIMD && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace hairswing::internal {
 
@@ -62,6 +65,26 @@ inline glm::mat4 MulAffine(const glm::mat4& parent, const glm::mat4& local) {
     r[c] = parent[0] * local[c][0] + parent[1] * local[c][1] + parent[2] * local[c][2];
   r[3] = parent[0] * local[3][0] + parent[1] * local[3][1] + parent[2] * local[3][2] + parent[3];
   return r;
+}
+
+/// MulAffine written into `out` (which must not be `parent` or `local`), with SSE2 where the
+/// build has it: the same sums in the same order on the four rows at once, so the same bits.
+/// Written column by column from registers: a whole matrix returned and copied went through
+/// narrow stores read back as wide loads, which the processor does not forward.
+inline void MulAffineTo(const glm::mat4& parent, const glm::mat4& local, glm::mat4* out) {
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  const __m128 p0 = _mm_loadu_ps(&parent[0][0]), p1 = _mm_loadu_ps(&parent[1][0]),
+               p2 = _mm_loadu_ps(&parent[2][0]), p3 = _mm_loadu_ps(&parent[3][0]);
+  for (int c = 0; c < 4; ++c) {
+    __m128 v = _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(local[c][0])),
+                                     _mm_mul_ps(p1, _mm_set1_ps(local[c][1]))),
+                          _mm_mul_ps(p2, _mm_set1_ps(local[c][2])));
+    if (c == 3) v = _mm_add_ps(v, p3);
+    _mm_storeu_ps(&(*out)[c][0], v);
+  }
+#else
+  *out = MulAffine(parent, local);
+#endif
 }
 
 /// T(position) * R(rotation) * uniform scale, as a matrix.

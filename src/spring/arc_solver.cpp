@@ -1025,7 +1025,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   }
 }
 
-void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose) {
+void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose, bool world) {
   // WriteFlatChain (after FlatRotations) for up to four chains of a lane group, depth by depth
   // in SIMD lanes: the joint's world rotation from its end, its local rotation and its world
   // matrix. The rare shortest arc between opposite vectors is built per lane by the scalar
@@ -1066,6 +1066,15 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
     lrot.Store(rot);
     lloc.Store(
         {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)});
+    above = rot;
+    if (!world) {
+      for (int l = 0; l < n; ++l) {
+        flat_rot_[j[l]] = lrot[l];
+        pose[rig.joint_node()[j[l]]].rotation = lloc[l];
+      }
+      O = tail;
+      continue;
+    }
     // World matrix: internal::Compose(o, rot, scale) = mat3_cast(rot) * scale, then o.
     const __m128 two = _mm_set1_ps(2.0f), one = _mm_set1_ps(1.0f);
     const __m128 s4 = _mm_setr_ps(scale[0], scale[1], scale[2], scale[3]);
@@ -1093,7 +1102,6 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
       w[2] = glm::vec4(mat[6][l], mat[7][l], mat[8][l], 0.0f);
       w[3] = glm::vec4(o[l], 1.0f);
     }
-    above = rot;
     O = tail;
     o.Store(tail);
   }
@@ -1101,7 +1109,8 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
     FlatChain& f = flat_[chains[l]];
     const int last = begin[l] + last_d;
     f.q_done = last;
-    if (last_d > 0) {
+    world_lazy_[chains[l]] = world ? 0 : 1;
+    if (world && last_d > 0) {
       const int node = rig.joint_node()[last];
       world_[node] =
           internal::Compose(tail_[last - 1], flat_rot_[last - 1] * rig.rest_local()[node].rotation,
@@ -1114,37 +1123,55 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
 }
-void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose) {
-  for (int l = 0; l < n; ++l) WriteFlatChain(chains[l], pose);  // never called: WriteBack
+void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose, bool world) {
+  for (int l = 0; l < n; ++l) WriteFlatChain(chains[l], pose, world);  // never called: WriteBack
 }
 #endif
 
-void SpringWorld::WriteFlatChain(int chain, std::span<Transform> pose) {
+void SpringWorld::WriteFlatChain(int chain, std::span<Transform> pose, bool world) {
   // The joints' local rotations (into `pose` when given) and world matrices from the solved ends.
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
-  FlatChain& fc = flat_[chain];
+  const FlatChain& fc = flat_[chain];
   const int last = ch.joint_end - 1;  // the chain's end joint, not solved itself
   FlatRotations(chain, last);
-  for (int j = ch.joint_begin; j < last; ++j) {
-    const int node = rig.joint_node()[j];
-    const glm::quat& parent_rot = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
-    // parent_rot is a unit quaternion: its conjugate is its inverse, without four divisions.
-    if (!pose.empty())
-      pose[node].rotation =
+  if (!pose.empty())
+    for (int j = ch.joint_begin; j < last; ++j) {
+      const glm::quat& parent_rot = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
+      // parent_rot is a unit quaternion: its conjugate is its inverse, without four divisions.
+      pose[rig.joint_node()[j]].rotation =
           internal::FlushTiny(glm::normalize(glm::conjugate(parent_rot) * flat_rot_[j]));
-    world_[node] = internal::Compose(j == ch.joint_begin ? fc.root : tail_[j - 1], flat_rot_[j],
-                                     fc.scale * rel_scale_[j]);
-  }
+    }
+  world_lazy_[chain] = 1;
+  if (world) FlatWorld(chain);
+}
+
+void SpringWorld::FlatWorld(int chain) const {
+  // A flat chain's joint world matrices from its root frame, its joints' world rotations
+  // (flat_rot_, built by FlatRotations or the lanes) and its ends.
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  const FlatChain& fc = flat_[chain];
+  const int last = ch.joint_end - 1;
+  for (int j = ch.joint_begin; j < last; ++j)
+    world_[rig.joint_node()[j]] = internal::Compose(j == ch.joint_begin ? fc.root : tail_[j - 1],
+                                                    flat_rot_[j], fc.scale * rel_scale_[j]);
   if (last > ch.joint_begin) {
     const int node = rig.joint_node()[last];
     world_[node] =
         internal::Compose(tail_[last - 1], flat_rot_[last - 1] * rig.rest_local()[node].rotation,
                           fc.scale * rel_scale_[last]);
   }
+  world_lazy_[chain] = 0;
 }
 
-void SpringWorld::WriteBack(std::span<Transform> pose) {
+void SpringWorld::FinishWorld() const {
+  for (int c = 0; c < static_cast<int>(world_lazy_.size()); ++c)
+    if (world_lazy_[c]) FlatWorld(c);
+  world_lazy_any_ = false;
+}
+
+void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
   // Lane groups whose chains were all solved flat: in SIMD lanes (WriteChainLanes).
   const Rig& rig = *rig_;
   const int chains = static_cast<int>(flat_.size());
@@ -1154,7 +1181,7 @@ void SpringWorld::WriteBack(std::span<Transform> pose) {
     for (const LaneGroup& g : lane_groups_) {
       if (!std::all_of(g.chains, g.chains + g.n, [&](int c) { return flat_[c].pending != 0; }))
         continue;
-      WriteChainLanes(g.chains, g.n, pose);
+      WriteChainLanes(g.chains, g.n, pose, world);
       for (int m = 0; m < g.n; ++m) lane_written_[g.chains[m]] = 1;
     }
 #endif
@@ -1174,7 +1201,8 @@ void SpringWorld::WriteBack(std::span<Transform> pose) {
       if (left(c) && ch.joint_begin + d < ch.joint_end) FlatRotations(c, ch.joint_begin + d);
     }
   for (int c = 0; c < chains; ++c)
-    if (left(c)) WriteFlatChain(c, pose);
+    if (left(c)) WriteFlatChain(c, pose, world);
+  if (!world) world_lazy_any_ = true;
 }
 
 }  // namespace hairswing

@@ -218,6 +218,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     });
   }
   w.chain_owned_.assign(rig.chains().size(), 0);
+  w.world_lazy_.assign(rig.chains().size(), 0);
   w.root_local_.resize(rig.chains().size());
   for (size_t c = 0; c < rig.chains().size(); ++c)
     w.root_local_[c] = ToMatrix(rig.rest_local()[rig.joint_node()[rig.chains()[c].joint_begin]]);
@@ -539,21 +540,33 @@ void SpringWorld::PrepareWorld(std::span<Transform> pose) {
 void SpringWorld::ResolveColliders(bool scale_radius) {
   // three-vrm (and so vrm mode) ignores node scale for radii; arc/parent work in world units.
   const Rig& rig = *rig_;
+  // Written field by field from values in registers: a whole WorldCollider assigned from a
+  // temporary went through the stack as narrow stores read back as wide loads, which the
+  // processor cannot forward (a stall of the order of ten cycles per collider and step).
   for (size_t c = 0; c < colliders_.size(); ++c) {
-    const WorldCollider& wc = colliders_[c] =
+    const WorldCollider w =
         ColliderToWorld(rig.collider_shape()[c], rig.collider_offset()[c], rig.collider_tail()[c],
                         rig.collider_normal()[c], rig.collider_radius()[c],
                         world_[rig.collider_node()[c]], scale_radius);
-    const bool outside = wc.shape == ColliderShape::kSphere || wc.shape == ColliderShape::kCapsule;
-    collider_bound_[c] = outside ? glm::vec4(0.5f * (wc.head + wc.tail),
-                                             0.5f * glm::length(wc.tail - wc.head) + wc.radius)
-                                 : glm::vec4(0, 0, 0, -1);
+    const glm::vec3 head = w.head, tail = w.tail;
+    const float radius = w.radius;
+    WorldCollider& wc = colliders_[c];
+    wc.shape = w.shape;
+    wc.head = head;
+    wc.tail = tail;
+    wc.normal = w.normal;
+    wc.radius = radius;
+    const bool outside = w.shape == ColliderShape::kSphere || w.shape == ColliderShape::kCapsule;
+    collider_bound_[c] =
+        outside ? glm::vec4(0.5f * (head + tail), 0.5f * glm::length(tail - head) + radius)
+                : glm::vec4(0, 0, 0, -1);
     CapsuleReject& cr = collider_reject_[c];
-    cr.head = wc.head;
-    cr.axis = wc.shape == ColliderShape::kCapsule ? wc.tail - wc.head : glm::vec3(0.0f);
-    const float len2 = glm::dot(cr.axis, cr.axis);
+    const glm::vec3 axis = w.shape == ColliderShape::kCapsule ? tail - head : glm::vec3(0.0f);
+    const float len2 = glm::dot(axis, axis);
+    cr.head = head;
+    cr.axis = axis;
     cr.inv_len2 = len2 > 0.0f ? 1.0f / len2 : 0.0f;
-    cr.radius = wc.radius;
+    cr.radius = radius;
   }
 }
 
@@ -584,6 +597,7 @@ void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
   has_prev_attach_[chain] = 1;
   prev_root_[chain] = glm::vec3(world_[rig.joint_node()[ch.joint_begin]][3]);
   flat_[chain].pending = 0;  // written here, at rest
+  world_lazy_[chain] = 0;
 }
 
 void SpringWorld::Reset(std::span<const Transform> pose) {
@@ -729,8 +743,10 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
   const int root = rig_->joint_node()[ch.joint_begin];
   if (!check_pose && (owned_.empty() || !owned_[root])) {
     const int parent = rig_->parent()[root];
-    world_[root] =
-        parent >= 0 ? internal::MulAffine(world_[parent], root_local_[c]) : root_local_[c];
+    if (parent >= 0)
+      internal::MulAffineTo(world_[parent], root_local_[c], &world_[root]);
+    else
+      world_[root] = root_local_[c];
   } else {
     UpdateRootWorld(ch, pose);
   }
@@ -744,6 +760,7 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
   }
   if (ChainIsFlat(c, pose, check_pose)) return true;
   flat_[c].pending = 0;
+  world_lazy_[c] = 0;  // the general path writes its joints' world matrices
   if (config_.mode == SolverMode::kVrm)
     SolveChainVrm(c, pose, h, variable, rep);
   else
@@ -793,7 +810,7 @@ StepReport SpringWorld::StepDrivenDeferred(std::span<const glm::mat4> driver_wor
 void SpringWorld::WriteBackDriven(std::span<glm::quat> rotations) {
   const Rig& rig = *rig_;
   HS_ASSERT(rotations.size() == rig.joint_node().size());
-  WriteBack(driven_pose_);
+  WriteBack(driven_pose_, false);  // the joints' world matrices when world() is read
   for (size_t j = 0; j < rotations.size(); ++j)
     rotations[j] = driven_pose_[rig.joint_node()[j]].rotation;
 }
@@ -841,8 +858,10 @@ void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform>
 
 void SpringWorld::UpdateNodeWorld(int node, const Transform& local) {
   const int parent = rig_->parent()[node];
-  world_[node] =
-      parent >= 0 ? internal::MulAffine(world_[parent], ToMatrix(local)) : ToMatrix(local);
+  if (parent >= 0)
+    internal::MulAffineTo(world_[parent], ToMatrix(local), &world_[node]);
+  else
+    world_[node] = ToMatrix(local);
 }
 
 StepReport SpringWorld::Step(std::span<Transform> pose) {
