@@ -779,7 +779,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     sc[l] = flat_[chains[l]].scale;
   }
   const __m128 scale4 = _mm_load_ps(sc);
-  V4 O = lroot.Load();  // the joints at this depth: the roots, then each depth's ends
+  const V4 root4 = lroot.Load();
+  V4 O = root4;  // the joints at this depth: the roots, then each depth's ends
   int below = 0;        // lanes with a segment above touching a collider (this step or the last)
   // Rest vectors from the bent joint above (parent mode; arc's draping below a contact and a
   // zero-length link): the joints' world rotations, built down the four chains in the lanes
@@ -799,16 +800,17 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   };
   auto rotations_to = [&](int depth) {  // rotations of the joints above `depth`
     for (; rot_depth < depth; ++rot_depth) {
-      int jj[4];
+      // Built in registers (four scalars stored and read back as one vector stall the
+      // processor: it cannot forward them).
+      int jj[4], jm[4];
       lane_j(rot_depth, jj);
-      Lanes lo;
-      for (int l = 0; l < 4; ++l)
-        lo.Set(l, rot_depth == 0 ? flat_[chains[l]].root : tail_[jj[l] - 1]);
-      alignas(16) float rel[4], axis_len[4];
-      for (int l = 0; l < 4; ++l) rel[l] = rel_scale_[jj[l]], axis_len[l] = axis_len_[jj[l]];
-      const __m128 len4 = _mm_mul_ps(_mm_mul_ps(scale4, _mm_load_ps(rel)), _mm_load_ps(axis_len));
-      above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj), lo.Load(),
-                            Gather(tail_, jj), len4);
+      for (int l = 0; l < 4; ++l) jm[l] = jj[l] - 1;
+      const __m128 len4 = _mm_mul_ps(
+          _mm_mul_ps(scale4, _mm_setr_ps(rel_scale_[jj[0]], rel_scale_[jj[1]], rel_scale_[jj[2]],
+                                         rel_scale_[jj[3]])),
+          _mm_setr_ps(axis_len_[jj[0]], axis_len_[jj[1]], axis_len_[jj[2]], axis_len_[jj[3]]));
+      above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj),
+                            rot_depth == 0 ? root4 : Gather(tail_, jm), Gather(tail_, jj), len4);
       QLanes r;
       r.Store(above);
       for (int l = 0; l < n; ++l) {
@@ -837,26 +839,33 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     const __m128 hit4 = _mm_mul_ps(field(kLaneHit), s4);
     alignas(16) float s[4], len[4], hit[4];
     _mm_store_ps(s, s4), _mm_store_ps(len, len4), _mm_store_ps(hit, hit4);
-    const bool alone = _mm_movemask_ps(_mm_cmpngt_ps(len4, _mm_set1_ps(1e-7f))) != 0;
+    const int zero_len = _mm_movemask_ps(_mm_cmpngt_ps(len4, _mm_set1_ps(1e-7f)));
+    const bool alone = zero_len != 0;
     const bool bent = !lc.arc || (below & nmask) != 0 || alone;
-    Lanes lrest;
+    V4 rest{zero4, zero4, zero4};
     if (lc.arc) {
       const V4 v{field(kLaneArcX), field(kLaneArcY), field(kLaneArcZ)};
       auto row = [&](int r) {
         return _mm_add_ps(_mm_add_ps(_mm_mul_ps(arow[r][0], v.x), _mm_mul_ps(arow[r][1], v.y)),
                           _mm_mul_ps(arow[r][2], v.z));
       };
-      lrest.Store({row(0), row(1), row(2)});
+      rest = {row(0), row(1), row(2)};
     }
     if (bent) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
       rotations_to(d);
-      Lanes lbent;
-      lbent.Store(Rotate(above * rest_rotations(j), s4 * Gather(axis_local_, j)));
-      for (int l = 0; l < 4; ++l) {
-        const int ll = l < n ? l : 0;
-        if (!lc.arc || (below >> ll & 1) || !(len[l] > 1e-7f)) lrest.Set(l, lbent[l]);
-      }
+      const V4 from_above = Rotate(above * rest_rotations(j), s4 * Gather(axis_local_, j));
+      // The lanes that take it: parent mode, below a contact (padding lanes as lane 0), a
+      // zero-length link.
+      const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
+      const int take = !lc.arc ? 0xf : padded_below | zero_len;
+      const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
+      const __m128 m = _mm_castsi128_ps(
+          _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(take), bits), bits));
+      rest = {Sel(m, from_above.x, rest.x), Sel(m, from_above.y, rest.y),
+              Sel(m, from_above.z, rest.z)};
     }
+    Lanes lrest;  // for the lanes solved alone
+    lrest.Store(rest);
     // Angle limits at this depth: each frame hangs from the bent joint above (limits.h), whose
     // rotation the lanes build as FlatRotations does alone. The exact frame (the scalar code's
     // operations) is made only for a lane that needs it: a hinge, a spherical limit, a cone the
@@ -887,7 +896,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     }
     // IntegrateLink's prediction, lane by lane the same operations.
     const V4 x = Gather(tail_, j), before = Gather(prev_target_, j);
-    const V4 target = O + lrest.Load();
+    const V4 target = O + rest;
     Lanes ltarget;
     ltarget.Store(target);
     for (int l = 0; l < n; ++l) prev_target_[j[l]] = ltarget[l];
