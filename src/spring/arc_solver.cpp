@@ -780,8 +780,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   }
   const __m128 scale4 = _mm_load_ps(sc);
   const V4 root4 = lroot.Load();
-  V4 O = root4;  // the joints at this depth: the roots, then each depth's ends
-  int below = 0;        // lanes with a segment above touching a collider (this step or the last)
+  V4 O = root4;   // the joints at this depth: the roots, then each depth's ends
+  int below = 0;  // lanes with a segment above touching a collider (this step or the last)
   // Rest vectors from the bent joint above (parent mode; arc's draping below a contact and a
   // zero-length link): the joints' world rotations, built down the four chains in the lanes
   // (FlatRotations' work) up to the depth that needs them. `above` holds the rotations of the
@@ -859,8 +859,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
       const int take = !lc.arc ? 0xf : padded_below | zero_len;
       const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
-      const __m128 m = _mm_castsi128_ps(
-          _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(take), bits), bits));
+      const __m128 m =
+          _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(take), bits), bits));
       rest = {Sel(m, from_above.x, rest.x), Sel(m, from_above.y, rest.y),
               Sel(m, from_above.z, rest.z)};
     }

@@ -859,9 +859,9 @@ void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform>
 void SpringWorld::UpdateNodeWorld(int node, const Transform& local) {
   const int parent = rig_->parent()[node];
   if (parent >= 0)
-    internal::MulAffineTo(world_[parent], ToMatrix(local), &world_[node]);
+    internal::MulAffineTo(world_[parent], internal::LocalMatrix(local), &world_[node]);
   else
-    world_[node] = ToMatrix(local);
+    world_[node] = internal::LocalMatrix(local);
 }
 
 StepReport SpringWorld::Step(std::span<Transform> pose) {

@@ -45,7 +45,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
       const glm::vec3 animated(world_[next_node][3]);
       vel_[j] = (animated - tail_[j]) / dt;
       tail_[j] = animated;
-      vrm_prev_[j] = vrm_cur_[j] = glm::vec3(world_to_center * glm::vec4(animated, 1.0f));
+      vrm_prev_[j] = vrm_cur_[j] = internal::TransformPoint(world_to_center, animated);
       continue;
     }
     // A virtual tail (synthetic node) is computed from the bone's current matrix in three-vrm
@@ -67,7 +67,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
                                                          : det::PowF(1.0f - drag_[j], dt / kRefDt);
     const glm::vec3 cur = vrm_cur_[j];
     glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
-    next = glm::vec3(center_to_world * glm::vec4(next, 1.0f));
+    next = internal::TransformPoint(center_to_world, next);
     next += world_axis * (stiffness_[j] * config_.stiffness_scale * dt * push_scale);
     next += gravity_dir_[j] * (gravity_power_[j] * dt * push_scale);
     const glm::vec3 pos(bone_world[3]);
@@ -107,14 +107,15 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     next = internal::FlushTiny(next);
     const glm::vec3 prev_world = tail_[j];
     vrm_prev_[j] = cur;
-    vrm_cur_[j] = glm::vec3(world_to_center * glm::vec4(next, 1.0f));
+    vrm_cur_[j] = internal::TransformPoint(world_to_center, next);
     tail_[j] = next;
     vel_[j] = (next - prev_world) / dt;
 
     // The end in the bone's initial frame under its current parent, as a direction. That frame
     // is nearly always rotation x uniform scale s, whose inverse is its transpose / s^2: the
     // direction needs only the transpose (the normalisation removes s^2), not a 4x4 inverse.
-    const glm::mat4 initial_world = internal::MulAffine(parent_world, initial_local);
+    glm::mat4 initial_world;
+    internal::MulAffineTo(parent_world, initial_local, &initial_world);
     const glm::vec3 local_end =
         internal::IsSimilarity(initial_world)
             ? glm::transpose(glm::mat3(initial_world)) * (next - glm::vec3(initial_world[3]))
