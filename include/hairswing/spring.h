@@ -318,8 +318,9 @@ class SpringWorld {
   void FlatRotations(int chain, int upto);
   // world: write the joints' world matrices too (else the chain's are left to FinishWorld).
   void WriteFlatChain(int chain, std::span<Transform> pose, bool world = true);
-  // WriteFlatChain for up to four chains of a lane group at once (SIMD lanes, same bits).
-  void WriteChainLanes(const int* chains, int n, std::span<Transform> pose, bool world);
+  // WriteFlatChain for the chains of the lane groups `groups` (all solved flat), in SIMD lanes
+  // (same bits).
+  void WriteLaneGroups(const int* groups, int count, std::span<Transform> pose, bool world);
   // Deferred write-back (the drivers): a step leaves the flat chains' joint rotations and world
   // matrices unwritten; WriteBack writes them once, after the caller frame's last step. The
   // state a step computes does not depend on them, so the result is the same as writing after
@@ -419,6 +420,7 @@ class SpringWorld {
   std::vector<int> lane_group_of_;
   std::vector<uint8_t> attach_still_;  // per chain: it hangs from a node no chain's step moves
   std::vector<uint8_t> lane_written_;  // WriteBack scratch: the chain was written in lanes
+  std::vector<int> lane_write_;        // WriteBack scratch: the lane groups to write
   int rot_cache_node_ = -2;            // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};
 

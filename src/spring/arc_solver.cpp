@@ -16,7 +16,7 @@
 //           rotation of the joint above. No 4x4 matrix, no quaternion in arc mode away from
 //           contacts: the joints' rotations follow from the ends and are built once per caller
 //           frame (WriteBack), not at every 1/120 s step. Up to four like flat chains (a lane
-//           group) go side by side in SIMD lanes (SolveChainLanes, WriteChainLanes), each lane
+//           group) go side by side in SIMD lanes (SolveChainLanes, WriteLaneGroups), each lane
 //           doing the same float operations as SolveChainFlat / WriteFlatChain: same bits.
 //   general (SolveChainArc) any other chain: world matrices along the node path of every joint.
 #include <algorithm>
@@ -1034,97 +1034,125 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   }
 }
 
-void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose, bool world) {
-  // WriteFlatChain (after FlatRotations) for up to four chains of a lane group, depth by depth
-  // in SIMD lanes: the joint's world rotation from its end, its local rotation and its world
-  // matrix. The rare shortest arc between opposite vectors is built per lane by the scalar
-  // function. chains[0..3]: n in use, the others repeat chains[0]; unused lanes are never
-  // stored.
+void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transform> pose,
+                                  bool world) {
+  // WriteFlatChain (after FlatRotations) for the chains of lane groups, depth by depth in SIMD
+  // lanes: each joint's world rotation from its end, its local rotation and (with `world`) its
+  // world matrix. A chain's rotations are one series of dependent operations (each joint's from
+  // the one above, through a square root and divisions): up to four groups go depth by depth
+  // together, so the processor has independent work while one waits. The rare shortest arc
+  // between opposite vectors is built per lane by the scalar function. Padding lanes repeat the
+  // group's first chain and are never stored.
   const Rig& rig = *rig_;
-  int begin[4];
-  const FlatChain* fc[4];
-  for (int l = 0; l < 4; ++l) {
-    fc[l] = &flat_[chains[l]];
-    begin[l] = rig.chains()[chains[l]].joint_begin;
-  }
-  const int last_d = rig.chains()[chains[0]].joint_end - begin[0] - 1;  // the end joint's depth
-  QLanes parent;
-  Lanes o;
-  for (int l = 0; l < 4; ++l) parent.Set(l, fc[l]->parent_rot), o.Set(l, fc[l]->root);
-  Q4 above = parent.Load();
-  V4 O = o.Load();
-  for (int d = 0; d < last_d; ++d) {
-    int j[4];
-    const glm::quat* rest[4];
-    float scale[4], len[4];
-    for (int l = 0; l < 4; ++l) {
-      j[l] = begin[l] + d;
-      rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
-      scale[l] = fc[l]->scale * rel_scale_[j[l]];
-      len[l] = scale[l] * axis_len_[j[l]];  // FlatRotations: (scale * rel) * axis length
-    }
-    const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
-    const V4 tail = Gather(tail_, j);
-    const Q4 rot = JointRotation(above * GatherQ(rest), Gather(axis_unit_, j), O, tail, len4);
-    // Local rotation: conjugate(parent) * rot, normalised, tiny components flushed.
-    const __m128 sign = _mm_set1_ps(-0.0f);
-    const Q4 local = Normalize(Q4{above.w, _mm_xor_ps(above.x, sign), _mm_xor_ps(above.y, sign),
-                                  _mm_xor_ps(above.z, sign)} *
-                               rot);
-    QLanes lrot, lloc;
-    lrot.Store(rot);
-    lloc.Store(
-        {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)});
-    above = rot;
-    if (!world) {
-      for (int l = 0; l < n; ++l) {
-        flat_rot_[j[l]] = lrot[l];
-        pose[rig.joint_node()[j[l]]].rotation = lloc[l];
+  struct State {
+    Q4 above;  // the world rotations of the joints above this depth
+    V4 O;      // the joints' positions at this depth
+    Lanes o;
+    int begin[4];
+    const int* chains;
+    int n, last_d;  // last_d: the end joint's depth
+  };
+  constexpr int kBatch = 4;
+  for (int b0 = 0; b0 < count; b0 += kBatch) {
+    const int nb = std::min(kBatch, count - b0);
+    State st[kBatch];
+    int max_d = 0;
+    for (int b = 0; b < nb; ++b) {
+      State& s = st[b];
+      const LaneGroup& g = lane_groups_[groups[b0 + b]];
+      s.chains = g.chains;
+      s.n = g.n;
+      QLanes parent;
+      for (int l = 0; l < 4; ++l) {
+        const FlatChain& f = flat_[g.chains[l]];
+        parent.Set(l, f.parent_rot);
+        s.o.Set(l, f.root);
+        s.begin[l] = rig.chains()[g.chains[l]].joint_begin;
       }
-      O = tail;
-      continue;
+      s.above = parent.Load();
+      s.O = s.o.Load();
+      s.last_d = rig.chains()[g.chains[0]].joint_end - s.begin[0] - 1;
+      max_d = std::max(max_d, s.last_d);
     }
-    // World matrix: internal::Compose(o, rot, scale) = mat3_cast(rot) * scale, then o.
-    const __m128 two = _mm_set1_ps(2.0f), one = _mm_set1_ps(1.0f);
-    const __m128 s4 = _mm_setr_ps(scale[0], scale[1], scale[2], scale[3]);
-    auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
-    const __m128 qxx = m(rot.x, rot.x), qyy = m(rot.y, rot.y), qzz = m(rot.z, rot.z);
-    const __m128 qxz = m(rot.x, rot.z), qxy = m(rot.x, rot.y), qyz = m(rot.y, rot.z);
-    const __m128 qwx = m(rot.w, rot.x), qwy = m(rot.w, rot.y), qwz = m(rot.w, rot.z);
-    alignas(16) float mat[9][4];
-    _mm_store_ps(mat[0], m(_mm_sub_ps(one, m(two, _mm_add_ps(qyy, qzz))), s4));
-    _mm_store_ps(mat[1], m(m(two, _mm_add_ps(qxy, qwz)), s4));
-    _mm_store_ps(mat[2], m(m(two, _mm_sub_ps(qxz, qwy)), s4));
-    _mm_store_ps(mat[3], m(m(two, _mm_sub_ps(qxy, qwz)), s4));
-    _mm_store_ps(mat[4], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qzz))), s4));
-    _mm_store_ps(mat[5], m(m(two, _mm_add_ps(qyz, qwx)), s4));
-    _mm_store_ps(mat[6], m(m(two, _mm_add_ps(qxz, qwy)), s4));
-    _mm_store_ps(mat[7], m(m(two, _mm_sub_ps(qyz, qwx)), s4));
-    _mm_store_ps(mat[8], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qyy))), s4));
-    for (int l = 0; l < n; ++l) {
-      const int node = rig.joint_node()[j[l]];
-      flat_rot_[j[l]] = lrot[l];
-      pose[node].rotation = lloc[l];
-      glm::mat4& w = world_[node];
-      w[0] = glm::vec4(mat[0][l], mat[1][l], mat[2][l], 0.0f);
-      w[1] = glm::vec4(mat[3][l], mat[4][l], mat[5][l], 0.0f);
-      w[2] = glm::vec4(mat[6][l], mat[7][l], mat[8][l], 0.0f);
-      w[3] = glm::vec4(o[l], 1.0f);
-    }
-    O = tail;
-    o.Store(tail);
-  }
-  for (int l = 0; l < n; ++l) {  // the end joint, as WriteFlatChain
-    FlatChain& f = flat_[chains[l]];
-    const int last = begin[l] + last_d;
-    f.q_done = last;
-    world_lazy_[chains[l]] = world ? 0 : 1;
-    if (world && last_d > 0) {
-      const int node = rig.joint_node()[last];
-      world_[node] =
-          internal::Compose(tail_[last - 1], flat_rot_[last - 1] * rig.rest_local()[node].rotation,
-                            f.scale * rel_scale_[last]);
-    }
+    for (int d = 0; d < max_d; ++d)
+      for (int b = 0; b < nb; ++b) {
+        State& s = st[b];
+        if (d >= s.last_d) continue;
+        int j[4];
+        const glm::quat* rest[4];
+        float scale[4], len[4];
+        for (int l = 0; l < 4; ++l) {
+          j[l] = s.begin[l] + d;
+          rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
+          scale[l] = flat_[s.chains[l]].scale * rel_scale_[j[l]];
+          len[l] = scale[l] * axis_len_[j[l]];  // FlatRotations: (scale * rel) * axis length
+        }
+        const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
+        const V4 tail = Gather(tail_, j);
+        const Q4 rot =
+            JointRotation(s.above * GatherQ(rest), Gather(axis_unit_, j), s.O, tail, len4);
+        // Local rotation: conjugate(parent) * rot, normalised, tiny components flushed.
+        const __m128 sign = _mm_set1_ps(-0.0f);
+        const Q4 local = Normalize(Q4{s.above.w, _mm_xor_ps(s.above.x, sign),
+                                      _mm_xor_ps(s.above.y, sign), _mm_xor_ps(s.above.z, sign)} *
+                                   rot);
+        QLanes lrot, lloc;
+        lrot.Store(rot);
+        lloc.Store(
+            {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)});
+        s.above = rot;
+        if (!world) {
+          for (int l = 0; l < s.n; ++l) {
+            flat_rot_[j[l]] = lrot[l];
+            pose[rig.joint_node()[j[l]]].rotation = lloc[l];
+          }
+          s.O = tail;
+          continue;
+        }
+        // World matrix: internal::Compose(o, rot, scale) = mat3_cast(rot) * scale, then o.
+        const __m128 two = _mm_set1_ps(2.0f), one = _mm_set1_ps(1.0f);
+        const __m128 s4 = _mm_setr_ps(scale[0], scale[1], scale[2], scale[3]);
+        auto m = [](__m128 a, __m128 c) { return _mm_mul_ps(a, c); };
+        const __m128 qxx = m(rot.x, rot.x), qyy = m(rot.y, rot.y), qzz = m(rot.z, rot.z);
+        const __m128 qxz = m(rot.x, rot.z), qxy = m(rot.x, rot.y), qyz = m(rot.y, rot.z);
+        const __m128 qwx = m(rot.w, rot.x), qwy = m(rot.w, rot.y), qwz = m(rot.w, rot.z);
+        alignas(16) float mat[9][4];
+        _mm_store_ps(mat[0], m(_mm_sub_ps(one, m(two, _mm_add_ps(qyy, qzz))), s4));
+        _mm_store_ps(mat[1], m(m(two, _mm_add_ps(qxy, qwz)), s4));
+        _mm_store_ps(mat[2], m(m(two, _mm_sub_ps(qxz, qwy)), s4));
+        _mm_store_ps(mat[3], m(m(two, _mm_sub_ps(qxy, qwz)), s4));
+        _mm_store_ps(mat[4], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qzz))), s4));
+        _mm_store_ps(mat[5], m(m(two, _mm_add_ps(qyz, qwx)), s4));
+        _mm_store_ps(mat[6], m(m(two, _mm_add_ps(qxz, qwy)), s4));
+        _mm_store_ps(mat[7], m(m(two, _mm_sub_ps(qyz, qwx)), s4));
+        _mm_store_ps(mat[8], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qyy))), s4));
+        for (int l = 0; l < s.n; ++l) {
+          const int node = rig.joint_node()[j[l]];
+          flat_rot_[j[l]] = lrot[l];
+          pose[node].rotation = lloc[l];
+          glm::mat4& w = world_[node];
+          w[0] = glm::vec4(mat[0][l], mat[1][l], mat[2][l], 0.0f);
+          w[1] = glm::vec4(mat[3][l], mat[4][l], mat[5][l], 0.0f);
+          w[2] = glm::vec4(mat[6][l], mat[7][l], mat[8][l], 0.0f);
+          w[3] = glm::vec4(s.o[l], 1.0f);
+        }
+        s.O = tail;
+        s.o.Store(tail);
+      }
+    for (int b = 0; b < nb; ++b)
+      for (int l = 0; l < st[b].n; ++l) {  // the end joint, as WriteFlatChain
+        const State& s = st[b];
+        FlatChain& f = flat_[s.chains[l]];
+        const int last = s.begin[l] + s.last_d;
+        f.q_done = last;
+        world_lazy_[s.chains[l]] = world ? 0 : 1;
+        if (world && s.last_d > 0) {
+          const int node = rig.joint_node()[last];
+          world_[node] = internal::Compose(tail_[last - 1],
+                                           flat_rot_[last - 1] * rig.rest_local()[node].rotation,
+                                           f.scale * rel_scale_[last]);
+        }
+      }
   }
 }
 #undef HS_LANE
@@ -1132,8 +1160,11 @@ void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform>
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
 }
-void SpringWorld::WriteChainLanes(const int* chains, int n, std::span<Transform> pose, bool world) {
-  for (int l = 0; l < n; ++l) WriteFlatChain(chains[l], pose, world);  // never called: WriteBack
+void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transform> pose,
+                                  bool world) {
+  for (int b = 0; b < count; ++b)  // never called: WriteBack
+    for (int l = 0; l < lane_groups_[groups[b]].n; ++l)
+      WriteFlatChain(lane_groups_[groups[b]].chains[l], pose, world);
 }
 #endif
 
@@ -1181,18 +1212,23 @@ void SpringWorld::FinishWorld() const {
 }
 
 void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
-  // Lane groups whose chains were all solved flat: in SIMD lanes (WriteChainLanes).
+  // Lane groups whose chains were all solved flat: in SIMD lanes (WriteLaneGroups).
   const Rig& rig = *rig_;
   const int chains = static_cast<int>(flat_.size());
   std::fill(lane_written_.begin(), lane_written_.end(), 0);
 #if HAIRSWING_SIMD && defined(__SSE2__)
-  if (config_.chain_lanes)
-    for (const LaneGroup& g : lane_groups_) {
-      if (!std::all_of(g.chains, g.chains + g.n, [&](int c) { return flat_[c].pending != 0; }))
+  if (config_.chain_lanes) {
+    int written = 0;
+    for (int g = 0; g < static_cast<int>(lane_groups_.size()); ++g) {
+      const LaneGroup& group = lane_groups_[g];
+      if (!std::all_of(group.chains, group.chains + group.n,
+                       [&](int c) { return flat_[c].pending != 0; }))
         continue;
-      WriteChainLanes(g.chains, g.n, pose, world);
-      for (int m = 0; m < g.n; ++m) lane_written_[g.chains[m]] = 1;
+      lane_write_[written++] = g;
+      for (int m = 0; m < group.n; ++m) lane_written_[group.chains[m]] = 1;
     }
+    WriteLaneGroups(lane_write_.data(), written, pose, world);
+  }
 #endif
   // The others: each joint's world rotation waits for the one above it: a chain's rotations are
   // one long series of dependent operations (normalisations with a square root and a division),
