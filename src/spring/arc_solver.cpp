@@ -1087,10 +1087,21 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
           scale[l] = flat_[s.chains[l]].scale * rel_scale_[j[l]];
           len[l] = scale[l] * axis_len_[j[l]];  // FlatRotations: (scale * rel) * axis length
         }
-        const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
         const V4 tail = Gather(tail_, j);
-        const Q4 rot =
-            JointRotation(s.above * GatherQ(rest), Gather(axis_unit_, j), s.O, tail, len4);
+        // The last step built these rotations already where the lanes needed them (parent
+        // mode, draping, angle limits: rotations_to in SolveChainLanes, the same operations on
+        // the same values): taken from there.
+        bool built = true;
+        for (int l = 0; l < s.n; ++l) built = built && flat_[s.chains[l]].q_done > j[l];
+        Q4 rot;
+        if (built) {
+          const glm::quat* q[4];
+          for (int l = 0; l < 4; ++l) q[l] = &flat_rot_[j[l < s.n ? l : 0]];
+          rot = GatherQ(q);
+        } else {
+          const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
+          rot = JointRotation(s.above * GatherQ(rest), Gather(axis_unit_, j), s.O, tail, len4);
+        }
         // Local rotation: conjugate(parent) * rot, normalised, tiny components flushed.
         const __m128 sign = _mm_set1_ps(-0.0f);
         const Q4 local = Normalize(Q4{s.above.w, _mm_xor_ps(s.above.x, sign),

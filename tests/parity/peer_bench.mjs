@@ -240,10 +240,10 @@ if (crowd > 0 && HairswingSpringBones) {
 const fmt = (x) => x.toFixed(1);
 let md = `Per 60 fps frame of the 12 s head-turn, median (p95) in microseconds; ${rounds - 1} interleaved rounds of ${FRAMES} frames after one warm-up round.\n`;
 md += 'three-vrm: springBoneManager.update(1/60). hairswing (native): DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). wasm arc: the npm package hairswing-three in node, update(1/60) (reads the driver objects, writes the bones; segment checks as the file says). ratio = three-vrm median / hairswing median.\n\n';
-md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | arc ns/joint-step | wasm arc | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | ns/joint-step arc / parent / vrm | wasm arc | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
 for (const r of rows) {
   const c = (s) => `${fmt(s.p50_us)} (${fmt(s.p95_us)})`;
-  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${r.arc.ns_per_joint_step.toFixed(0)} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} |\n`;
+  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${MODES.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} |\n`;
 }
 if (crowdRow) {
   const c = crowdRow;
