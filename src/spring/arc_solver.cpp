@@ -738,6 +738,95 @@ HS_LANE __m128 PointSeparation4(const WorldCollider& col, const V4& p, __m128 r)
   const __m128 sep = _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(e2), r), _mm_set1_ps(col.radius));
   return Sel(_mm_cmpge_ps(e2, _mm_mul_ps(reach, reach)), one, sep);
 }
+
+HS_LANE __m128 Min0(__m128 x) {  // std::min(0.0f, x)
+  return Sel(_mm_cmplt_ps(x, _mm_setzero_ps()), x, _mm_setzero_ps());
+}
+HS_LANE V4 Sel(__m128 m, const V4& a, const V4& b) {
+  return {Sel(m, a.x, b.x), Sel(m, a.y, b.y), Sel(m, a.z, b.z)};
+}
+HS_LANE V4 Div(const V4& v, __m128 s) {  // glm: vec3 / float
+  return {_mm_div_ps(v.x, s), _mm_div_ps(v.y, s), _mm_div_ps(v.z, s)};
+}
+HS_LANE __m128 LaneMask(int bits) {  // lane l all ones where bit l is set
+  const __m128i b = _mm_setr_epi32(1, 2, 4, 8);
+  return _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(bits), b), b));
+}
+// SafeNormalize(v, (0, 1, 0)) of collide.cpp: v / |v|, or +Y when |v| <= 1e-9.
+HS_LANE V4 SafeNormalize4(const V4& v) {
+  const __m128 l = _mm_sqrt_ps(Dot(v, v));
+  const __m128 ok = _mm_cmpgt_ps(l, _mm_set1_ps(1e-9f));
+  const __m128 zero = _mm_setzero_ps();
+  return Sel(ok, Div(v, l), V4{zero, _mm_set1_ps(1.0f), zero});
+}
+// ProjectOnLink (above): the point at distance len from o towards p, or along the rest direction
+// when p is on o.
+HS_LANE V4 ProjectOnLink4(const V4& p, const V4& o, __m128 len, const V4& rest) {
+  const V4 d = p - o;
+  const __m128 l = _mm_sqrt_ps(Dot(d, d));
+  const __m128 rl = _mm_sqrt_ps(Dot(rest, rest));
+  const __m128 tiny = _mm_set1_ps(1e-12f);
+  const V4 rest_dir = Div(rest, Sel(_mm_cmplt_ps(rl, tiny), tiny, rl));  // RestDirection
+  return o + Sel(_mm_cmpgt_ps(l, _mm_mul_ps(_mm_set1_ps(1e-9f), len)), _mm_div_ps(len, l) * d,
+                 len * rest_dir);
+}
+// SegmentContact for an outside sphere or capsule, all of it: the separation, the link
+// parameter of the deepest point (*u) and the push direction (*n).
+HS_LANE __m128 SegmentContact4(const WorldCollider& col, const V4& a, const V4& b, __m128 r,
+                               __m128* u_out, V4* n) {
+  constexpr float kEps = 1e-12f;
+  const glm::vec3 d2s = col.tail - col.head;
+  const V4 d1 = b - a, d2 = Splat(d2s), head = Splat(col.head), rr = a - head;
+  const __m128 a2 = Dot(d1, d1), f = Dot(d2, rr);
+  const float e = glm::dot(d2s, d2s);
+  const __m128 zero = _mm_setzero_ps(), eps = _mm_set1_ps(kEps);
+  const __m128 a_small = _mm_cmple_ps(a2, eps);
+  const __m128 c = Dot(d1, rr);
+  __m128 u, v;
+  if (e <= kEps) {
+    u = Sel(a_small, zero, Clamp01(_mm_div_ps(Neg(c), a2)));
+    v = zero;
+  } else {
+    const __m128 e4 = _mm_set1_ps(e), one = _mm_set1_ps(1.0f);
+    const __m128 b2 = Dot(d1, d2);
+    const __m128 denom = _mm_sub_ps(_mm_mul_ps(a2, e4), _mm_mul_ps(b2, b2));
+    const __m128 ok = _mm_cmpgt_ps(denom, _mm_mul_ps(_mm_mul_ps(eps, a2), e4));
+    const __m128 u0 =
+        Sel(ok, Clamp01(_mm_div_ps(_mm_sub_ps(_mm_mul_ps(b2, f), _mm_mul_ps(c, e4)), denom)), zero);
+    const __m128 v0 = _mm_div_ps(_mm_add_ps(_mm_mul_ps(b2, u0), f), e4);
+    const __m128 below = _mm_cmplt_ps(v0, zero), above = _mm_cmpgt_ps(v0, one);
+    const __m128 u1 = Sel(below, Clamp01(_mm_div_ps(Neg(c), a2)),
+                          Sel(above, Clamp01(_mm_div_ps(_mm_sub_ps(b2, c), a2)), u0));
+    const __m128 v1 = Sel(below, zero, Sel(above, one, v0));
+    u = Sel(a_small, zero, u1);
+    v = Sel(a_small, Clamp01(_mm_div_ps(f, e4)), v1);
+  }
+  const V4 p = a + u * d1, q = head + v * d2, d = p - q;
+  const __m128 len = _mm_sqrt_ps(Dot(d, d));
+  *u_out = u;
+  *n = Sel(_mm_cmpgt_ps(len, _mm_set1_ps(1e-9f)), Div(d, len), SafeNormalize4(p - head));
+  return _mm_sub_ps(_mm_sub_ps(len, r), _mm_set1_ps(col.radius));
+}
+// PointContactFast for an outside sphere or capsule, all of it: +1 when clearly clear (no
+// direction), else PointContact's separation and push direction.
+HS_LANE __m128 PointContact4(const WorldCollider& col, const V4& p, __m128 r, V4* n) {
+  const glm::vec3 ds = col.tail - col.head;
+  const float len2 = glm::dot(ds, ds);
+  const V4 d = Splat(ds), head = Splat(col.head), ph = p - head;
+  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+  __m128 t = len2 > 1e-12f ? _mm_div_ps(Dot(ph, d), _mm_set1_ps(len2)) : zero;
+  t = Sel(_mm_cmplt_ps(t, zero), zero, Sel(_mm_cmpgt_ps(t, one), one, t));
+  const V4 e = p - (head + t * d);
+  const __m128 reach = _mm_add_ps(r, _mm_set1_ps(col.radius));
+  const __m128 clear = _mm_cmpge_ps(Dot(e, e), _mm_mul_ps(reach, reach));
+  // PointContact: ClosestOnSegment's point (the head itself for a sphere), then the distance.
+  const V4 q =
+      len2 <= 1e-12f ? head : head + Clamp01(_mm_div_ps(Dot(ph, d), _mm_set1_ps(len2))) * d;
+  const V4 dd = p - q;
+  const __m128 len = _mm_sqrt_ps(Dot(dd, dd));
+  *n = SafeNormalize4(dd);
+  return Sel(clear, one, _mm_sub_ps(_mm_sub_ps(len, r), _mm_set1_ps(col.radius)));
+}
 }  // namespace
 
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
@@ -953,9 +1042,31 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     // that no candidate touches has no contact this step, as the scalar code would find, and
     // ends in the lanes; any other goes through ResolveLink.
     const __m128 reach_r = _mm_add_ps(len4, hit4);
-    const V4 mid = half * (O + xh);  // the link's middle, a ball of 0.5 len + hit around it
     const __m128 mid_r = _mm_add_ps(_mm_mul_ps(half, len4), hit4);
-    int maybe = 0;
+    // ResolveLink's reject of collider ci (an outside sphere or capsule) for the lanes `mask`
+    // with their ends at X: the lanes it leaves to the exact test.
+    auto candidates = [&](int ci, int mask, const V4& X) __attribute__((always_inline)) {
+      const glm::vec4& bound = collider_bound_[ci];
+      if (!segment) {  // internal::ClearOfBound(bound, xh, hit)
+        const V4 dd = X - V4{_mm_set1_ps(bound.x), _mm_set1_ps(bound.y), _mm_set1_ps(bound.z)};
+        const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_add_ps(hit4, _mm_set1_ps(bound.w)), grow), eps);
+        return mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)));
+      }
+      // internal::ClearOfCapsule(head, axis, inv_len2, radius, mid, mid_r)
+      const V4 middle = half * (O + X);  // the link's middle, a ball of 0.5 len + hit around it
+      const CapsuleReject& cr = collider_reject_[ci];
+      const V4 axis{_mm_set1_ps(cr.axis.x), _mm_set1_ps(cr.axis.y), _mm_set1_ps(cr.axis.z)};
+      const V4 ap =
+          middle - V4{_mm_set1_ps(cr.head.x), _mm_set1_ps(cr.head.y), _mm_set1_ps(cr.head.z)};
+      const __m128 at = _mm_mul_ps(Dot(ap, axis), _mm_set1_ps(cr.inv_len2));
+      const V4 dd = ap - _mm_min_ps(_mm_max_ps(at, zero4), one) * axis;
+      const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_add_ps(mid_r, _mm_set1_ps(cr.radius)), grow), eps);
+      // std::min/max keep a NaN where SSE's give the bound: a NaN parameter is never clear.
+      return mask & _mm_movemask_ps(_mm_or_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)),
+                                              _mm_cmpunord_ps(at, at)));
+    };
+    int maybe = 0;  // lanes an outside sphere or capsule touches
+    int other = 0;  // lanes with a plane or an inside shape among their candidates
     uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
     for (int c = near.begin; c < near.end; ++c) {
       const V4 dc =
@@ -966,30 +1077,13 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       lanes_of[c - near.begin] = static_cast<uint8_t>(mask);
       if (!mask) continue;
       const int ci = near_colliders_[c];
-      const glm::vec4& bound = collider_bound_[ci];
-      int cand = 0;  // the lanes for which the reject leaves this collider to the exact test
-      if (bound.w < 0.0f) {  // a plane or an inside shape: the scalar exact test decides
-        maybe |= mask;
+      if (collider_bound_[ci].w < 0.0f) {  // a plane or an inside shape: the scalar code decides
+        other |= mask;
         continue;
-      } else if (!segment) {  // internal::ClearOfBound(bound, xh, hit)
-        const V4 dd = xh - V4{_mm_set1_ps(bound.x), _mm_set1_ps(bound.y), _mm_set1_ps(bound.z)};
-        const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_add_ps(hit4, _mm_set1_ps(bound.w)), grow), eps);
-        cand = mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)));
-      } else {  // internal::ClearOfCapsule(head, axis, inv_len2, radius, mid, mid_r)
-        const CapsuleReject& cr = collider_reject_[ci];
-        const V4 axis{_mm_set1_ps(cr.axis.x), _mm_set1_ps(cr.axis.y), _mm_set1_ps(cr.axis.z)};
-        const V4 ap =
-            mid - V4{_mm_set1_ps(cr.head.x), _mm_set1_ps(cr.head.y), _mm_set1_ps(cr.head.z)};
-        const __m128 at = _mm_mul_ps(Dot(ap, axis), _mm_set1_ps(cr.inv_len2));
-        const V4 dd = ap - _mm_min_ps(_mm_max_ps(at, zero4), one) * axis;
-        const __m128 r =
-            _mm_add_ps(_mm_mul_ps(_mm_add_ps(mid_r, _mm_set1_ps(cr.radius)), grow), eps);
-        // std::min/max keep a NaN where SSE's give the bound: a NaN parameter is never clear.
-        cand = mask & _mm_movemask_ps(_mm_or_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)),
-                                                _mm_cmpunord_ps(at, at)));
       }
-      // The exact test in the lanes: only a lane it finds in contact goes through ResolveLink
-      // (a lane no candidate touches would find no contact there either, and ends as below).
+      const int cand = candidates(ci, mask, xh);
+      // The exact test in the lanes: a lane no candidate touches has no contact (as ResolveLink
+      // would find) and ends as below.
       if (cand) {
         const __m128 sep = segment ? SegmentSeparation4(colliders_[ci], O, xh, hit4)
                                    : PointSeparation4(colliders_[ci], xh, hit4);
@@ -1004,11 +1098,86 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
                               _mm_add_ps(_mm_sub_ps(xh.z, xh.z), _mm_sub_ps(vr.x, vr.x))),
                    _mm_add_ps(_mm_sub_ps(vr.y, vr.y), _mm_sub_ps(vr.z, vr.z)));
     const int finite = _mm_movemask_ps(_mm_cmpord_ps(zero, zero));  // x - x is NaN for inf, NaN
-    const int slow = (maybe | ~finite) & nmask;
-    const V4 end{FlushTiny4(xh.x), FlushTiny4(xh.y), FlushTiny4(xh.z)};
+    // Lanes in contact with outside spheres and capsules only, without an angle limit, resolve
+    // their contacts in the lanes (ResolveLink's operations lane by lane); the others in
+    // contact, or not finite, go through ResolveLink.
+    const int slow = ((maybe & limited) | other | ~finite) & nmask;
+    const int resolve = maybe & ~slow & nmask;
+    V4 end{FlushTiny4(xh.x), FlushTiny4(xh.y), FlushTiny4(xh.z)};
+    V4 vend{FlushTiny4(vr.x), FlushTiny4(vr.y), FlushTiny4(vr.z)};
+    int touched_lanes = 0;
+    if (resolve) {
+      V4 X = xh, VS = vs;
+      Lanes nslot[kMaxNormals];  // the contact normals, per lane in the order found
+      int count[4] = {0, 0, 0, 0};
+      int active = resolve;  // lanes whose last round found a contact
+      for (int it = 0; it < kContactIterations && active; ++it) {
+        int any = 0;
+        for (int c = near.begin; c < near.end; ++c) {
+          const int mask = lanes_of[c - near.begin] & active;
+          if (!mask) continue;
+          const int ci = near_colliders_[c];
+          const int cand = candidates(ci, mask, X);
+          if (!cand) continue;
+          V4 nrm;
+          __m128 at = one;
+          const __m128 sep = segment ? SegmentContact4(colliders_[ci], O, X, hit4, &at, &nrm)
+                                     : PointContact4(colliders_[ci], X, hit4, &nrm);
+          const int in = cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
+          if (!in) continue;
+          // The link pivots about o: a push of -sep at parameter `at` moves the end about
+          // -sep / at; then only the inward part of the velocity is removed.
+          const __m128 lever =
+              Sel(_mm_cmplt_ps(at, _mm_set1_ps(kMinLever)), _mm_set1_ps(kMinLever), at);
+          const __m128 m = LaneMask(in);
+          X = Sel(m, ProjectOnLink4(X - _mm_div_ps(sep, lever) * nrm, O, len4, rest), X);
+          VS = Sel(m, VS - Min0(Dot(VS, nrm)) * nrm, VS);
+          Lanes ln;
+          ln.Store(nrm);
+          for (int l = 0; l < 4; ++l)
+            if ((in >> l & 1) && count[l] < kMaxNormals) nslot[count[l]++].Set(l, ln[l]);
+          any |= in;
+          rep.contacts += __builtin_popcount(static_cast<unsigned>(in));
+        }
+        if (any) rep.flags |= kStepContact;
+        active &= any;
+      }
+      for (int l = 0; l < 4; ++l) touched_lanes |= count[l] > 0 ? 1 << l : 0;
+      // The velocity's radial part, then once more the inward part along each normal's
+      // component across the link.
+      const V4 d = _mm_div_ps(one, len4) * (X - O);
+      VS = VS - Dot(VS, d) * d;
+      const int most = std::max(std::max(count[0], count[1]), std::max(count[2], count[3]));
+      for (int i = 0; i < most; ++i) {
+        int has = 0;
+        for (int l = 0; l < 4; ++l) has |= count[l] > i ? 1 << l : 0;
+        const V4 ni = nslot[i].Load();
+        V4 np = ni - Dot(ni, d) * d;
+        const __m128 l = _mm_sqrt_ps(Dot(np, np));
+        np = _mm_div_ps(one, l) * np;
+        const __m128 m = _mm_andnot_ps(_mm_cmplt_ps(l, _mm_set1_ps(1e-6f)), LaneMask(has));
+        VS = Sel(m, VS - Min0(Dot(VS, np)) * np, VS);
+      }
+      // Never let a NaN out: the rest direction, at rest (kStepRepaired).
+      const V4 bad4 = (X - X) + (VS - VS);
+      const int bad = resolve & ~_mm_movemask_ps(_mm_cmpord_ps(
+                                    _mm_add_ps(_mm_add_ps(bad4.x, bad4.y), bad4.z), zero4));
+      if (bad) {
+        const __m128 rl = _mm_sqrt_ps(Dot(rest, rest));
+        const __m128 tiny = _mm_set1_ps(1e-12f);
+        const V4 rest_dir = Div(rest, Sel(_mm_cmplt_ps(rl, tiny), tiny, rl));
+        const __m128 m = LaneMask(bad);
+        X = Sel(m, O + len4 * rest_dir, X);
+        VS = Sel(m, V4{zero4, zero4, zero4}, VS);
+        rep.flags |= kStepRepaired;
+      }
+      const __m128 m = LaneMask(resolve);
+      end = Sel(m, V4{FlushTiny4(X.x), FlushTiny4(X.y), FlushTiny4(X.z)}, end);
+      vend = Sel(m, V4{FlushTiny4(VS.x), FlushTiny4(VS.y), FlushTiny4(VS.z)}, vend);
+    }
     Lanes tail, vel;
     tail.Store(end);
-    vel.Store({FlushTiny4(vr.x), FlushTiny4(vr.y), FlushTiny4(vr.z)});
+    vel.Store(vend);
     for (int l = 0; l < n; ++l) {
       const int jl = j[l];
       if (slow >> l & 1) {
@@ -1022,15 +1191,16 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
                                          joint_colliders_.data(), n_cand, rep, frame_of(l));
         below |= touched ? 1 << l : 0;
       } else {
-        below |= in_contact_[jl] != 0 ? 1 << l : 0;
-        in_contact_[jl] = 0;
+        const int touched = touched_lanes >> l & 1;
+        below |= in_contact_[jl] != 0 || touched ? 1 << l : 0;
+        in_contact_[jl] = static_cast<uint8_t>(touched);
         tail_[jl] = tail[l];
         vel_[jl] = vel[l];
       }
     }
     // The next depth's joints: these ends (padding lanes, lane 0's chain, end as lane 0 in the
-    // lanes; a lane solved alone ended in tail_).
-    O = slow ? Gather(tail_, j) : end;
+    // lanes; a lane solved alone or in contact ended in tail_).
+    O = slow || resolve ? Gather(tail_, j) : end;
   }
 }
 
