@@ -575,6 +575,24 @@ HS_LANE V4 Gather(const std::vector<glm::vec3>& v, const int* j) {
           _mm_setr_ps(v[j[0]].y, v[j[1]].y, v[j[2]].y, v[j[3]].y),
           _mm_setr_ps(v[j[0]].z, v[j[1]].z, v[j[2]].z, v[j[3]].z)};
 }
+// Gather's inverse for the lanes in `lanes` (bit l: lane l): each lane's x, y and z to v[j[l]],
+// moved out of the registers by shuffles. (Storing the vectors and reading each lane back from
+// memory stalled: the processor does not forward a wide store to narrow loads at an offset.)
+HS_LANE void Scatter(std::vector<glm::vec3>& v, const int* j, const V4& a, int lanes) {
+  auto put = [&](int l, __m128 x, __m128 y, __m128 z) {
+    glm::vec3& d = v[j[l]];
+    _mm_store_ss(&d.x, x);
+    _mm_store_ss(&d.y, y);
+    _mm_store_ss(&d.z, z);
+  };
+  if (lanes & 1) put(0, a.x, a.y, a.z);
+  if (lanes & 2)
+    put(1, _mm_shuffle_ps(a.x, a.x, 1), _mm_shuffle_ps(a.y, a.y, 1), _mm_shuffle_ps(a.z, a.z, 1));
+  if (lanes & 4)
+    put(2, _mm_shuffle_ps(a.x, a.x, 2), _mm_shuffle_ps(a.y, a.y, 2), _mm_shuffle_ps(a.z, a.z, 2));
+  if (lanes & 8)
+    put(3, _mm_shuffle_ps(a.x, a.x, 3), _mm_shuffle_ps(a.y, a.y, 3), _mm_shuffle_ps(a.z, a.z, 3));
+}
 // Four vectors in memory, lane by lane.
 struct Lanes {
   alignas(16) float x[4], y[4], z[4];
@@ -986,9 +1004,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     // IntegrateLink's prediction, lane by lane the same operations.
     const V4 x = Gather(tail_, j), before = Gather(prev_target_, j);
     const V4 target = O + rest;
-    Lanes ltarget;
-    ltarget.Store(target);
-    for (int l = 0; l < n; ++l) prev_target_[j[l]] = ltarget[l];
+    Scatter(prev_target_, j, target, nmask);
     const V4 vt = inv_h4 * (target - before);
     const int cf = kLaneCoef + kLaneCoefFields * mode;
     const V4 gv{field(cf + 1), field(cf + 2), field(cf + 3)};
@@ -1175,9 +1191,6 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       end = Sel(m, V4{FlushTiny4(X.x), FlushTiny4(X.y), FlushTiny4(X.z)}, end);
       vend = Sel(m, V4{FlushTiny4(VS.x), FlushTiny4(VS.y), FlushTiny4(VS.z)}, vend);
     }
-    Lanes tail, vel;
-    tail.Store(end);
-    vel.Store(vend);
     for (int l = 0; l < n; ++l) {
       const int jl = j[l];
       if (slow >> l & 1) {
@@ -1194,10 +1207,10 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         const int touched = touched_lanes >> l & 1;
         below |= in_contact_[jl] != 0 || touched ? 1 << l : 0;
         in_contact_[jl] = static_cast<uint8_t>(touched);
-        tail_[jl] = tail[l];
-        vel_[jl] = vel[l];
       }
     }
+    Scatter(tail_, j, end, nmask & ~slow);
+    Scatter(vel_, j, vend, nmask & ~slow);
     // The next depth's joints: these ends (padding lanes, lane 0's chain, end as lane 0 in the
     // lanes; a lane solved alone or in contact ended in tail_).
     O = slow || resolve ? Gather(tail_, j) : end;
