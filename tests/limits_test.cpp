@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/math.h"
 #include "hairswing/io.h"
 #include "hairswing/spring.h"
 #include "synthetic.h"
@@ -27,6 +28,51 @@ internal::PreparedLimit Prepared(JointLimit::Kind kind, float angle, float yaw =
   l.angle = angle;
   l.yaw = yaw;
   return internal::PrepareLimit(l, glm::vec3(0, 1, 0));  // limit frame = joint frame
+}
+
+// vrm mode skips the limit of a cone the end is clearly inside of (ConeClearly), with the cone's
+// axis from the parent's matrix instead of its exact rotation: wherever it says so, ApplyLimit
+// with the exact frame must leave the end alone. Random frames (rotation, uniform scale from
+// 0.01 to 100, translation), bones, cone angles and ends within 3 degrees of the cone's edge.
+TEST(LimitShapes, AConeClearlyInsideIsOneApplyLimitLeavesAlone) {
+  uint32_t seed = 12345;
+  auto rnd = [&]() {  // [0, 1)
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f;
+  };
+  auto unit = [&]() {
+    const float z = 2.0f * rnd() - 1.0f, a = 6.2831853f * rnd(), r = std::sqrt(1.0f - z * z);
+    return glm::vec3(r * std::cos(a), z, r * std::sin(a));
+  };
+  int clear = 0, near_edge = 0;
+  for (int i = 0; i < 50000; ++i) {
+    const glm::quat parent_rot = glm::normalize(glm::quat(rnd() - 0.5f, unit()));
+    const float scale = std::pow(10.0f, 4.0f * rnd() - 2.0f);
+    glm::mat4 parent = glm::mat4_cast(parent_rot) * scale;
+    parent[3] = glm::vec4(unit() * 3.0f, 1.0f);
+    const glm::quat rest = glm::normalize(glm::quat(rnd() - 0.5f, unit()));
+    JointLimit lim;
+    lim.kind = JointLimit::Kind::kCone;
+    lim.angle = (5.0f + 120.0f * rnd()) * kDeg;
+    const internal::PreparedLimit cone = internal::PrepareLimit(lim, unit());
+    const glm::vec3 axis_in_parent = (rest * cone.local) * glm::vec3(0, 1, 0);
+    // The frame the solver builds, and an end at (cone angle +- 3 degrees) from its axis.
+    const glm::quat frame = internal::RotationOf(parent) * rest * cone.local;
+    const float off = lim.angle + (6.0f * rnd() - 3.0f) * kDeg;
+    const float az = 6.2831853f * rnd();
+    const glm::vec3 d(std::sin(off) * std::cos(az), std::cos(off), std::sin(off) * std::sin(az));
+    const glm::vec3 o(parent[3]);
+    const float len = 0.01f + rnd();
+    const glm::vec3 end = o + (frame * d) * len;
+    if (!internal::ConeClearly(cone, axis_in_parent, parent, end - o)) continue;
+    ++clear;
+    near_edge += off > lim.angle - 0.5f * kDeg ? 1 : 0;
+    glm::vec3 moved = end;
+    ASSERT_FALSE(internal::ApplyLimit(cone, frame, o, len, moved)) << "trial " << i;
+    ASSERT_EQ(moved, end) << "trial " << i;
+  }
+  EXPECT_GT(clear, 10000);     // the shortcut is taken for most ends inside
+  EXPECT_GT(near_edge, 1000);  // including ends within half a degree of the edge
 }
 
 TEST(LimitShapes, ConeKeepsTheAzimuthAndSetsThePolarAngle) {

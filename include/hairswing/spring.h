@@ -343,6 +343,9 @@ class SpringWorld {
   mutable bool world_lazy_any_ = false;
   void WriteBackDriven(std::span<glm::quat> rotations);
   void SolveChainVrm(int chain, std::span<Transform> pose, float h, bool variable, StepReport& rep);
+  // vrm mode: a cone limit's axis in the joint's parent frame, (rest rotation * limit frame) * +Y
+  // (limits.h, ConeClearly).
+  std::vector<glm::vec3> cone_axis_parent_;
 
   const Rig* rig_ = nullptr;
   SpringConfig config_;

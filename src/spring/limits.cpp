@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/det_math.h"
+#include "core/math.h"
 
 namespace hairswing::internal {
 
@@ -85,6 +86,13 @@ bool ClampToLimit(const PreparedLimit& l, glm::vec3& d) {
     }
   }
   return false;
+}
+
+bool ConeClearly(const PreparedLimit& l, const glm::vec3& axis_in_parent,
+                 const glm::mat4& parent_world, const glm::vec3& e) {
+  if (l.kind != JointLimit::Kind::kCone || !IsSimilarity(parent_world)) return false;
+  const glm::vec3 axis = glm::mat3(parent_world) * axis_in_parent;
+  return glm::dot(axis, e) >= (l.cos_a + 1e-4f) * glm::length(axis) * glm::length(e);
 }
 
 bool ApplyLimit(const PreparedLimit& l, const glm::quat& frame, const glm::vec3& o, float len,

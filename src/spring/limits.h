@@ -25,4 +25,13 @@ bool ClampToLimit(const PreparedLimit& l, glm::vec3& d);
 bool ApplyLimit(const PreparedLimit& l, const glm::quat& frame, const glm::vec3& o, float len,
                 glm::vec3& end);
 
+/// A shortcut past ApplyLimit for a cone: true when `l` is a cone and the direction `e` lies
+/// inside it by a margin of 1e-4 in the cosine, the cone's axis taken from the parent's world
+/// matrix (`axis_in_parent`: (rest rotation * l.local) * +Y) instead of from its orthonormalised
+/// rotation. Only for a parent matrix that is rotation x uniform scale, where both give the same
+/// direction up to rounding far below the margin; then ApplyLimit with the exact frame would
+/// leave the end alone (limits_test checks it).
+bool ConeClearly(const PreparedLimit& l, const glm::vec3& axis_in_parent,
+                 const glm::mat4& parent_world, const glm::vec3& e);
+
 }  // namespace hairswing::internal

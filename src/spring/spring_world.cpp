@@ -193,6 +193,10 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j)
       if (rig.joint_limit()[j].kind != JointLimit::Kind::kNone)
         w.limit_[j] = internal::PrepareLimit(rig.joint_limit()[j], w.axis_unit_[j]);
+  w.cone_axis_parent_.assign(nj, glm::vec3(0, 1, 0));
+  for (size_t j = 0; j < nj; ++j)
+    w.cone_axis_parent_[j] =
+        (rig.rest_local()[rig.joint_node()[j]].rotation * w.limit_[j].local) * glm::vec3(0, 1, 0);
   // A chain whose joint is another chain's attachment must have its joints' world matrices
   // written at every step (the later chain reads them in the same step).
   std::vector<int> chain_of(rig.node_count(), -1);

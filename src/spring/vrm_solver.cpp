@@ -76,10 +76,19 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     // VRMC_springBone_limit draft recommends), in the joint's rest frame under its parent.
     const internal::PreparedLimit& limit = limit_[j];
     const bool limited = limit.kind != JointLimit::Kind::kNone;
-    const glm::quat limit_frame =
-        limited ? internal::RotationOf(parent_world) * rig.rest_local()[node].rotation * limit.local
-                : glm::quat(1, 0, 0, 0);
-    if (limited) internal::ApplyLimit(limit, limit_frame, pos, bone_length, next);
+    // The limit's frame (the parent's world rotation, an orthonormalisation with four square
+    // roots) only where it is used: a cone the end is clearly inside of leaves it alone.
+    glm::quat limit_frame(1, 0, 0, 0);
+    bool framed = false;
+    auto frame = [&]() -> const glm::quat& {
+      if (!framed)
+        limit_frame =
+            internal::RotationOf(parent_world) * rig.rest_local()[node].rotation * limit.local;
+      framed = true;
+      return limit_frame;
+    };
+    if (limited && !internal::ConeClearly(limit, cone_axis_parent_[j], parent_world, next - pos))
+      internal::ApplyLimit(limit, frame(), pos, bone_length, next);
 
     const float hit = hit_radius_[j];
     // next stays bone_length from pos through every push, so only colliders whose bounding
@@ -95,7 +104,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
         next += n * (-dist);
         const glm::vec3 d = next - pos;
         next = d * (bone_length / glm::length(d)) + pos;
-        if (limited) internal::ApplyLimit(limit, limit_frame, pos, bone_length, next);
+        if (limited) internal::ApplyLimit(limit, frame(), pos, bone_length, next);
         ++rep.contacts;
         rep.flags |= kStepContact;
       }
