@@ -16,7 +16,15 @@ struct Transform {
   glm::quat rotation{1, 0, 0, 0};  ///< unit
   glm::vec3 scale{1.0f};
 };
-glm::mat4 ToMatrix(const Transform& t);
+/// Its matrix (inline: the solver builds node matrices at every step).
+inline glm::mat4 ToMatrix(const Transform& t) {
+  glm::mat4 m = glm::mat4_cast(t.rotation);
+  m[0] *= t.scale.x;
+  m[1] *= t.scale.y;
+  m[2] *= t.scale.z;
+  m[3] = glm::vec4(t.translation, 1.0f);
+  return m;
+}
 
 /// One spring chain: joints [joint_begin, joint_end) in the Rig's joint arrays, root first. The
 /// last joint is the tail (only its position matters); every joint before it swings.

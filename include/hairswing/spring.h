@@ -259,6 +259,7 @@ class SpringWorld {
   void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
   // world_[node] = its parent's world matrix x the node's local transform.
   void UpdateNodeWorld(int node, const Transform& local);
+  void UpdateNodeWorld(int node, const glm::mat4& local);  // local: the node's local matrix
   bool CheckTeleport(int chain);
   void ResetChain(int chain, std::span<Transform> pose);
   void UpdateWorldPath(int joint, std::span<const Transform> pose);

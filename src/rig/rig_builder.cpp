@@ -8,15 +8,6 @@
 
 namespace hairswing {
 
-glm::mat4 ToMatrix(const Transform& t) {
-  glm::mat4 m = glm::mat4_cast(t.rotation);
-  m[0] *= t.scale.x;
-  m[1] *= t.scale.y;
-  m[2] *= t.scale.z;
-  m[3] = glm::vec4(t.translation, 1.0f);
-  return m;
-}
-
 void ComputeWorld(const Rig& rig, std::span<const Transform> local, std::span<glm::mat4> world) {
   HS_ASSERT(local.size() == rig.node_count() && world.size() == rig.node_count());
   for (size_t i = 0; i < rig.node_count(); ++i) {

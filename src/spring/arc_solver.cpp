@@ -705,13 +705,18 @@ HS_LANE V4 Splat(const glm::vec3& v) {
 }
 HS_LANE __m128 Neg(__m128 x) { return _mm_xor_ps(x, _mm_set1_ps(-0.0f)); }
 
-// SegmentContact's separation for an outside sphere or capsule: the links a-b (radius r) against
-// the collider, through ClosestSegmentParams. e (the collider's squared length) is the same for
-// all lanes: its branch stays a branch.
-HS_LANE __m128 SegmentSeparation4(const WorldCollider& col, const V4& a, const V4& b, __m128 r) {
+// The closest points of the links a-b and an outside sphere's or capsule's axis, as SegmentContact
+// finds them through ClosestSegmentParams: the link parameter u, the link's point p and the
+// distance vector d from the axis. e (the collider's squared length) is the same for all lanes:
+// its branch stays a branch.
+struct SegmentClosest4 {
+  __m128 u;
+  V4 p, d;
+};
+HS_LANE SegmentClosest4 ClosestOnLinks(const WorldCollider& col, const V4& a, const V4& b) {
   constexpr float kEps = 1e-12f;  // ClosestSegmentParams'
   const glm::vec3 d2s = col.tail - col.head;
-  const V4 d1 = b - a, d2 = Splat(d2s), rr = a - Splat(col.head);
+  const V4 d1 = b - a, d2 = Splat(d2s), head = Splat(col.head), rr = a - head;
   const __m128 a2 = Dot(d1, d1), f = Dot(d2, rr);
   const float e = glm::dot(d2s, d2s);
   const __m128 zero = _mm_setzero_ps(), eps = _mm_set1_ps(kEps);
@@ -736,25 +741,37 @@ HS_LANE __m128 SegmentSeparation4(const WorldCollider& col, const V4& a, const V
     u = Sel(a_small, zero, u1);
     v = Sel(a_small, Clamp01(_mm_div_ps(f, e4)), v1);
   }
-  const V4 p = a + u * d1, q = Splat(col.head) + v * d2, d = p - q;
-  return _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(Dot(d, d)), r), _mm_set1_ps(col.radius));
+  const V4 p = a + u * d1;
+  return {u, p, p - (head + v * d2)};
 }
 
-// PointContactFast's separation for an outside sphere or capsule: +1 when clearly clear, else
-// PointContact's (ClosestOnSegment gives the same closest point up to the sign of a zero, which
-// the squared length does not see).
-HS_LANE __m128 PointSeparation4(const WorldCollider& col, const V4& p, __m128 r) {
+// SegmentContact's separation for an outside sphere or capsule: the links a-b (radius r).
+HS_LANE __m128 SegmentSeparation4(const WorldCollider& col, const V4& a, const V4& b, __m128 r) {
+  const SegmentClosest4 k = ClosestOnLinks(col, a, b);
+  return _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(Dot(k.d, k.d)), r), _mm_set1_ps(col.radius));
+}
+
+// PointContactFast's early out and PointContact's distance vector for an outside sphere or
+// capsule: *e from the closest point of the axis (ClosestOnSegment's: the head itself for a
+// sphere) to p, *e2 its squared length; returns the lanes clearly clear of the collider.
+HS_LANE __m128 PointReach4(const WorldCollider& col, const V4& p, __m128 r, V4* e, __m128* e2) {
   const glm::vec3 ds = col.tail - col.head;
   const float len2 = glm::dot(ds, ds);
-  const V4 d = Splat(ds), ph = p - Splat(col.head);
-  __m128 t = len2 > 1e-12f ? _mm_div_ps(Dot(ph, d), _mm_set1_ps(len2)) : _mm_setzero_ps();
-  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-  t = Sel(_mm_cmplt_ps(t, zero), zero, Sel(_mm_cmpgt_ps(t, one), one, t));
-  const V4 e = p - (Splat(col.head) + t * d);
+  const V4 d = Splat(ds), head = Splat(col.head);
+  *e = p -
+       (len2 > 1e-12f ? head + Clamp01(_mm_div_ps(Dot(p - head, d), _mm_set1_ps(len2))) * d : head);
+  *e2 = Dot(*e, *e);
   const __m128 reach = _mm_add_ps(r, _mm_set1_ps(col.radius));
-  const __m128 e2 = Dot(e, e);
-  const __m128 sep = _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(e2), r), _mm_set1_ps(col.radius));
-  return Sel(_mm_cmpge_ps(e2, _mm_mul_ps(reach, reach)), one, sep);
+  return _mm_cmpge_ps(*e2, _mm_mul_ps(reach, reach));
+}
+
+// PointContactFast's separation for an outside sphere or capsule: +1 when clearly clear.
+HS_LANE __m128 PointSeparation4(const WorldCollider& col, const V4& p, __m128 r) {
+  V4 e;
+  __m128 e2;
+  const __m128 clear = PointReach4(col, p, r, &e, &e2);
+  return Sel(clear, _mm_set1_ps(1.0f),
+             _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(e2), r), _mm_set1_ps(col.radius)));
 }
 
 HS_LANE __m128 Min0(__m128 x) {  // std::min(0.0f, x)
@@ -777,73 +794,39 @@ HS_LANE V4 SafeNormalize4(const V4& v) {
   const __m128 zero = _mm_setzero_ps();
   return Sel(ok, Div(v, l), V4{zero, _mm_set1_ps(1.0f), zero});
 }
+// RestDirection (above): rest / max(|rest|, 1e-12).
+HS_LANE V4 RestDirection4(const V4& rest) {
+  const __m128 rl = _mm_sqrt_ps(Dot(rest, rest)), tiny = _mm_set1_ps(1e-12f);
+  return Div(rest, Sel(_mm_cmplt_ps(rl, tiny), tiny, rl));
+}
 // ProjectOnLink (above): the point at distance len from o towards p, or along the rest direction
 // when p is on o.
 HS_LANE V4 ProjectOnLink4(const V4& p, const V4& o, __m128 len, const V4& rest) {
   const V4 d = p - o;
   const __m128 l = _mm_sqrt_ps(Dot(d, d));
-  const __m128 rl = _mm_sqrt_ps(Dot(rest, rest));
-  const __m128 tiny = _mm_set1_ps(1e-12f);
-  const V4 rest_dir = Div(rest, Sel(_mm_cmplt_ps(rl, tiny), tiny, rl));  // RestDirection
   return o + Sel(_mm_cmpgt_ps(l, _mm_mul_ps(_mm_set1_ps(1e-9f), len)), _mm_div_ps(len, l) * d,
-                 len * rest_dir);
+                 len * RestDirection4(rest));
 }
 // SegmentContact for an outside sphere or capsule, all of it: the separation, the link
 // parameter of the deepest point (*u) and the push direction (*n).
 HS_LANE __m128 SegmentContact4(const WorldCollider& col, const V4& a, const V4& b, __m128 r,
                                __m128* u_out, V4* n) {
-  constexpr float kEps = 1e-12f;
-  const glm::vec3 d2s = col.tail - col.head;
-  const V4 d1 = b - a, d2 = Splat(d2s), head = Splat(col.head), rr = a - head;
-  const __m128 a2 = Dot(d1, d1), f = Dot(d2, rr);
-  const float e = glm::dot(d2s, d2s);
-  const __m128 zero = _mm_setzero_ps(), eps = _mm_set1_ps(kEps);
-  const __m128 a_small = _mm_cmple_ps(a2, eps);
-  const __m128 c = Dot(d1, rr);
-  __m128 u, v;
-  if (e <= kEps) {
-    u = Sel(a_small, zero, Clamp01(_mm_div_ps(Neg(c), a2)));
-    v = zero;
-  } else {
-    const __m128 e4 = _mm_set1_ps(e), one = _mm_set1_ps(1.0f);
-    const __m128 b2 = Dot(d1, d2);
-    const __m128 denom = _mm_sub_ps(_mm_mul_ps(a2, e4), _mm_mul_ps(b2, b2));
-    const __m128 ok = _mm_cmpgt_ps(denom, _mm_mul_ps(_mm_mul_ps(eps, a2), e4));
-    const __m128 u0 =
-        Sel(ok, Clamp01(_mm_div_ps(_mm_sub_ps(_mm_mul_ps(b2, f), _mm_mul_ps(c, e4)), denom)), zero);
-    const __m128 v0 = _mm_div_ps(_mm_add_ps(_mm_mul_ps(b2, u0), f), e4);
-    const __m128 below = _mm_cmplt_ps(v0, zero), above = _mm_cmpgt_ps(v0, one);
-    const __m128 u1 = Sel(below, Clamp01(_mm_div_ps(Neg(c), a2)),
-                          Sel(above, Clamp01(_mm_div_ps(_mm_sub_ps(b2, c), a2)), u0));
-    const __m128 v1 = Sel(below, zero, Sel(above, one, v0));
-    u = Sel(a_small, zero, u1);
-    v = Sel(a_small, Clamp01(_mm_div_ps(f, e4)), v1);
-  }
-  const V4 p = a + u * d1, q = head + v * d2, d = p - q;
-  const __m128 len = _mm_sqrt_ps(Dot(d, d));
-  *u_out = u;
-  *n = Sel(_mm_cmpgt_ps(len, _mm_set1_ps(1e-9f)), Div(d, len), SafeNormalize4(p - head));
+  const SegmentClosest4 k = ClosestOnLinks(col, a, b);
+  const __m128 len = _mm_sqrt_ps(Dot(k.d, k.d));
+  *u_out = k.u;
+  *n = Sel(_mm_cmpgt_ps(len, _mm_set1_ps(1e-9f)), Div(k.d, len),
+           SafeNormalize4(k.p - Splat(col.head)));
   return _mm_sub_ps(_mm_sub_ps(len, r), _mm_set1_ps(col.radius));
 }
 // PointContactFast for an outside sphere or capsule, all of it: +1 when clearly clear (no
 // direction), else PointContact's separation and push direction.
 HS_LANE __m128 PointContact4(const WorldCollider& col, const V4& p, __m128 r, V4* n) {
-  const glm::vec3 ds = col.tail - col.head;
-  const float len2 = glm::dot(ds, ds);
-  const V4 d = Splat(ds), head = Splat(col.head), ph = p - head;
-  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-  __m128 t = len2 > 1e-12f ? _mm_div_ps(Dot(ph, d), _mm_set1_ps(len2)) : zero;
-  t = Sel(_mm_cmplt_ps(t, zero), zero, Sel(_mm_cmpgt_ps(t, one), one, t));
-  const V4 e = p - (head + t * d);
-  const __m128 reach = _mm_add_ps(r, _mm_set1_ps(col.radius));
-  const __m128 clear = _mm_cmpge_ps(Dot(e, e), _mm_mul_ps(reach, reach));
-  // PointContact: ClosestOnSegment's point (the head itself for a sphere), then the distance.
-  const V4 q =
-      len2 <= 1e-12f ? head : head + Clamp01(_mm_div_ps(Dot(ph, d), _mm_set1_ps(len2))) * d;
-  const V4 dd = p - q;
-  const __m128 len = _mm_sqrt_ps(Dot(dd, dd));
-  *n = SafeNormalize4(dd);
-  return Sel(clear, one, _mm_sub_ps(_mm_sub_ps(len, r), _mm_set1_ps(col.radius)));
+  V4 e;
+  __m128 e2;
+  const __m128 clear = PointReach4(col, p, r, &e, &e2);
+  *n = SafeNormalize4(e);
+  return Sel(clear, _mm_set1_ps(1.0f),
+             _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(e2), r), _mm_set1_ps(col.radius)));
 }
 }  // namespace
 
@@ -965,11 +948,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       // zero-length link.
       const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
       const int take = !lc.arc ? 0xf : padded_below | zero_len;
-      const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
-      const __m128 m =
-          _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(take), bits), bits));
-      rest = {Sel(m, from_above.x, rest.x), Sel(m, from_above.y, rest.y),
-              Sel(m, from_above.z, rest.z)};
+      rest = Sel(LaneMask(take), from_above, rest);
     }
     Lanes lrest;  // for the lanes solved alone
     lrest.Store(rest);
@@ -1179,11 +1158,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       const int bad = resolve & ~_mm_movemask_ps(_mm_cmpord_ps(
                                     _mm_add_ps(_mm_add_ps(bad4.x, bad4.y), bad4.z), zero4));
       if (bad) {
-        const __m128 rl = _mm_sqrt_ps(Dot(rest, rest));
-        const __m128 tiny = _mm_set1_ps(1e-12f);
-        const V4 rest_dir = Div(rest, Sel(_mm_cmplt_ps(rl, tiny), tiny, rl));
         const __m128 m = LaneMask(bad);
-        X = Sel(m, O + len4 * rest_dir, X);
+        X = Sel(m, O + len4 * RestDirection4(rest), X);
         VS = Sel(m, V4{zero4, zero4, zero4}, VS);
         rep.flags |= kStepRepaired;
       }
@@ -1376,8 +1352,10 @@ void SpringWorld::WriteFlatChain(int chain, std::span<Transform> pose, bool worl
       pose[rig.joint_node()[j]].rotation =
           internal::FlushTiny(glm::normalize(glm::conjugate(parent_rot) * flat_rot_[j]));
     }
-  world_lazy_[chain] = 1;
-  if (world) FlatWorld(chain);
+  if (world)
+    FlatWorld(chain);
+  else
+    world_lazy_[chain] = 1;
 }
 
 void SpringWorld::FlatWorld(int chain) const {

@@ -13,16 +13,6 @@ namespace hairswing::internal {
 
 bool PoseIsFinite(std::span<const Transform> pose);
 
-/// ToMatrix (rig.h) inline, the same operations: the steps build node matrices all the time.
-inline glm::mat4 LocalMatrix(const Transform& t) {
-  glm::mat4 m = glm::mat4_cast(t.rotation);
-  m[0] *= t.scale.x;
-  m[1] *= t.scale.y;
-  m[2] *= t.scale.z;
-  m[3] = glm::vec4(t.translation, 1.0f);
-  return m;
-}
-
 /// glm::vec3(m * glm::vec4(p, 1)), the same sums in the same order ((m0 x + m1 y) + (m2 z + m3)),
 /// inline and without the fourth row.
 inline glm::vec3 TransformPoint(const glm::mat4& m, const glm::vec3& p) {

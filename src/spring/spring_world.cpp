@@ -746,15 +746,10 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
   // matrix is then the one made in Create.
   const RigChain& ch = rig_->chains()[c];
   const int root = rig_->joint_node()[ch.joint_begin];
-  if (!check_pose && (owned_.empty() || !owned_[root])) {
-    const int parent = rig_->parent()[root];
-    if (parent >= 0)
-      internal::MulAffineTo(world_[parent], root_local_[c], &world_[root]);
-    else
-      world_[root] = root_local_[c];
-  } else {
+  if (!check_pose && (owned_.empty() || !owned_[root]))
+    UpdateNodeWorld(root, root_local_[c]);
+  else
     UpdateRootWorld(ch, pose);
-  }
   const int shared = teleport_rep_[c];
   teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
   if (teleported_[c]) {
@@ -862,11 +857,15 @@ void SpringWorld::UpdateRootWorld(const RigChain& ch, std::span<const Transform>
 }
 
 void SpringWorld::UpdateNodeWorld(int node, const Transform& local) {
+  UpdateNodeWorld(node, ToMatrix(local));
+}
+
+void SpringWorld::UpdateNodeWorld(int node, const glm::mat4& local) {
   const int parent = rig_->parent()[node];
   if (parent >= 0)
-    internal::MulAffineTo(world_[parent], internal::LocalMatrix(local), &world_[node]);
+    internal::MulAffineTo(world_[parent], local, &world_[node]);
   else
-    world_[node] = internal::LocalMatrix(local);
+    world_[node] = local;
 }
 
 StepReport SpringWorld::Step(std::span<Transform> pose) {
