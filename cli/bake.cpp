@@ -16,6 +16,7 @@
 #include "clip_file.h"
 #include "commands.h"
 #include "hairswing/files.h"
+#include "report.h"
 
 namespace hairswing::cli {
 using OJson = nlohmann::ordered_json;
@@ -23,6 +24,13 @@ using OJson = nlohmann::ordered_json;
 namespace {
 // JSON number, or null for a figure that does not apply (NaN).
 OJson Num(double v) { return std::isfinite(v) ? OJson(v) : OJson(nullptr); }
+// A float option as the decimal it was given as (0.7, not 0.699999988079071).
+double Dec(float v) { return std::round(static_cast<double>(v) * 1e6) / 1e6; }
+std::string Fmt(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
 }  // namespace
 
 bool LooksCyclic(const std::string& name) {
@@ -79,6 +87,7 @@ void AddBake(CLI::App& app, int& exit_code) {
          keep_body_seam = false;
     int rate = 30;
     double max_error_deg = 0.1, max_error_mm = 0.3, settle = 0.0;
+    SolverFlags solver_flags;  // arc's setting and the stiffness scale
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "avatar with springs (.vrm/.glb/.gltf)")->required();
@@ -94,6 +103,7 @@ void AddBake(CLI::App& app, int& exit_code) {
       ->excludes(cyc);
   cmd->add_option("--solver", o->solver, "arc (default), parent or vrm")
       ->check(CLI::IsMember({"arc", "parent", "vrm"}));
+  AddArcOptions(*cmd, o->solver_flags);
   cmd->add_option("--rate", o->rate, "hair keys per second before reduction: 30 (default) or 60")
       ->check(CLI::IsMember({30, 60}));
   cmd->add_option(
@@ -170,7 +180,8 @@ void AddBake(CLI::App& app, int& exit_code) {
       return;
     }
     BakeOptions base;
-    ParseSolverMode(o->solver, &base.mode);
+    ParseSolverMode(o->solver, &base.spring.mode);
+    o->solver_flags.ApplyTo(&base.spring);
     base.rate = o->rate;
     base.max_error_deg = static_cast<float>(o->max_error_deg);
     base.max_error_m = static_cast<float>(o->max_error_mm / 1000.0);
@@ -267,8 +278,13 @@ void AddBake(CLI::App& app, int& exit_code) {
           "--max-error-mm) reduces more\n",
           b.clip.c_str(), b.keys_after, b.keys_before, b.key_drop_median_deg, o->max_error_deg);
     }
-    std::printf("%zu clip(s) baked in %.2f s with the %s solver; wrote %s\n", results.size(),
-                seconds, o->solver.c_str(), o->out.c_str());
+    const SolverFlags& sf = o->solver_flags;
+    const std::string arc = o->solver != "arc" ? ""
+                                               : " (liveliness " + Fmt(sf.arc_liveliness) +
+                                                     ", stiffness x" + Fmt(sf.arc_stiffness) +
+                                                     ", follow " + Fmt(sf.arc_follow) + ")";
+    std::printf("%zu clip(s) baked in %.2f s with the %s solver%s; wrote %s\n", results.size(),
+                seconds, o->solver.c_str(), arc.c_str(), o->out.c_str());
     auto write_json = [&](const std::string& path, const OJson& j) {
       if (path.empty()) return true;
       if (Status st = WriteFileAtomic(path, j.dump(1) + "\n", o->force); !st.ok()) {
@@ -280,6 +296,10 @@ void AddBake(CLI::App& app, int& exit_code) {
     const OJson summary = {{"avatar", o->avatar},
                            {"motion", o->motion},
                            {"solver", o->solver},
+                           {"arc_liveliness", Dec(o->solver_flags.arc_liveliness)},
+                           {"arc_stiffness", Dec(o->solver_flags.arc_stiffness)},
+                           {"arc_follow", Dec(o->solver_flags.arc_follow)},
+                           {"stiffness_scale", Dec(o->solver_flags.stiffness_scale)},
                            {"rate", o->rate},
                            {"max_error_deg", o->max_error_deg},
                            {"max_error_mm", o->max_error_mm},

@@ -239,6 +239,10 @@ struct Runner::Impl {
       opt.duration = o["seconds"].get<double>();
       opt.match_swing = o["match_swing"].get<bool>();
       opt.tuned = !o["plain"].get<bool>();
+      SpringConfig arc;  // the named setting, then the liveliness as the plan has it
+      ApplyArcSetting(o["arc_setting"].get<std::string>(), &arc);
+      opt.arc_stiffness = arc.arc_stiffness;
+      opt.arc_follow = arc.arc_follow;
       opt.arc_liveliness = o["arc_liveliness"].get<float>();
       const std::string& shirt = plan.avatars[a].shirt;
       for (size_t m = 0; m < stage->avatar.meshes.size() && !shirt.empty(); ++m)
@@ -327,7 +331,8 @@ struct Runner::Impl {
     auto constraints = BuildConstraints(stage->avatar, rig);
     if (!constraints.ok()) return constraints.status().message();
     BakeOptions opt;
-    ParseSolverMode(o["solver"].get<std::string>(), &opt.mode);
+    ParseSolverMode(o["solver"].get<std::string>(), &opt.spring.mode);
+    ApplyArcSetting(o["arc_setting"].get<std::string>(), &opt.spring);
     opt.rate = o["rate"].get<double>();
     opt.max_error_deg = o["max_error_deg"].get<float>();
     opt.max_error_m = static_cast<float>(o["max_error_mm"].get<double>() / 1000.0);
@@ -346,6 +351,7 @@ struct Runner::Impl {
     if (Status st = WriteAvatar(dir + "/baked" + Ext(av), av, vrm, outputs, warnings); !st.ok())
       return st.message();
     OJson j = BakeReportJson(baked->report, o["solver"].get<std::string>(), false);
+    j["arc_setting"] = o["arc_setting"];
     if (Status st = Write(dir + "/bake.json", j.dump(2) + "\n", outputs); !st.ok())
       return st.message();
     *figures = j;

@@ -138,13 +138,13 @@ std::map<std::string, OJson> DefaultOptions() {
                   {"seconds", 12.0},
                   {"match_swing", measure.match_swing},
                   {"plain", measure.plain},
+                  {"arc_setting", "article"},
                   {"arc_liveliness", dec(measure.arc_liveliness)},
                   {"report", false}};
   d["validate-clips"] = OJson::object();
-  d["bake"] = {{"solver", "arc"},       {"rate", 30},
-               {"max_error_deg", 0.1},  {"max_error_mm", 0.3},
-               {"settle", 0.0},         {"cyclic", "auto"},
-               {"keep_springs", false}, {"keep_body_seam", false},
+  d["bake"] = {{"solver", "arc"},      {"arc_setting", "article"}, {"rate", 30},
+               {"max_error_deg", 0.1}, {"max_error_mm", 0.3},      {"settle", 0.0},
+               {"cyclic", "auto"},     {"keep_springs", false},    {"keep_body_seam", false},
                {"vrm_version", "keep"}};
   return d;
 }
@@ -178,6 +178,7 @@ std::string CheckOption(const std::string& op, const std::string& key, const OJs
   } else if (op == "measure") {
     if (key == "seconds") return in(2, 600);
     if (key == "arc_liveliness") return in(0, 1);
+    if (key == "arc_setting") return one_of(v.get<std::string>(), {"article", "lively", "follow"});
     if (key == "solvers" || key == "fps") {
       if (v.empty()) return "must list at least one";
       std::set<std::string> seen;
@@ -192,6 +193,7 @@ std::string CheckOption(const std::string& op, const std::string& key, const OJs
     }
   } else if (op == "bake") {
     if (key == "solver") return one_of(v.get<std::string>(), {"arc", "parent", "vrm"});
+    if (key == "arc_setting") return one_of(v.get<std::string>(), {"article", "lively", "follow"});
     if (key == "rate" && v != 30 && v != 60) return "must be 30 or 60";
     if (key == "max_error_deg") return in(0, 10);
     if (key == "max_error_mm") return in(0.001, 100);
@@ -307,6 +309,12 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
         if (std::string why = CheckOption(op, key, v); !why.empty())
           return Bad(m, "options." + op + "." + key + ": " + why);
         eff[key] = v;
+      }
+      // measure: a named arc setting brings its liveliness unless the manifest gives one.
+      if (op == "measure" && given.contains("arc_setting") && !given.contains("arc_liveliness")) {
+        SpringConfig c;
+        ApplyArcSetting(eff["arc_setting"].get<std::string>(), &c);
+        eff["arc_liveliness"] = static_cast<double>(c.arc_liveliness);
       }
     }
   }

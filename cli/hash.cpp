@@ -1,5 +1,5 @@
-// hairswing hash AVATAR [--solver arc|parent|vrm] [--fps N] [--replay FILE]: the determinism
-// fingerprint.
+// hairswing hash AVATAR [--solver arc|parent|vrm] [--arc-setting S] [--fps N] [--replay FILE]: the
+// determinism fingerprint.
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -20,7 +20,8 @@ namespace {
 // error naming the frame, not a step skipped.
 constexpr size_t kMaxReplayBytes = size_t(1) << 30;
 
-Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::string& path) {
+Result<uint64_t> ReplayHash(const Avatar& avatar, const SpringConfig& cfg,
+                            const std::string& path) {
   auto text = ReadRegularFile(path, kMaxReplayBytes);
   if (!text.ok()) return text.status();
   if (const std::string deep = JsonNestingError(*text); !deep.empty())
@@ -36,8 +37,6 @@ Result<uint64_t> ReplayHash(const Avatar& avatar, SolverMode mode, const std::st
   if (!j.is_object()) return Status(StatusCode::kInvalidInput, path + ": not a JSON object");
   auto rig = BuildRig(avatar);
   if (!rig.ok()) return rig.status();
-  SpringConfig cfg;
-  cfg.mode = mode;
   auto world = SpringWorld::Create(*rig, cfg);
   if (!world.ok()) return world.status();
   const size_t n = world->driver_nodes().size();
@@ -98,7 +97,7 @@ void AddHash(CLI::App& app, int& exit_code) {
       "hash on every machine and build, so two builds (or the WebAssembly one) can be compared "
       "with it.");
   struct Opts {
-    std::string in, solver = "arc";
+    std::string in, solver = "arc", arc_setting = "article";
     int fps = 60;
     std::string replay;
   };
@@ -107,6 +106,9 @@ void AddHash(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--solver", opts->solver, "arc (default), parent or vrm")
       ->check(CLI::IsMember({"arc", "parent", "vrm"}));
+  cmd->add_option("--arc-setting", opts->arc_setting,
+                  "arc's named setting: article (default), lively or follow (docs/solver.md)")
+      ->check(CLI::IsMember({"article", "lively", "follow"}));
   cmd->add_option("--fps", opts->fps, "caller frames per second (the hash does not depend on it)")
       ->check(CLI::Range(10, 1000));
   cmd->add_option("--replay", opts->replay,
@@ -120,10 +122,11 @@ void AddHash(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    SolverMode mode = SolverMode::kArc;
-    ParseSolverMode(opts->solver, &mode);
-    auto h = opts->replay.empty() ? HeadTurnHash(loaded->avatar, mode, opts->fps)
-                                  : ReplayHash(loaded->avatar, mode, opts->replay);
+    SpringConfig cfg;
+    ParseSolverMode(opts->solver, &cfg.mode);
+    ApplyArcSetting(opts->arc_setting, &cfg);
+    auto h = opts->replay.empty() ? HeadTurnHash(loaded->avatar, cfg, opts->fps)
+                                  : ReplayHash(loaded->avatar, cfg, opts->replay);
     if (!h.ok()) {
       std::fprintf(stderr, "error: %s: %s\n", OneLine(opts->in).c_str(),
                    h.status().message().c_str());

@@ -29,13 +29,25 @@ std::string HtmlNum(const nlohmann::json& v, int prec);
 /// Solver options of `measure` (docs/measure.md).
 struct SuiteResults;  // below
 
-struct MeasureFlags {
-  bool match_swing = false;                              ///< also the swing-matched comparison
-  bool plain = false;                                    ///< plain VRM mapping for arc and parent
+/// The solver's settings a command takes on its command line (AddArcOptions): arc's named
+/// setting and its parts, and every solver's stiffness scale.
+struct SolverFlags {
   float arc_liveliness = SpringConfig{}.arc_liveliness;  ///< SpringConfig::arc_liveliness
   float arc_stiffness = SpringConfig{}.arc_stiffness;    ///< SpringConfig::arc_stiffness
   float arc_follow = SpringConfig{}.arc_follow;          ///< SpringConfig::arc_follow
   float stiffness_scale = 1.0f;                          ///< every solver's stiffness x this
+  /// These settings in `config` (its mode and the rest left alone).
+  void ApplyTo(SpringConfig* config) const {
+    config->arc_liveliness = arc_liveliness;
+    config->arc_stiffness = arc_stiffness;
+    config->arc_follow = arc_follow;
+    config->stiffness_scale = stiffness_scale;
+  }
+};
+
+struct MeasureFlags : SolverFlags {
+  bool match_swing = false;    ///< also the swing-matched comparison
+  bool plain = false;          ///< plain VRM mapping for arc and parent
   bool force = false;          ///< --force: replace existing --json/--report files
   bool suite = false;          ///< also the motion suite (SuiteClips())
   std::string suite_file;      ///< the clip library of the suite (default: UAL in shared data)
@@ -94,6 +106,6 @@ std::string SuiteHtml(const SuiteResults& r, const std::string& who = "");
 std::string ArticleTableText(const std::vector<MeasureReport>& reports);
 std::string ArticleTableHtml(const std::vector<MeasureReport>& reports);
 /// --arc-setting, --arc-liveliness, --arc-stiffness and --stiffness-scale into `flags`.
-void AddArcOptions(CLI::App& cmd, MeasureFlags& flags);
+void AddArcOptions(CLI::App& cmd, SolverFlags& flags);
 
 }  // namespace hairswing::cli

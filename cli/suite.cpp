@@ -527,7 +527,7 @@ std::string ArticleTableHtml(const std::vector<MeasureReport>& reports) {
          rows + "</table><ul class=\"note\">" + verdicts + "</ul>\n";
 }
 
-void AddArcOptions(CLI::App& cmd, MeasureFlags& flags) {
+void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
   cmd.add_option_function<std::string>(
          "--arc-setting",
          [&flags](const std::string& name) {
@@ -542,7 +542,7 @@ void AddArcOptions(CLI::App& cmd, MeasureFlags& flags) {
          "'lively' (liveliness 1, the author's stiffness: swings about as far as the VRM "
          "reference, as a rigid swing; more stretch at the root) or 'follow' (lively with "
          "--arc-follow 0.7: the first segment carries the swing and the ones below turn with "
-         "it; about half lively's curl; slower, no SIMD lanes). --arc-liveliness, "
+         "it; about half lively's curl). --arc-liveliness, "
          "--arc-stiffness and --arc-follow override it (docs/solver.md)")
       ->check(CLI::IsMember({"article", "lively", "follow"}));
   cmd.add_option("--arc-liveliness", flags.arc_liveliness,

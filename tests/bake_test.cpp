@@ -102,6 +102,45 @@ TEST(Bake, CyclicLoopClosesAndPlaysBackWithinBounds) {
   RecordProperty("keys", std::to_string(r.keys_before) + " -> " + std::to_string(r.keys_after));
 }
 
+// The solver's settings are what is baked: arc's `follow` setting (the author's liveliness, as a
+// swing from the root) moves the hair further than the default article setting in the same loop,
+// and the baked clip plays back its own run.
+TEST(Bake, ArcSettingsAreWhatIsBaked) {
+  Fixture fx;
+  auto swing = [&](const char* setting, double* playback) {
+    BakeOptions opt;
+    EXPECT_TRUE(ApplyArcSetting(setting, &opt.spring));
+    auto b = BakeClip(fx.rig, HeadLoop(fx.rig, fx.head), {}, opt);
+    EXPECT_TRUE(b.ok()) << b.status().message();
+    if (!b.ok()) return 0.0;
+    *playback = PlaybackError(fx.rig, *b) - b->report.seam_position_mm / 1000.0;
+    // The swing: the largest distance of a joint from where the head alone puts it (the hair
+    // held rigid under the body clip), in metres.
+    const Clip body = HeadLoop(fx.rig, fx.head);
+    std::vector<Transform> pose;
+    std::vector<glm::mat4> world(fx.rig.node_count());
+    const size_t nj = fx.rig.joint_node().size();
+    double far = 0.0;
+    for (size_t f = 0; f < b->reference_times.size(); ++f) {
+      pose.assign(fx.rig.rest_local().begin(), fx.rig.rest_local().end());
+      body.Apply(b->reference_times[f], pose);
+      ComputeWorld(fx.rig, pose, world);
+      for (size_t j = 0; j < nj; ++j)
+        far = std::max(
+            far, static_cast<double>(glm::length(b->reference_positions[f * nj + j] -
+                                                 glm::vec3(world[fx.rig.joint_node()[j]][3]))));
+    }
+    return far;
+  };
+  double play_article = 0, play_follow = 0;
+  const double article = swing("article", &play_article), follow = swing("follow", &play_follow);
+  EXPECT_GT(follow, 1.5 * article) << "metres: follow " << follow << ", article " << article;
+  EXPECT_LE(play_follow, BakeOptions{}.max_error_m + 1e-6);
+  EXPECT_LE(play_article, BakeOptions{}.max_error_m + 1e-6);
+  RecordProperty("swing_mm", std::to_string(1000 * article) + " article, " +
+                                 std::to_string(1000 * follow) + " follow");
+}
+
 TEST(Bake, NoReductionKeepsEveryKeyAndPlaysBackExactly) {
   Fixture fx;
   BakeOptions opt;

@@ -50,6 +50,8 @@ if [[ $mode == bad ]]; then
     'options.measure.fsp: unknown option'
   expect_bad bad_option_value '{"avatars": ["layered.vrm"], "operations": ["measure"], "options": {"measure": {"fps": [50]}}}' \
     'options.measure.fps: lists 50'
+  expect_bad bad_arc_setting '{"avatars": ["layered.vrm"], "operations": ["measure"], "options": {"measure": {"arc_setting": "bouncy"}}}' \
+    'options.measure.arc_setting: "bouncy" is not one of article, lively, follow'
   expect_bad option_type '{"avatars": ["layered.vrm"], "operations": ["measure"], "options": {"measure": {"seconds": "12"}}}' \
     'options.measure.seconds: expected number'
   expect_bad clips_missing '{"avatars": ["layered.vrm"], "operations": ["bake"]}' \
@@ -77,8 +79,8 @@ cat > lib.json <<EOF
   ],
   "clips": [{"path": "$ual", "clip": "Walk_Loop"}, {"path": "$ual", "clip": "Hit_Chest"}],
   "operations": ["fit", "fit-colliders", "measure", "validate-clips", "bake"],
-  "options": {"measure": {"fps": [60], "solvers": ["arc", "vrm"], "seconds": 2},
-              "bake": {"settle": 0.5}}
+  "options": {"measure": {"fps": [60], "solvers": ["arc", "vrm"], "seconds": 2, "arc_setting": "follow"},
+              "bake": {"settle": 0.5, "arc_setting": "lively"}}
 }
 EOF
 set +e
@@ -99,6 +101,11 @@ for f in casual/fit/avatar.vrm casual/fit-colliders/avatar.vrm casual/measure/me
   [[ -s whole/$f ]] || fail "missing output $f"
 done
 jq -e '.jobs[] | select(.id == "layered/AnimationLibrary_Godot_Standard/Walk_Loop/bake") | .figures.mode == "cyclic"' $S >/dev/null || fail "Walk_Loop not baked cyclic"
+# The named arc settings reached the runs: follow's liveliness and follow in measure, lively in bake.
+jq -e '.settings | .arc_liveliness == 1 and .arc_stiffness == 1 and .arc_follow == 0.7' whole/casual/measure/measure.json >/dev/null ||
+  fail "measure ran without the follow setting: $(jq -c .settings whole/casual/measure/measure.json)"
+jq -e '.arc_setting == "lively"' whole/layered/AnimationLibrary_Godot_Standard/Walk_Loop/bake/bake.json >/dev/null ||
+  fail "bake.json does not name the lively setting"
 jq -e '.jobs[] | select(.id == "layered/AnimationLibrary_Godot_Standard/Hit_Chest/bake") | .figures.mode == "one-shot"' $S >/dev/null || fail "Hit_Chest not baked one-shot"
 # sha256 in the records agrees with sha256sum (inputs, the .gltf's buffer, every output).
 want=$(sha256sum < "$shared/avatars/quaternius-casual.glb" | cut -d' ' -f1)

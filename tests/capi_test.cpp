@@ -13,6 +13,9 @@
 #include "hairswing/demo.h"
 #include "hairswing/hairswing.h"
 #include "hairswing/io.h"
+#include "hairswing/motion.h"
+#include "hairswing/rig.h"
+#include "hairswing/spring.h"
 
 namespace {
 
@@ -92,6 +95,90 @@ TEST(CApi, HugeZeroAndNonFiniteTimeStepsNeverFreezeTheWorld) {
   }
   for (float v : rot) EXPECT_TRUE(std::isfinite(v));
   hs_world_destroy(w);
+}
+
+// arc's named settings: the library's values (hs_config_arc_setting), refused names and values,
+// and arc_follow reaching the solver: a world swung sideways for 2 s ends as the native world
+// with the same setting driven by the same matrices, and elsewhere than with `lively`.
+TEST(CApi, ArcSettingsAreTheLibrarysAndReachTheSolver) {
+  Loaded l;
+  hs_config c;
+  hs_config_default(&c);
+  EXPECT_EQ(c.arc_follow, 0.0f);
+  for (const char* name : {"article", "lively", "follow"}) {
+    SCOPED_TRACE(name);
+    hairswing::SpringConfig native;
+    ASSERT_TRUE(hairswing::ApplyArcSetting(name, &native));
+    ASSERT_EQ(hs_config_arc_setting(&c, name), HS_OK) << hs_last_error();
+    EXPECT_EQ(c.arc_liveliness, native.arc_liveliness);
+    EXPECT_EQ(c.arc_stiffness, native.arc_stiffness);
+    EXPECT_EQ(c.arc_follow, native.arc_follow);
+  }
+  EXPECT_EQ(c.arc_follow, 0.7f);
+  const hs_config before = c;
+  EXPECT_EQ(hs_config_arc_setting(&c, "bouncy"), HS_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(hs_last_error(), "bouncy"), nullptr) << hs_last_error();
+  EXPECT_TRUE(c.arc_liveliness == before.arc_liveliness &&
+              c.arc_stiffness == before.arc_stiffness && c.arc_follow == before.arc_follow)
+      << "a refused name changes nothing";
+  EXPECT_EQ(hs_config_arc_setting(&c, nullptr), HS_INVALID_ARGUMENT);
+  EXPECT_EQ(hs_config_arc_setting(nullptr, "follow"), HS_INVALID_ARGUMENT);
+  for (float bad : {-0.1f, 1.5f, NAN}) {
+    hs_config b = before;
+    b.arc_follow = bad;
+    hs_world* w = nullptr;
+    EXPECT_EQ(hs_world_create(l.av, &b, &w), HS_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(std::strstr(hs_last_error(), "arc_follow"), nullptr) << hs_last_error();
+    EXPECT_EQ(w, nullptr);
+  }
+
+  // The same bytes loaded natively, for the native world.
+  const std::vector<uint8_t> bytes = DemoBytes();
+  const hairswing::Rig rig = *hairswing::BuildRig(
+      hairswing::LoadAvatarFromMemory(bytes.data(), bytes.size(), "demo.vrm", "")->avatar);
+  auto swing = [&](const char* name, uint64_t* native_hash) {
+    hs_config cfg;
+    hs_config_default(&cfg);
+    EXPECT_EQ(hs_config_arc_setting(&cfg, name), HS_OK);
+    hs_world* w = nullptr;
+    EXPECT_EQ(hs_world_create(l.av, &cfg, &w), HS_OK) << hs_last_error();
+    hairswing::SpringConfig ncfg;
+    hairswing::ApplyArcSetting(name, &ncfg);
+    hairswing::SpringWorld nw = *hairswing::SpringWorld::Create(rig, ncfg);
+    hairswing::DrivenFrameDriver nd(nw);
+    const size_t n = hs_avatar_node_count(l.av), nd_count = hs_world_driver_count(w);
+    std::vector<float> rest(10 * n), world(16 * n), drivers(16 * nd_count),
+        rot(4 * hs_world_joint_count(w));
+    EXPECT_EQ(hs_avatar_rest_pose(l.av, rest.data(), n), HS_OK);
+    EXPECT_EQ(hs_avatar_world_from_pose(l.av, rest.data(), world.data(), n), HS_OK);
+    std::vector<glm::mat4> mats(nd_count);
+    std::vector<glm::quat> nrot(rig.joint_node().size());
+    for (int f = 0; f <= 120; ++f) {
+      const float dx = 0.15f * std::sin(0.08f * static_cast<float>(f));  // metres, sideways
+      for (size_t i = 0; i < nd_count; ++i) {
+        std::memcpy(&drivers[16 * i], &world[16 * static_cast<size_t>(hs_world_driver_nodes(w)[i])],
+                    16 * sizeof(float));
+        drivers[16 * i + 12] += dx;
+        std::memcpy(&mats[i], &drivers[16 * i], 16 * sizeof(float));
+      }
+      if (f == 0) {
+        EXPECT_EQ(hs_world_reset(w, drivers.data()), HS_OK);
+        nd.Reset(mats);
+      } else {
+        EXPECT_EQ(hs_world_advance(w, drivers.data(), 1.0 / 60.0, rot.data(), nullptr), HS_OK);
+        nd.Advance(mats, 1.0 / 60.0, nrot);
+      }
+    }
+    const uint64_t h = hs_world_state_hash(w);
+    *native_hash = nw.StateHash();
+    hs_world_destroy(w);
+    return h;
+  };
+  uint64_t native_follow = 0, native_lively = 0;
+  const uint64_t follow = swing("follow", &native_follow), lively = swing("lively", &native_lively);
+  EXPECT_EQ(follow, native_follow);
+  EXPECT_EQ(lively, native_lively);
+  EXPECT_NE(follow, lively) << "arc_follow must reach the solver";
 }
 
 // Joint settings through the C API: read what the file says, write back all or nothing, and a

@@ -30,11 +30,12 @@ struct HeadTurnRun {
 // The head-turn, clip-driven at `fps`, for `seconds`; every `every` frames `check` sees the run.
 template <class Check>
 HeadTurnRun RunHeadTurn(const Avatar& av, SolverMode mode, bool flat, int fps, double seconds,
-                        int every, Check check) {
+                        int every, Check check, bool follow = false) {
   HeadTurnRun out;
   auto rig = BuildRig(av);
   EXPECT_TRUE(rig.ok()) << rig.status().message();
   SpringConfig cfg;
+  if (follow) EXPECT_TRUE(ApplyArcSetting("follow", &cfg));
   cfg.mode = mode;
   cfg.flat_path = flat;
   auto world = SpringWorld::Create(*rig, cfg);
@@ -98,19 +99,23 @@ TEST(FlatPath, IsTheGeneralPathUpToRounding) {
   const std::pair<const char*, const Avatar*> avatars[] = {
       {"ponytail", &ponytail}, {"layered", &layered}, {"stress", &stress}, {"branch", &branch}};
   for (const auto& [name, av] : avatars)
-    for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
-      SCOPED_TRACE(std::string(name) + " " + SolverModeName(mode));
+    for (int variant = 0; variant < 3; ++variant) {  // arc, parent, arc's `follow` setting
+      const SolverMode mode = variant == 1 ? SolverMode::kParent : SolverMode::kArc;
+      const bool follow = variant == 2;
+      SCOPED_TRACE(std::string(name) + " " + SolverModeName(mode) + (follow ? " follow" : ""));
       const size_t chains = BuildRig(*av)->chains().size();
       // 6 s of the head-turn at 60 fps, compared every half second.
       std::vector<HeadTurnRun> general;
-      const HeadTurnRun g = RunHeadTurn(*av, mode, false, 60, 6.0, 30,
-                                        [&](int, const HeadTurnRun& r) { general.push_back(r); });
+      const HeadTurnRun g = RunHeadTurn(
+          *av, mode, false, 60, 6.0, 30, [&](int, const HeadTurnRun& r) { general.push_back(r); },
+          follow);
       EXPECT_EQ(g.flat_chains, 0);
       // Per compared instant: the largest end gap (m), joint gap (m) and rotation difference
       // (rad) over all joints.
       std::vector<double> gap, joint, angle;
-      const HeadTurnRun f =
-          RunHeadTurn(*av, mode, true, 60, 6.0, 30, [&](int i, const HeadTurnRun& r) {
+      const HeadTurnRun f = RunHeadTurn(
+          *av, mode, true, 60, 6.0, 30,
+          [&](int i, const HeadTurnRun& r) {
             const HeadTurnRun& ref = general[i - 1];
             double gj = 0.0, jj = 0.0, aj = 0.0;
             for (size_t j = 0; j < r.tails.size(); ++j) {
@@ -121,7 +126,8 @@ TEST(FlatPath, IsTheGeneralPathUpToRounding) {
             gap.push_back(gj);
             joint.push_back(jj);
             angle.push_back(aj);
-          });
+          },
+          follow);
       EXPECT_EQ(f.flat_chains, static_cast<int>(chains)) << "every chain here is plain";
       ASSERT_EQ(gap.size(), 12u);
       // Rounding only: micrometres, where a wrong frame, a stale branch root or a missed contact
@@ -140,7 +146,7 @@ TEST(FlatPath, IsTheGeneralPathUpToRounding) {
       EXPECT_LT(joint.back(), 20e-6) << "metres, at the end";
       EXPECT_LT(angle.back(), 1e-3) << "radians, at the end";
       ::testing::Test::RecordProperty(
-          std::string(name) + "_" + SolverModeName(mode) + "_max_um",
+          std::string(name) + "_" + SolverModeName(mode) + (follow ? "_follow" : "") + "_max_um",
           static_cast<int>(*std::max_element(gap.begin(), gap.end()) * 1e6));
       EXPECT_EQ(f.contacts > 0, g.contacts > 0);
       if (av == &stress || av == &branch) EXPECT_GT(f.contacts, 0) << "the contact path ran";
@@ -341,6 +347,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
     const Avatar av = MakeLanesAvatar(limits == 1);
     const Rig rig = *BuildRig(av);
     size_t run_index = 0;
+    std::map<int, uint64_t> arc_end;  // the original arc's last hash per checks and motion
     ASSERT_EQ(rig.chains().size(), 8u);
     const int head = HumanoidRigNode(av, rig, "head");
     struct Run {
@@ -350,7 +357,8 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
       int lane_chains = 0, contacts = 0, teleports = 0;
       uint32_t flags = 0;
     };
-    for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
+    for (int variant = 0; variant < 3; ++variant) {  // arc, parent, arc's `follow` setting
+      const SolverMode mode = variant == 1 ? SolverMode::kParent : SolverMode::kArc;
       // All links whole-link checked, none, and chain 1 different (its group then goes one by
       // one).
       for (int checks = 0; checks < 3; ++checks) {
@@ -358,12 +366,13 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
         // 12 cm per 1/120 s step (ends leave a collider's reach within a step, after touching it)
         // and thrown 1 m away twice (teleport resets inside a lane group).
         for (int motion_kind = 0; motion_kind < 2; ++motion_kind) {
-          SCOPED_TRACE(std::string(SolverModeName(mode)) + " checks " + std::to_string(checks) +
-                       " motion " + std::to_string(motion_kind) + " limits " +
-                       std::to_string(limits));
+          SCOPED_TRACE(std::string(SolverModeName(mode)) + (variant == 2 ? " follow" : "") +
+                       " checks " + std::to_string(checks) + " motion " +
+                       std::to_string(motion_kind) + " limits " + std::to_string(limits));
           auto run = [&](bool lanes) {
             Run out;
             SpringConfig cfg;
+            if (variant == 2) EXPECT_TRUE(ApplyArcSetting("follow", &cfg));
             cfg.mode = mode;
             cfg.chain_lanes = lanes;
             cfg.segment_checks.assign(8, checks == 0 ? 1 : 0);
@@ -419,6 +428,10 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
             EXPECT_EQ(lanes.rotations[j], alone.rotations[j]) << "joint " << j;
             EXPECT_EQ(lanes.world[j], alone.world[j]) << "joint " << j;
           }
+          // `follow` acts: the same run with the original arc ends elsewhere.
+          const int key = checks * 2 + motion_kind;
+          if (variant == 0) arc_end[key] = lanes.hashes.back();
+          if (variant == 2) EXPECT_NE(lanes.hashes.back(), arc_end.at(key));
           // The limits act: the same run without them ends elsewhere.
           if (limits == 0)
             free_end.push_back(lanes.hashes.back());

@@ -29,7 +29,9 @@
 namespace hairswing {
 
 struct BakeOptions {
-  SolverMode mode = SolverMode::kArc;
+  /// The solver: its mode (arc by default), arc's setting (SpringConfig::arc_liveliness ...,
+  /// ApplyArcSetting) and the stiffness scale, as a SpringWorld is created with.
+  SpringConfig spring;
   bool cyclic = true;
   double rate = 30.0;           ///< hair keys per second (before reduction), 1..240
   float max_error_deg = 0.1f;   ///< keyframe reduction: rotation error per key; 0 = keep every key

@@ -109,6 +109,10 @@ typedef struct hs_config {
   /* arc: stiffness x this on top of stiffness_scale; default 1.6, the article's firmer tuning;
    * 1 = the author's stiffness (the "lively" setting) */
   float arc_stiffness;
+  /* arc: 0..1, how far the segments below a chain's first turn with its swing (the liveliness then
+   * goes to the first segment alone); default 0 = the original arc; 0.7 in the "follow" setting
+   * (lively's swing, about half its curl) */
+  float arc_follow;
 } hs_config;
 
 typedef struct hs_avatar hs_avatar;
@@ -163,6 +167,12 @@ HS_API hs_status hs_head_turn_hash(const hs_avatar* avatar, hs_mode mode, int32_
                                    uint64_t* out);
 
 HS_API void hs_config_default(hs_config* config);
+/* Sets arc's named setting in *config (arc_liveliness, arc_stiffness, arc_follow; the other fields
+ * are left alone): "article" (the defaults: the article's improved solver, calm and least
+ * stretch), "lively" (swings about as far as the VRM reference, as a rigid swing) or "follow"
+ * (lively's swing from the chain's root, the segments below turning with it: about half the
+ * curl). Another name: HS_INVALID_ARGUMENT and *config unchanged. */
+HS_API hs_status hs_config_arc_setting(hs_config* config, const char* name);
 /* A spring world for the avatar (which must outlive it); config NULL = defaults. */
 HS_API hs_status hs_world_create(const hs_avatar* avatar, const hs_config* config, hs_world** out);
 HS_API void hs_world_destroy(hs_world* world); /* NULL is fine */

@@ -206,6 +206,12 @@ struct MeasureReport {
   /// RunResult::penetration_samples, since no solver could keep the hair out of them.
   int penetration_rest_pairs = 0;
   bool fps_identical = true;  ///< every solver: same hashes at common times across fps
+  /// The solvers' settings in these runs (MeasureOptions): tuned damping, arc's liveliness,
+  /// stiffness and follow, and every solver's stiffness scale.
+  struct Settings {
+    bool tuned = true;
+    float arc_liveliness = 0, arc_stiffness = 1, arc_follow = 0, stiffness_scale = 1;
+  } settings;
   std::vector<std::string> chain_names;
   std::vector<RunResult> results;
 };

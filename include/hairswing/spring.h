@@ -60,8 +60,7 @@ struct SpringConfig {
   /// (its drag raised so that, in steady motion, the tip lags as far as the author's chain; the
   /// segments below keep the author's drag), so the chain swings from its root and the segments
   /// below follow instead of each lagging on its own: less curl at about the same stretch.
-  /// 0 (default) = the original arc. Chains with it > 0 take the general path (no flat path, no
-  /// lanes: slower). docs/solver.md has the measurements.
+  /// 0 (default) = the original arc. docs/solver.md has the measurements.
   float arc_follow = 0.0f;
   /// arc only: every joint's stiffness x this, on top of stiffness_scale. The article's improved
   /// solver also set the artist rigs "a bit stiffer, with more damping": 1.6 (default) is that

@@ -154,9 +154,7 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
   // A cyclic bake plays (and writes) the body clip closed, if asked (the default).
   const Clip body = opt.cyclic && opt.close_body_loop ? CloseLoop(source) : source;
 
-  SpringConfig cfg;
-  cfg.mode = opt.mode;
-  auto world = SpringWorld::Create(rig, cfg);
+  auto world = SpringWorld::Create(rig, opt.spring);
   if (!world.ok()) return world.status();
   world->SetOwnedNodes(body.AnimatedNodes(rig.node_count()));
   ClipSampler sampler(rig, body, std::vector<RigConstraint>(constraints.begin(), constraints.end()),

@@ -303,6 +303,21 @@ void hs_config_default(hs_config* c) {
   c->teleport_distance = d.teleport_distance;
   c->teleport_angle = d.teleport_angle;
   c->arc_stiffness = d.arc_stiffness;
+  c->arc_follow = d.arc_follow;
+}
+
+hs_status hs_config_arc_setting(hs_config* c, const char* name) {
+  return Guard([&] {
+    if (!c || !name) return Fail(HS_INVALID_ARGUMENT, "hs_config_arc_setting: NULL argument");
+    hairswing::SpringConfig s;
+    if (!hairswing::ApplyArcSetting(name, &s))
+      return Fail(HS_INVALID_ARGUMENT, std::string("hs_config_arc_setting: unknown setting \"") +
+                                           name + "\" (article, lively or follow)");
+    c->arc_liveliness = s.arc_liveliness;
+    c->arc_stiffness = s.arc_stiffness;
+    c->arc_follow = s.arc_follow;
+    return Ok();
+  });
 }
 
 hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world** out) {
@@ -319,6 +334,8 @@ hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world*
       return Fail(HS_INVALID_ARGUMENT, "hs_world_create: stiffness_scale must be positive");
     if (!(c.arc_stiffness > 0.0f && std::isfinite(c.arc_stiffness)))
       return Fail(HS_INVALID_ARGUMENT, "hs_world_create: arc_stiffness must be positive");
+    if (!(c.arc_follow >= 0.0f && c.arc_follow <= 1.0f))
+      return Fail(HS_INVALID_ARGUMENT, "hs_world_create: arc_follow must be in [0, 1]");
     if (!(c.teleport_distance > 0.0f) || !(c.teleport_angle > 0.0f))
       return Fail(HS_INVALID_ARGUMENT,
                   "hs_world_create: teleport_distance and teleport_angle must be positive");
@@ -328,6 +345,7 @@ hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world*
     cfg.arc_liveliness = c.arc_liveliness;
     cfg.stiffness_scale = c.stiffness_scale;
     cfg.arc_stiffness = c.arc_stiffness;
+    cfg.arc_follow = c.arc_follow;
     cfg.vrm_three_compat = c.vrm_three_compat != 0;
     cfg.teleport_distance = c.teleport_distance;
     cfg.teleport_angle = c.teleport_angle;

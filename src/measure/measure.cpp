@@ -687,6 +687,8 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   MeasureReport report;
   report.avatar = av.source_path;
   report.motion = opt.motion_name;
+  report.settings = {opt.tuned, opt.arc_liveliness, opt.arc_stiffness, opt.arc_follow,
+                     opt.stiffness_scale};
   MeasureRun run(av, rig, opt, head, HumanoidRigNode(av, rig, "hips"));
   if (Status st = run.Prepare(&report); !st.ok()) return st;
   run.runs = static_cast<int>(opt.solvers.size() * opt.fps.size());
@@ -746,6 +748,13 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
   j["reference_pose"] = "skinned rest pose";
   j["bind_pose_edges_differ"] = rep.bind_pose_edges_differ;
   j["penetration_rest_pairs"] = rep.penetration_rest_pairs;
+  // float settings as the decimal they were given as (0.7, not 0.699999988079071)
+  auto dec = [](float v) { return std::round(static_cast<double>(v) * 1e6) / 1e6; };
+  j["settings"] = {{"tuned", rep.settings.tuned},
+                   {"arc_liveliness", dec(rep.settings.arc_liveliness)},
+                   {"arc_stiffness", dec(rep.settings.arc_stiffness)},
+                   {"arc_follow", dec(rep.settings.arc_follow)},
+                   {"stiffness_scale", dec(rep.settings.stiffness_scale)}};
   // Stretch of hair that no skinned vertex follows is not 0 %: it is not measurable.
   auto stretch = [&](double v) {
     return rep.skinned_hair && std::isfinite(v) ? Json(v) : Json(nullptr);

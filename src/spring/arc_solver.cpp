@@ -57,6 +57,20 @@ glm::vec3 RestDirection(const glm::vec3& rest_vec) {
   return rest_vec / std::max(glm::length(rest_vec), 1e-12f);
 }
 
+// SpringConfig::arc_follow: the first segment's swing, the rotation taking its rest direction to
+// where it points after its step (its joint o, its end `end`, len long).
+glm::quat FirstSwing(const glm::vec3& rest_vec, const glm::vec3& o, const glm::vec3& end,
+                     float len) {
+  return internal::FromUnitVectors(RestDirection(rest_vec), (end - o) / len);
+}
+// A lower segment's rest vector turned by `follow` of the first segment's swing: a blend of the
+// two directions, at the rest vector's length.
+glm::vec3 FollowRest(const glm::vec3& rest_vec, const glm::quat& first_swing, float follow) {
+  const glm::vec3 swung = first_swing * rest_vec;
+  const glm::vec3 m = (1.0f - follow) * rest_vec + follow * swung;
+  return m * (glm::length(rest_vec) / std::max(glm::length(m), 1e-12f));
+}
+
 // The point at distance len from the joint o in the direction of p (the rest direction when p
 // is on o).
 glm::vec3 ProjectOnLink(const glm::vec3& p, const glm::vec3& o, float len,
@@ -344,13 +358,8 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     const bool drape = arc && below_contact;
     glm::vec3 rest_vec =
         arc && !drape ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
-    if (arc && !drape && follow > 0.0f && j > ch.joint_begin) {
-      // SpringConfig::arc_follow: turned by that fraction of the first segment's swing (a blend
-      // of the two directions, at the rest vector's length).
-      const glm::vec3 swung = first_swing * rest_vec;
-      const glm::vec3 m = (1.0f - follow) * rest_vec + follow * swung;
-      rest_vec = m * (glm::length(rest_vec) / std::max(glm::length(m), 1e-12f));
-    }
+    if (arc && !drape && follow > 0.0f && j > ch.joint_begin)
+      rest_vec = FollowRest(rest_vec, first_swing, follow);  // SpringConfig::arc_follow
     const float joint_scale = glm::length(glm::vec3(joint_world[0]));
     const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
@@ -376,7 +385,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
                     below_contact;
     const glm::vec3 xh = tail_[j];
     if (follow > 0.0f && j == ch.joint_begin)  // the first segment's swing, for those below
-      first_swing = internal::FromUnitVectors(RestDirection(rest_vec), (xh - o) / len);
+      first_swing = FirstSwing(rest_vec, o, xh, len);
 
     // Joint rotation that points the rest axis at the new end: q_w = Rot(a_w -> dir) * base,
     // local = R_parent^-1 * q_w.
@@ -529,10 +538,15 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
   const LinkContext lc = FlatBegin(chain, h);
   glm::vec3 o = flat_[chain].root;  // this joint's position: the previous segment's end
   bool below_contact = false;       // a segment above touched a collider (this step or the last)
+  const float follow = lc.arc ? config_.arc_follow : 0.0f;
+  glm::quat first_swing(1, 0, 0, 0);  // SpringConfig::arc_follow, as SolveChainArc
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const float s = flat_[chain].scale * rel_scale_[j];
     const float len = s * axis_len_[j];
-    const glm::vec3 rest_vec = FlatRestVector(lc, chain, j, s, len, below_contact);
+    glm::vec3 rest_vec = FlatRestVector(lc, chain, j, s, len, below_contact);
+    const bool live = len > 1e-7f;
+    if (follow > 0.0f && !below_contact && live && j > ch.joint_begin)
+      rest_vec = FollowRest(rest_vec, first_swing, follow);
     // An angle limit's frame hangs from the bent joint above (limits.h).
     glm::quat limit_frame;
     const bool limited = limit_[j].kind != JointLimit::Kind::kNone;
@@ -543,6 +557,8 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
     }
     below_contact = FlatLink(lc, j, o, rest_vec, s, len, rep, limited ? &limit_frame : nullptr) ||
                     below_contact;
+    if (follow > 0.0f && live && j == ch.joint_begin)
+      first_swing = FirstSwing(rest_vec, o, tail_[j], len);
     o = tail_[j];
   }
   if (flat_feeds_[chain]) WriteFlatChain(chain, {});  // a later chain hangs from this one
@@ -663,14 +679,9 @@ struct QLanes {
     _mm_store_ps(w, q.w), _mm_store_ps(x, q.x), _mm_store_ps(y, q.y), _mm_store_ps(z, q.z);
   }
 };
-// FlatRotations for four joints: the world rotation that points each rest axis (`axis_unit` under
-// `base`) at its segment's end (`tail`, from the joint `o`, `len` long); base for a zero-length
-// segment. The rare shortest arc between opposite vectors is built per lane by the scalar code.
-HS_LANE Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const V4& tail,
-                         __m128 len4) {
-  const V4 from = Rotate(base, axis_unit);
-  const V4 to = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (tail - o);
-  // internal::FromUnitVectorsUnnormalised(from, to)
+// internal::FromUnitVectorsUnnormalised for four pairs of unit vectors; the rare shortest arc
+// between opposite vectors is built per lane by the scalar code.
+HS_LANE Q4 FromUnitVectorsUnnormalised4(const V4& from, const V4& to) {
   const __m128 r = _mm_add_ps(Dot(from, to), _mm_set1_ps(1.0f));
   const V4 c = Cross(from, to);
   Q4 arc{r, c.x, c.y, c.z};
@@ -683,6 +694,16 @@ HS_LANE Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const
       if (a.w[l] < 1e-7f) a.Set(l, internal::FromUnitVectorsUnnormalised(f[l], t[l]));
     arc = a.Load();
   }
+  return arc;
+}
+// FlatRotations for four joints: the world rotation that points each rest axis (`axis_unit` under
+// `base`) at its segment's end (`tail`, from the joint `o`, `len` long); base for a zero-length
+// segment.
+HS_LANE Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const V4& tail,
+                         __m128 len4) {
+  const V4 from = Rotate(base, axis_unit);
+  const V4 to = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (tail - o);
+  const Q4 arc = FromUnitVectorsUnnormalised4(from, to);
   return Select(_mm_cmpgt_ps(len4, _mm_set1_ps(1e-7f)), Normalize(arc * base), base);
 }
 }  // namespace
@@ -801,6 +822,20 @@ HS_LANE V4 RestDirection4(const V4& rest) {
 }
 // ProjectOnLink (above): the point at distance len from o towards p, or along the rest direction
 // when p is on o.
+// FirstSwing and FollowRest (above) for four chains: the first segments' swings (identity for a
+// zero-length first segment, as the scalar code leaves it) and a lower segment's turned rest.
+HS_LANE Q4 FirstSwing4(const V4& rest, const V4& o, const V4& end, __m128 len) {
+  const Q4 q = Normalize(FromUnitVectorsUnnormalised4(RestDirection4(rest), Div(end - o, len)));
+  const __m128 zero = _mm_setzero_ps();
+  return Select(_mm_cmpgt_ps(len, _mm_set1_ps(1e-7f)), q, Q4{_mm_set1_ps(1.0f), zero, zero, zero});
+}
+HS_LANE V4 FollowRest4(const V4& rest, const Q4& first_swing, float follow) {
+  const V4 swung = Rotate(first_swing, rest);
+  const V4 m = _mm_set1_ps(1.0f - follow) * rest + _mm_set1_ps(follow) * swung;
+  // std::max(length(m), 1e-12f): _mm_max_ps gives its second operand for a NaN, as std::max.
+  const __m128 ml = _mm_max_ps(_mm_set1_ps(1e-12f), _mm_sqrt_ps(Dot(m, m)));
+  return _mm_div_ps(_mm_sqrt_ps(Dot(rest, rest)), ml) * m;
+}
 HS_LANE V4 ProjectOnLink4(const V4& p, const V4& o, __m128 len, const V4& rest) {
   const V4 d = p - o;
   const __m128 l = _mm_sqrt_ps(Dot(d, d));
@@ -917,6 +952,12 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
   const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
   const bool segment = lc.segment;
+  // SpringConfig::arc_follow, as SolveChainFlat: the first segments' rest vectors and lengths,
+  // then their swings (built at depth 1 from depth 0's ends).
+  const float follow = lc.arc ? config_.arc_follow : 0.0f;
+  V4 rest0{zero4, zero4, zero4};
+  __m128 len0 = zero4;
+  Q4 first_swing{one, zero4, zero4, zero4};
   for (int d = 0; d < links; ++d) {
     int j[4];
     lane_j(d, j);
@@ -940,6 +981,10 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
                           _mm_mul_ps(arow[r][2], v.z));
       };
       rest = {row(0), row(1), row(2)};
+      if (follow > 0.0f && d > 0) {  // lanes below a contact or zero-length take another below
+        if (d == 1) first_swing = FirstSwing4(rest0, root4, O, len0);
+        rest = FollowRest4(rest, first_swing, follow);
+      }
     }
     if (bent) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
       rotations_to(d);
@@ -952,6 +997,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     }
     Lanes lrest;  // for the lanes solved alone
     lrest.Store(rest);
+    if (d == 0) rest0 = rest, len0 = len4;
     // Angle limits at this depth: each frame hangs from the bent joint above (limits.h), whose
     // rotation the lanes build as FlatRotations does alone. The exact frame (the scalar code's
     // operations) is made only for a lane that needs it: a hinge, a spherical limit, a cone the

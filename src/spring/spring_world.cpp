@@ -676,8 +676,6 @@ bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool c
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
   if (!config_.flat_path || !chain_flat_[chain] || config_.mode == SolverMode::kVrm) return false;
-  // The flat path and the lanes keep the original arc; following chains go the general way.
-  if (config_.mode == SolverMode::kArc && config_.arc_follow > 0.0f) return false;
   if (chain_owned_[chain]) return false;
   // Below the root, joints must sit where the rest pose puts them (an animated translation or
   // scale of a spring joint goes through the general path). The driven input keeps them there.

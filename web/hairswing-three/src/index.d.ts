@@ -24,8 +24,15 @@ export interface HairswingConfig {
   stepping: 'fixed' | 'frame';
   /** arc/parent: tuned damping (default true); false = the plain VRM mapping. */
   tuned: boolean;
-  /** arc: 0..1, how much of the author's swing is kept (default 1). */
+  /** arc: 0..1, how much of the author's swing is kept as a rigid swing (default 0, the article's
+   *  setting; 1 in the 'lively' and 'follow' settings, see ARC_SETTINGS). */
   arcLiveliness: number;
+  /** arc: stiffness x this on top of stiffnessScale (default 1.6, the article's firmer tuning;
+   *  1 = the author's stiffness). */
+  arcStiffness: number;
+  /** arc: 0..1, how far the segments below a chain's first turn with its swing (default 0 = the
+   *  original arc; 0.7 in the 'follow' setting). */
+  arcFollow: number;
   /** Multiplies every joint's stiffness (default 1). */
   stiffnessScale: number;
   /** vrm: reproduce three-vrm 3.5.5 exactly, quirks included (default false). */
@@ -173,3 +180,11 @@ export class HairswingSpringBones {
   /** Frees the solver and restores the VRM's own manager; later calls throw. */
   dispose(): void;
 }
+
+/** arc's named settings: pass one to fromVRM's options or configure(), e.g.
+ *  `springs.configure(ARC_SETTINGS.follow)`. */
+export const ARC_SETTINGS: Readonly<{
+  article: Readonly<Pick<HairswingConfig, 'arcLiveliness' | 'arcStiffness' | 'arcFollow'>>;
+  lively: Readonly<Pick<HairswingConfig, 'arcLiveliness' | 'arcStiffness' | 'arcFollow'>>;
+  follow: Readonly<Pick<HairswingConfig, 'arcLiveliness' | 'arcStiffness' | 'arcFollow'>>;
+}>;

@@ -20,8 +20,8 @@ const COLLIDER_BYTES = 48; // hs_collider: node, shape, offset[3], tail[3], norm
 const STEPPINGS = ['fixed', 'frame'];
 const STATUS = ['ok', 'invalid input', 'invalid argument', 'out of memory', 'internal error',
   'unsupported', 'i/o error'];
-const CONFIG_BYTES = 32; // hs_config: mode, tuned, arc_liveliness, stiffness_scale,
-// vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness (8 x 4 bytes)
+const CONFIG_BYTES = 36; // hs_config: mode, tuned, arc_liveliness, stiffness_scale,
+// vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness, arc_follow (9 x 4 bytes)
 const REPORT_BYTES = 20; // hs_step_report: flags, steps_run, steps_dropped, teleports, contacts
 const TIMING_WINDOW = 256; // updates kept for the p50/p95 of stats
 const LIMIT_BYTES = 28; // hs_joint_limit: kind, angle, yaw, rotation[4]
@@ -80,10 +80,24 @@ export const DEFAULT_CONFIG = Object.freeze({
   tuned: true,
   arcLiveliness: 0,
   arcStiffness: 1.6,
+  arcFollow: 0,
   stiffnessScale: 1,
   threeVrmCompat: false,
   teleportDistance: 0.5,
   teleportAngle: 1.5,
+});
+
+/**
+ * arc's named settings (docs: README.md "Options"), as options to pass to fromVRM or configure():
+ * `article` (the defaults: the article's improved solver, calm, least stretch), `lively` (swings
+ * about as far as three-vrm, as a rigid swing) and `follow` (lively's swing from the chain's root,
+ * the segments below turning with it: about half the curl). The library's own values
+ * (hs_config_arc_setting); a test checks that they agree.
+ */
+export const ARC_SETTINGS = Object.freeze({
+  article: Object.freeze({ arcLiveliness: 0, arcStiffness: 1.6, arcFollow: 0 }),
+  lively: Object.freeze({ arcLiveliness: 1, arcStiffness: 1, arcFollow: 0 }),
+  follow: Object.freeze({ arcLiveliness: 1, arcStiffness: 1, arcFollow: 0.7 }),
 });
 
 let modulePromise = null;
@@ -250,6 +264,7 @@ function validateConfig(config) {
   num('arcLiveliness', (v) => v >= 0 && v <= 1, 'in [0, 1]');
   num('stiffnessScale', (v) => v > 0 && Number.isFinite(v), 'a positive number');
   num('arcStiffness', (v) => v > 0 && Number.isFinite(v), 'a positive number');
+  num('arcFollow', (v) => v >= 0 && v <= 1, 'in [0, 1]');
   num('teleportDistance', (v) => v > 0, 'a positive number of metres');
   num('teleportAngle', (v) => v > 0, 'a positive number of radians');
 }
@@ -263,7 +278,7 @@ export class HairswingSpringBones {
    * @param vrm the VRM from three-vrm (gltf.userData.vrm), or the GLTFLoader result itself
    *   (also for a plain glTF with VRMC_springBone; then nodes are matched by the loader's record).
    * @param bytes the file GLTFLoader parsed (ArrayBuffer or Uint8Array).
-   * @param options {mode, stepping, tuned, arcLiveliness, arcStiffness, stiffnessScale, threeVrmCompat,
+   * @param options {mode, stepping, tuned, arcLiveliness, arcStiffness, arcFollow, stiffnessScale, threeVrmCompat,
    *   teleportDistance, teleportAngle, name, gltf, replaceManager, wasmBinary, wasmUrl}.
    */
   static async fromVRM(vrm, bytes, options = {}) {
@@ -363,6 +378,7 @@ export class HairswingSpringBones {
       f32[b + 5] = c.teleportDistance;
       f32[b + 6] = c.teleportAngle;
       f32[b + 7] = c.arcStiffness;
+      f32[b + 8] = c.arcFollow;
       status = M._hs_world_create(this._avatar, cfg, out);
       if (status === 0) {
         if (this._world) this._freeWorld();

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HairswingSpringBones, DEFAULT_CONFIG } from '../src/index.js';
+import { ARC_SETTINGS, HairswingSpringBones, DEFAULT_CONFIG } from '../src/index.js';
 import { execFileSync } from 'node:child_process';
 import { cli, demoAvatar, headTurn, load, missing, sharedData } from './helpers.mjs';
 
@@ -124,6 +124,44 @@ test('mode switches at run time and changes the motion; configure rebuilds', asy
   assert.throws(() => springs.configure({ arcLiveliness: 2 }), /arcLiveliness must be in \[0, 1\]/);
   assert.throws(() => springs.configure({ colour: 'red' }), /unknown option colour/);
   assert.equal(springs.config.mode, 'vrm', 'a refused change leaves the config as it was');
+  springs.dispose();
+});
+
+test('ARC_SETTINGS are the library\'s named settings; arcFollow reaches the solver', async (t) => {
+  if (missing()) return t.skip(missing());
+  const { side, springs } = await setup(demoAvatar('ponytail'));
+  const M = springs._M; // the library's own values, through its C API (hs_config_arc_setting)
+  const cfg = M._malloc(64);
+  const name = M._malloc(16);
+  assert.deepEqual(Object.keys(ARC_SETTINGS), ['article', 'lively', 'follow']);
+  for (const [key, values] of Object.entries(ARC_SETTINGS)) {
+    M.stringToUTF8(key, name, 16);
+    assert.equal(M._hs_config_arc_setting(cfg, name), 0, key);
+    const f32 = M.HEAPF32;
+    const b = cfg >> 2;
+    assert.deepEqual([f32[b + 2], f32[b + 7], f32[b + 8]],
+      [values.arcLiveliness, values.arcStiffness, values.arcFollow].map(Math.fround), `${key} differs from the library's`);
+  }
+  M.stringToUTF8('bouncy', name, 16);
+  assert.notEqual(M._hs_config_arc_setting(cfg, name), 0);
+  M._free(cfg);
+  M._free(name);
+  const article = DEFAULT_CONFIG;
+  for (const k of Object.keys(ARC_SETTINGS.article)) assert.equal(article[k], ARC_SETTINGS.article[k], `default ${k}`);
+  // The same head-turn under each setting ends in three different states.
+  const hashes = {};
+  for (const key of Object.keys(ARC_SETTINGS)) {
+    springs.configure(ARC_SETTINGS[key]);
+    for (let f = 1; f <= 90; f++) {
+      turnHead(side, f / 60);
+      side.vrm.update(1 / 60);
+    }
+    hashes[key] = springs.stateHash();
+  }
+  assert.equal(new Set(Object.values(hashes)).size, 3, JSON.stringify(hashes));
+  assert.equal(springs.config.arcFollow, 0.7);
+  assert.throws(() => springs.configure({ arcFollow: 1.5 }), /arcFollow must be in \[0, 1\]/);
+  assert.equal(springs.config.arcFollow, 0.7, 'a refused change leaves the config as it was');
   springs.dispose();
 });
 

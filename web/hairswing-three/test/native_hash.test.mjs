@@ -9,14 +9,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { HairswingSpringBones } from '../src/index.js';
+import { ARC_SETTINGS, HairswingSpringBones } from '../src/index.js';
 import { cli, demoAvatar, headTurn, load, missing, sharedData } from './helpers.mjs';
 
 const avatars = [() => demoAvatar('layered'), () => demoAvatar('ponytail'), () => path.join(sharedData, 'avatars/godette.vrm')];
 
+// The modes, and arc's `follow` setting (its first segments' swing turns the ones below, also in
+// the SIMD lanes).
+const runs = [
+  { mode: 'arc' }, { mode: 'parent' }, { mode: 'vrm' },
+  { mode: 'arc', setting: 'follow' },
+];
 for (const pick of avatars) {
-  for (const mode of ['arc', 'parent', 'vrm']) {
-    test(`${mode} mode: WebAssembly in three.js gives the native hash`, async (t) => {
+  for (const { mode, setting } of runs) {
+    test(`${mode} mode${setting ? ` (${setting})` : ''}: WebAssembly in three.js gives the native hash`, async (t) => {
       const why = missing() || (cli() ? null : 'hairswing CLI not built');
       if (why) return t.skip(why);
       const file = pick();
@@ -25,7 +31,7 @@ for (const pick of avatars) {
       if (side.gltf.parser.json.extensions.VRM) side.VRMUtils.rotateVRM0(side.vrm);
       side.root.updateMatrixWorld(true);
       const bytes = side.data;
-      const springs = await HairswingSpringBones.fromVRM(side.vrm, bytes, { mode, name: path.basename(file) });
+      const springs = await HairswingSpringBones.fromVRM(side.vrm, bytes, { mode, ...(setting ? ARC_SETTINGS[setting] : {}), name: path.basename(file) });
       const restHash = springs.stateHash();
       const record = { drivers: springs.drivers.length, reset: Array.from(springs.driverMatrices()), frames: [] };
       // Animated as apps do: the normalized humanoid bones, which vrm.update copies to the raw ones.
@@ -49,8 +55,8 @@ for (const pick of avatars) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hs-replay-'));
       const recording = path.join(dir, 'drivers.json');
       fs.writeFileSync(recording, JSON.stringify(record));
-      const native = execFileSync(cli(), ['hash', file, '--solver', mode, '--replay', recording], { encoding: 'utf8' }).trim();
-      t.diagnostic(`${path.basename(file)} ${mode}: wasm ${ours}, native ${native}, ${springs.stats.steps} steps, ${springs.stats.contacts} contacts`);
+      const native = execFileSync(cli(), ['hash', file, '--solver', mode, '--arc-setting', setting || 'article', '--replay', recording], { encoding: 'utf8' }).trim();
+      t.diagnostic(`${path.basename(file)} ${mode}${setting ? ` ${setting}` : ''}: wasm ${ours}, native ${native}, ${springs.stats.steps} steps, ${springs.stats.contacts} contacts`);
       assert.equal(ours, native);
       // reset(): bones back to their rest rotation; under the rest pose, the state at load.
       assert.ok(restBones.some(([b, r]) => !b.quaternion.equals(r)), 'no bone moved');
