@@ -542,7 +542,8 @@ void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
          "'lively' (liveliness 1, the author's stiffness: swings about as far as the VRM "
          "reference, as a rigid swing; more stretch at the root) or 'follow' (lively with "
          "--arc-follow 0.7: the first segment carries the swing and the ones below turn with "
-         "it; about half lively's curl). --arc-liveliness, "
+         "it; a fifth to a third of lively's curl, more bend at the root: re-weight the roots "
+         "with fit --reweight-roots). --arc-liveliness, "
          "--arc-stiffness and --arc-follow override it (docs/solver.md)")
       ->check(CLI::IsMember({"article", "lively", "follow"}));
   cmd.add_option("--arc-liveliness", flags.arc_liveliness,

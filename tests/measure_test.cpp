@@ -10,6 +10,7 @@
 #include <set>
 
 #include "hairswing/demo.h"
+#include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "synthetic.h"
 #include "test_util.h"
@@ -391,41 +392,56 @@ TEST(DemoAvatar, LivelyArcKeepsTheAuthorsSwingCurlsLessAndSettles) {
 }
 
 // arc's "follow" setting (SpringConfig::arc_follow 0.7 on top of lively): the first segment carries
-// the swing and the segments below turn with it. Against lively on both demo avatars (measured,
-// head-turn at 60 fps: layered swing 56.8 vs 58.8 mm, curl 5.34 vs 9.74 deg, p99 excess 51.0 vs
-// 50.9 %; ponytail 21.6 vs 22.3 mm, 4.20 vs 9.81 deg, 24.2 vs 24.9 %): about the same swing and
-// stretch, about half the curl; settles; 0 keeps the original arc bit for bit.
-TEST(DemoAvatar, FollowingArcCurlsHalfAsMuchAsLivelyAtItsSwing) {
+// the swing, the segments below turn with it and keep 0.3 of the author's drag. Against lively on
+// both demo avatars (measured, head-turn at 60 fps: layered swing 52.3 vs 58.8 mm, curl 3.42 vs
+// 9.74 deg; ponytail 19.7 vs 22.3 mm, 1.74 vs 9.81 deg): nearly the swing, a third of the curl or
+// less, and it settles; 0 keeps the original arc bit for bit. The root carries the whole bend, so
+// on the demo avatars' narrow root blends it stretches more than lively (p99 excess 59.7 vs 50.9
+// %); with the roots re-weighted (ReweightRoots, 3 first-segment lengths) the layered demo's stays
+// below what the usual solver gives on the original file (22.8 vs 26.1 %): the user's whole path.
+TEST(DemoAvatar, FollowingArcCurlsAThirdOfLivelyAtNearlyItsSwing) {
   for (DemoVariant v : {DemoVariant::kPonytail, DemoVariant::kLayered}) {
     SCOPED_TRACE(DemoVariantName(v));
     const Avatar av = MakeDemoAvatar(v);
-    const auto run = [&](const char* setting, float follow_override) {
+    const auto run = [&](const Avatar& a, const char* setting, float follow_override,
+                         SolverMode mode = SolverMode::kArc) {
       SpringConfig c;
       EXPECT_TRUE(ApplyArcSetting(setting, &c));
       MeasureOptions opt;
       opt.fps = {60};
-      opt.solvers = {SolverMode::kArc};
+      opt.solvers = {mode};
       opt.arc_liveliness = c.arc_liveliness;
       opt.arc_stiffness = c.arc_stiffness;
       opt.arc_follow = follow_override >= 0.0f ? follow_override : c.arc_follow;
-      auto rep = Measure(av, opt);
+      auto rep = Measure(a, opt);
       EXPECT_TRUE(rep.ok()) << rep.status().message();
       return rep.ok() ? rep->results[0] : RunResult{};
     };
-    const RunResult lively = run("lively", -1.0f);
-    const RunResult follow = run("follow", -1.0f);
-    const RunResult zero = run("follow", 0.0f);
+    const RunResult lively = run(av, "lively", -1.0f);
+    const RunResult follow = run(av, "follow", -1.0f);
+    const RunResult zero = run(av, "follow", 0.0f);
     std::printf(
         "%s: lively swing %.2f curl %.2f excess %.2f; follow swing %.2f curl %.2f excess %.2f\n",
         DemoVariantName(v), lively.swing_rms_mm, lively.shape_error_deg,
         lively.stretch_p99_excess_pct, follow.swing_rms_mm, follow.shape_error_deg,
         follow.stretch_p99_excess_pct);
-    EXPECT_GT(follow.swing_rms_mm, 0.9 * lively.swing_rms_mm);
-    EXPECT_LT(follow.shape_error_deg, 0.6 * lively.shape_error_deg);
-    EXPECT_LT(follow.stretch_p99_excess_pct, 1.05 * lively.stretch_p99_excess_pct);
+    EXPECT_GT(follow.swing_rms_mm, 0.85 * lively.swing_rms_mm);
+    EXPECT_LT(follow.shape_error_deg, 0.4 * lively.shape_error_deg);
     EXPECT_LT(follow.settle_mm, 0.001);
     EXPECT_EQ(zero.swing_rms_mm, lively.swing_rms_mm);  // arc_follow 0: the original arc
     EXPECT_EQ(zero.shape_error_deg, lively.shape_error_deg);
+    if (v == DemoVariant::kLayered) {
+      Avatar rw = av;
+      ReweightOptions ro;
+      ro.blend_segments = 3.0f;
+      ASSERT_TRUE(ReweightRoots(rw, ro).ok());
+      const RunResult parent = run(av, "article", -1.0f, SolverMode::kParent);
+      const RunResult whole = run(rw, "follow", -1.0f);
+      std::printf("layered re-weighted: follow excess %.2f, parent on the original %.2f\n",
+                  whole.stretch_p99_excess_pct, parent.stretch_p99_excess_pct);
+      EXPECT_LT(whole.stretch_p99_excess_pct, parent.stretch_p99_excess_pct);
+      EXPECT_LT(whole.shape_error_deg, 0.6 * parent.shape_error_deg);
+    }
   }
   SpringConfig bad;
   bad.arc_follow = 1.5f;

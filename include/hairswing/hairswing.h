@@ -111,7 +111,7 @@ typedef struct hs_config {
   float arc_stiffness;
   /* arc: 0..1, how far the segments below a chain's first turn with its swing (the liveliness then
    * goes to the first segment alone); default 0 = the original arc; 0.7 in the "follow" setting
-   * (lively's swing, about half its curl) */
+   * (nearly lively's swing, a fifth to a third of its curl) */
   float arc_follow;
 } hs_config;
 
@@ -170,7 +170,7 @@ HS_API void hs_config_default(hs_config* config);
 /* Sets arc's named setting in *config (arc_liveliness, arc_stiffness, arc_follow; the other fields
  * are left alone): "article" (the defaults: the article's improved solver, calm and least
  * stretch), "lively" (swings about as far as the VRM reference, as a rigid swing) or "follow"
- * (lively's swing from the chain's root, the segments below turning with it: about half the
+ * (lively's swing from the chain's root, the segments below turning with it: a third of the
  * curl). Another name: HS_INVALID_ARGUMENT and *config unchanged. */
 HS_API hs_status hs_config_arc_setting(hs_config* config, const char* name);
 /* A spring world for the avatar (which must outlive it); config NULL = defaults. */

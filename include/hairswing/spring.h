@@ -32,8 +32,9 @@ struct SpringConfig;
 /// arc's named settings (docs/solver.md): "article" (the defaults: arc_liveliness 0,
 /// arc_stiffness 1.6, the article's improved solver), "lively" (arc_liveliness 1,
 /// arc_stiffness 1: swings about as far as the VRM reference) and "follow" (as lively, with
-/// arc_follow 0.7: the first segment carries the lag, the ones below turn with it; curls about
-/// half as much). False for another name.
+/// arc_follow 0.7: the first segment carries the lag, the ones below turn with it; curls a fifth
+/// to a third as much, bends the root more: pair it with re-weighted roots). False for another
+/// name.
 bool ApplyArcSetting(std::string_view name, SpringConfig* config);
 
 struct SpringConfig {
@@ -58,8 +59,9 @@ struct SpringConfig {
   /// frame) is turned by this fraction of the rotation that takes the first segment's rest
   /// direction to where it is now. With it, the liveliness above goes to the first segment alone
   /// (its drag raised so that, in steady motion, the tip lags as far as the author's chain; the
-  /// segments below keep the author's drag), so the chain swings from its root and the segments
-  /// below follow instead of each lagging on its own: less curl at about the same stretch.
+  /// segments below keep 1 - arc_follow of the author's drag), so the chain swings from its root
+  /// and the segments below follow instead of each lagging on its own: less curl, more bend at
+  /// the root.
   /// 0 (default) = the original arc. docs/solver.md has the measurements.
   float arc_follow = 0.0f;
   /// arc only: every joint's stiffness x this, on top of stiffness_scale. The article's improved

@@ -402,20 +402,23 @@ void SpringWorld::ChainCoefficients(int c) {
     }
   }
   const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
-  // With arc_follow (beta) the segments below the first turn with it: in steady motion segment
-  // i > 0 lags beta theta_0 + lambda_i, so the tip lags theta_0 (L_0 + beta sum L_i) + sum L_i
-  // lambda_i. The first segment's drag is raised until that equals T_parent (blended by the
-  // liveliness); the segments below keep the author's drag.
+  // With arc_follow (beta) the segments below the first turn with it by beta and keep 1 - beta of
+  // the author's drag (of their own lag): in steady motion segment i > 0 lags beta theta_0 +
+  // (1 - beta) lambda_i, between turning rigidly with the first segment (1) and lagging on its
+  // own (0). The tip lags theta_0 (L_0 + beta sum L_i) + (1 - beta) sum L_i lambda_i; the first
+  // segment's drag is raised until that equals T_parent (blended by the liveliness).
   const double beta = std::clamp(static_cast<double>(config_.arc_follow), 0.0, 1.0);
+  const double below_factor = 1.0 - beta;
   double first_factor = factor;
   if (beta > 0.0) {
-    const double theta0 = std::max(0.0, t_parent - lag_below) / (l0 + beta * l_below);
+    const double theta0 =
+        std::max(0.0, t_parent - below_factor * lag_below) / (l0 + beta * l_below);
     const double full = lambda0 > 0.0 ? std::max(1.0, theta0 / lambda0) : 1.0;
     first_factor = 1.0 + live * (full - 1.0);
   }
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     SegmentCoefficients& cf = arc_coef_.coef[j];
-    const double f = beta > 0.0 ? (j == ch.joint_begin ? first_factor : 1.0) : factor;
+    const double f = beta > 0.0 ? (j == ch.joint_begin ? first_factor : below_factor) : factor;
     cf.c = static_cast<float>(det::Log(1.0 + kH * f * steady_drag(cf.c)) / kH);
     if (config_.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
   }
