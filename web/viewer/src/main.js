@@ -11,7 +11,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { VRMLoaderPlugin, VRMUtils } from '@pixiv/three-vrm';
-import { HairswingSpringBones } from '../../hairswing-three/src/index.js';
+import { ARC_SETTINGS, HairswingSpringBones } from '../../hairswing-three/src/index.js';
 
 const $ = (id) => document.getElementById(id);
 const MODES = ['parent', 'arc', 'vrm'];
@@ -120,6 +120,7 @@ async function api(path, form) {
 // S: everything about the avatar on show; replaced as a whole when another one loads.
 let S = null;
 let mode = 'arc';
+let arcSetting = 'article'; // the improved solver's named setting (ARC_SETTINGS)
 let paused = false;
 let hideAccessories = false;
 const clipCache = new Map(); // avatar bytes key -> retargeted library clips
@@ -253,7 +254,7 @@ async function showAvatar(bytes, name) {
   vrm.scene.updateMatrixWorld(true);
   let springs = null;
   try {
-    springs = await HairswingSpringBones.fromVRM(vrm, buf, { mode, gltf, name, wasmUrl: 'hairswing.wasm' });
+    springs = await HairswingSpringBones.fromVRM(vrm, buf, { mode, ...ARC_SETTINGS[arcSetting], gltf, name, wasmUrl: 'hairswing.wasm' });
   } catch (e) {
     if (!/no spring|no springs|no VRMC_springBone|not a VRM/i.test(String(e.message))) throw new Error(`${name}: ${e.message || e}`);
   }
@@ -392,10 +393,11 @@ function startHeadTurnTest() {
 
 function finishHeadTurn() {
   S.fixed = false;
-  S.headTurnDone = { hash: S.springs.stateHash(), mode: S.springs.mode, recording: S.record };
+  S.headTurnDone = { hash: S.springs.stateHash(), mode: S.springs.mode, arcSetting, recording: S.record };
   S.record = null;
   S.holdAt = S.t; // stay at the end pose
-  $('hash').textContent = `head-turn test (${S.springs.mode}): state hash ${S.headTurnDone.hash}`;
+  const what = S.springs.mode === 'arc' ? `arc, ${arcSetting}` : S.springs.mode;
+  $('hash').textContent = `head-turn test (${what}): state hash ${S.headTurnDone.hash}`;
 }
 
 function updateHash() {
@@ -615,6 +617,11 @@ function updateOverlay() {
 // ---- controls ------------------------------------------------------------------------------------
 function updateSolverButtons() {
   for (const b of document.querySelectorAll('#solver button')) b.classList.toggle('on', b.dataset.mode === mode);
+  // The named settings are the improved solver's: greyed out under the others.
+  for (const b of document.querySelectorAll('#arc-setting button')) {
+    b.classList.toggle('on', b.dataset.setting === arcSetting);
+    b.disabled = mode !== 'arc';
+  }
 }
 function updatePauseButton() { $('pause').textContent = paused ? 'Resume' : 'Pause'; $('pause').classList.toggle('on', paused); }
 
@@ -622,6 +629,15 @@ for (const b of document.querySelectorAll('#solver button')) {
   b.addEventListener('click', () => {
     mode = b.dataset.mode;
     if (S && S.springs) S.springs.mode = mode; // switchable while running: the hair keeps its state
+    updateSolverButtons();
+  });
+}
+for (const b of document.querySelectorAll('#arc-setting button')) {
+  b.addEventListener('click', () => {
+    if (b.dataset.setting === arcSetting) return;
+    arcSetting = b.dataset.setting;
+    // Rebuilds the solver with the setting; the hair starts again at rest under the current pose.
+    if (S && S.springs) S.springs.configure(ARC_SETTINGS[arcSetting]);
     updateSolverButtons();
   });
 }
@@ -1079,7 +1095,7 @@ window.__hs = {
   ready: start().catch((e) => { showMessage(e.message); throw e; }),
   state() {
     return {
-      avatar: S && S.name, mode: S && S.springs ? S.springs.mode : mode, paused, motion: S && S.motion,
+      avatar: S && S.name, mode: S && S.springs ? S.springs.mode : mode, arcSetting, paused, motion: S && S.motion,
       clip: S && S.clip ? S.clip.name : null, t: S ? S.t : 0, bodyTime: S ? S.bodyTime : 0, hash: S && S.springs ? S.springs.stateHash() : null,
       camera: camera.position.toArray(), target: controls.target.toArray(),
       meshes: S ? meshesOf(S.vrm.scene).length : 0, hiddenMeshes: S ? meshesOf(S.vrm.scene).filter((m) => !m.visible).length : 0,
@@ -1087,7 +1103,7 @@ window.__hs = {
       libraryClips: S ? S.clips.length : 0, droppedClips: S ? S.dropped.length : 0,
       joints: S && S.springs ? S.springs.joints.length : 0, fps,
       timing: $('timing').textContent, stretch: S ? S.stretch : 0, lag: S ? S.lag : 0, chartSamples: S ? S.chart.length : 0,
-      message: messageText, headTurn: S && S.headTurnDone ? { hash: S.headTurnDone.hash, mode: S.headTurnDone.mode } : null,
+      message: messageText, headTurn: S && S.headTurnDone ? { hash: S.headTurnDone.hash, mode: S.headTurnDone.mode, arcSetting: S.headTurnDone.arcSetting } : null,
       fitUndo: !$('fit-undo').disabled, fitInfo: $('fit-info').textContent,
       chains: S && S.chains ? S.chains.length : 0, chain: $('tune-chain').value, tuneInfo: $('tune-info').textContent,
       tuneUndo: !$('tune-undo').disabled,

@@ -113,6 +113,32 @@ try {
     hashes[mode] = run.hash;
   }
   assert.equal(new Set(Object.values(hashes)).size, 3, 'switching the solver did not change the hair state');
+  // The improved solver's named settings: greyed out under another solver; each gives its own
+  // head-turn, the one the native solver gives with the same setting.
+  assert.ok(await page.isDisabled('#arc-setting button:text-is("follow")'), 'arc settings enabled under the VRM reference');
+  await page.click('#solver button:text-is("improved")');
+  for (const setting of ['lively', 'follow']) {
+    await page.click(`#arc-setting button:text-is("${setting}")`);
+    assert.equal((await state()).arcSetting, setting);
+    const run = await page.evaluate(() => window.__hs.runHeadTurnNow());
+    const rec = path.join(work, `headturn-arc-${setting}.json`);
+    fs.writeFileSync(rec, JSON.stringify(run.recording));
+    const nativeHash = execFileSync(cli, ['hash', native, '--solver', 'arc', '--arc-setting', setting, '--replay', rec], { encoding: 'utf8' }).trim();
+    log(`head-turn arc ${setting}: browser ${run.hash}, native replay ${nativeHash}`);
+    assert.equal(run.hash, nativeHash, `arc ${setting}: the browser's head-turn differs from native`);
+    hashes[setting] = run.hash;
+  }
+  assert.equal(new Set(Object.values(hashes)).size, 5, 'the arc settings did not change the hair state');
+  // Close-up mid head-turn with follow, then back to the default for what follows.
+  await page.click('#frame-hair');
+  await page.click('#pause');
+  await page.evaluate(() => { document.getElementById('clip').value = 'headturn'; document.getElementById('clip').dispatchEvent(new Event('change')); });
+  await page.click('#restart');
+  await page.evaluate(() => window.__hs.step(1.6));
+  await shot('closeup-headturn-arc-follow');
+  await page.click('#pause');
+  await page.click('#arc-setting button:text-is("calm")');
+  assert.equal((await state()).arcSetting, 'article');
 
   // Close-ups mid head-turn (t = 1.6 s), one per solver.
   await page.click('#frame-hair');
