@@ -418,8 +418,12 @@ class SpringWorld {
   int lane_chains_ = 0;              // ... of them side by side in SIMD lanes
   // Lane groups of 2-4 chains (Create, SolveChainLanes) and each chain's group (-1: alone).
   struct LaneGroup {
-    int chains[4];  // in rig order; entries past n repeat chains[0]
+    int chains[4];  // longest chain first (then rig order); entries past n repeat chains[0]
     int n;
+    int first;      // the group's chain that comes first in rig order: solved at its turn
+    int links[4];   // per lane, its chain's links (joints - 1); not increasing
+    int order[4];   // the lanes in use in rig order of their chains (chains begin in that order)
+    bool in_order;  // order is 0, 1, 2, ...: the lanes are in rig order
   };
   std::vector<LaneGroup> lane_groups_;
   std::vector<int> lane_group_of_;

@@ -472,8 +472,9 @@ void SpringWorld::PackLane(float* block, int lane, int j) const {
 }
 
 void SpringWorld::PackLanes() {
-  // Every lane group's constants, depth by depth, in the group's lane order (padding lanes
-  // repeat the first chain's), for SolveChainLanes. Again whenever coefficients change.
+  // Every lane group's constants, depth by depth, in the group's lane order (padding lanes, and a
+  // lane past its chain's end, repeat the first chain's), for SolveChainLanes. Again whenever
+  // coefficients change.
   const Rig& rig = *rig_;
   lane_pack_at_.assign(lane_groups_.size(), 0);
   size_t total = 0;
@@ -489,7 +490,9 @@ void SpringWorld::PackLanes() {
     for (int d = 0; d + 1 < first.joint_end - first.joint_begin; ++d)
       for (int l = 0; l < 4; ++l)
         PackLane(&lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4], l,
-                 rig.chains()[group.chains[l]].joint_begin + d);
+                 (l < group.n && group.links[l] > d ? rig.chains()[group.chains[l]].joint_begin
+                                                    : first.joint_begin) +
+                     d);
   }
 }
 
@@ -866,14 +869,15 @@ HS_LANE __m128 PointContact4(const WorldCollider& col, const V4& p, __m128 r, V4
 }  // namespace
 
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
-  // Up to four chains of a lane group (Create: same joint count, attachment and collider list),
-  // side by side: link depth by link depth, the rest vectors, pull, damping and projection of
-  // the four links run in SIMD lanes, their narrow contact filter and the exact contact tests
+  // Up to four chains of a lane group (Create: same attachment and collider list, longest chain
+  // first), side by side: link depth by link depth, the rest vectors, pull, damping and projection
+  // of the four links run in SIMD lanes, their narrow contact filter and the exact contact tests
   // against outside spheres and capsules test each collider against the four links at once,
   // and a link no collider touches ends in the lanes too. Whatever needs branching stays per
   // lane in the scalar code: contacts, planes and inside shapes, zero-length links, non-finite
   // values. chains[0..3]: n in use, the others repeat chains[0] (LaneGroup's padding); unused
-  // lanes compute lane 0's chain and are never stored. The joints' constants come packed for
+  // lanes compute lane 0's chain and are never stored; so does a lane whose chain has ended
+  // (shorter than lane 0's) at the depths below its end. The joints' constants come packed for
   // the lanes (PackLanes) when the chains are the whole group in its order (the usual case).
   const Rig& rig = *rig_;
   // One context for all: the chains share the attachment, coefficients and colliders (AllNear
@@ -882,15 +886,29 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   for (int l = 1; l < n; ++l) FlatRoot(chains[l]);
   int begin[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
-  const int links = rig.chains()[chains[0]].joint_end - begin[0] - 1;
-  const int mode = lc.arc ? 1 : 0;
-  const NearRange near = lc.near;
-  const int nmask = (1 << n) - 1;
-  const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc.inv_h);
   const int g = lane_group_of_[chains[0]];
   const LaneGroup& group = lane_groups_[g];
-  const bool packed =
-      n == group.n && std::equal(chains, chains + n, group.chains) && !lane_pack_at_.empty();
+  const bool whole = n == group.n && std::equal(chains, chains + n, group.chains);
+  const bool packed = whole && !lane_pack_at_.empty();
+  // Per lane in use, its chain's links: not increasing (the group's order, longest first).
+  int lane_links[4];
+  if (whole) {
+    std::copy(group.links, group.links + 4, lane_links);
+  } else {
+    for (int l = 0; l < n; ++l) lane_links[l] = rig.chains()[chains[l]].joint_end - begin[l] - 1;
+  }
+  const int links = lane_links[0];
+  // The lanes whose chain reaches depth d: a prefix; all n while the shortest lasts.
+  const int shortest = lane_links[n - 1];
+  auto in_use = [&](int d) {
+    if (d < shortest) return n;
+    int k = 0;
+    while (k < n && lane_links[k] > d) ++k;
+    return k;
+  };
+  const int mode = lc.arc ? 1 : 0;
+  const NearRange near = lc.near;
+  const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc.inv_h);
   alignas(16) float local_pack[kLaneFields * 4];
   auto depth_pack = [&](int d, const int* j) -> const float* {
     if (packed) return &lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4];
@@ -915,8 +933,13 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   for (int l = 0; l < 4; ++l) first.Set(l, flat_[chains[l]].parent_rot);
   Q4 above = first.Load();
   int rot_depth = 0;
-  auto lane_j = [&](int dd, int* jj) {
-    for (int l = 0; l < 4; ++l) jj[l] = begin[l] + dd;
+  // The joints at depth dd of the k lanes in use there; lane 0's past a lane's end.
+  auto lane_j = [&](int dd, int k, int* jj) {
+    if (k == n) {  // padding lanes begin where lane 0 does
+      for (int l = 0; l < 4; ++l) jj[l] = begin[l] + dd;
+    } else {
+      for (int l = 0; l < 4; ++l) jj[l] = (l < k ? begin[l] : begin[0]) + dd;
+    }
   };
   auto rest_rotations = [&](const int* jj) {
     const glm::quat* q[4];
@@ -928,7 +951,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       // Built in registers (four scalars stored and read back as one vector stall the
       // processor: it cannot forward them).
       int jj[4], jm[4];
-      lane_j(rot_depth, jj);
+      const int k = in_use(rot_depth);
+      lane_j(rot_depth, k, jj);
       for (int l = 0; l < 4; ++l) jm[l] = jj[l] - 1;
       const __m128 len4 = _mm_mul_ps(
           _mm_mul_ps(scale4, _mm_setr_ps(rel_scale_[jj[0]], rel_scale_[jj[1]], rel_scale_[jj[2]],
@@ -938,7 +962,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
                             rot_depth == 0 ? root4 : Gather(tail_, jm), Gather(tail_, jj), len4);
       QLanes r;
       r.Store(above);
-      for (int l = 0; l < n; ++l) {
+      for (int l = 0; l < k; ++l) {
         flat_rot_[jj[l]] = r[l];
         flat_[chains[l]].q_done = jj[l] + 1;
       }
@@ -958,9 +982,14 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   V4 rest0{zero4, zero4, zero4};
   __m128 len0 = zero4;
   Q4 first_swing{one, zero4, zero4, zero4};
+  int nd = n, nmask = (1 << n) - 1;  // lanes in use at this depth: n until the shortest ends
   for (int d = 0; d < links; ++d) {
+    if (d >= shortest) {
+      nd = in_use(d);
+      nmask = (1 << nd) - 1;
+    }
     int j[4];
-    lane_j(d, j);
+    lane_j(d, nd, j);
     const float* P = depth_pack(d, j);
     auto field = [&](int f) { return _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * f); };
     // A joint's world scale, its link's length and hit radius: (scale * rel) * axis length,
@@ -1004,7 +1033,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     // lanes cannot show clear (below), a contact or a zero-length link.
     int limited = 0, framed = 0;
     glm::quat frame[4];
-    for (int l = 0; l < n; ++l)
+    for (int l = 0; l < nd; ++l)
       if (limit_[j[l]].kind != JointLimit::Kind::kNone) limited |= 1 << l;
     if (limited) rotations_to(d);
     auto frame_of = [&](int l) -> const glm::quat* {
@@ -1019,7 +1048,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     Lanes lo;
     lo.Store(O);
     if (alone) {  // a zero-length link: this depth one lane after the other
-      for (int l = 0; l < n; ++l) {
+      for (int l = 0; l < nd; ++l) {
         const bool touched = FlatLink(lc, j[l], lo[l], lrest[l], s[l], len[l], rep, frame_of(l));
         below |= touched ? 1 << l : 0;
       }
@@ -1058,10 +1087,10 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       alignas(16) float cos_a[4];
       int cones = 0;
       for (int l = 0; l < 4; ++l) {
-        const internal::PreparedLimit& lim = limit_[j[l < n ? l : 0]];
+        const internal::PreparedLimit& lim = limit_[j[l < nd ? l : 0]];
         local[l] = &lim.local;
         cos_a[l] = lim.cos_a + 1e-4f;
-        if (l < n && lim.kind == JointLimit::Kind::kCone) cones |= 1 << l;
+        if (l < nd && lim.kind == JointLimit::Kind::kCone) cones |= 1 << l;
       }
       if (cones) {
         const V4 axis = Rotate(above * rest_rotations(j) * GatherQ(local), V4{zero4, one, zero4});
@@ -1069,7 +1098,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         const __m128 need = _mm_mul_ps(_mm_load_ps(cos_a), _mm_sqrt_ps(Dot(e, e)));
         clear = cones & _mm_movemask_ps(_mm_cmpge_ps(Dot(axis, e), need));
       }
-      for (int l = 0; l < n; ++l)
+      for (int l = 0; l < nd; ++l)
         if ((limited & ~clear) >> l & 1) {
           glm::vec3 end = lxh[l];
           if (internal::ApplyLimit(limit_[j[l]], *frame_of(l), lo[l], len[l], end)) lxh.Set(l, end);
@@ -1213,7 +1242,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       end = Sel(m, V4{FlushTiny4(X.x), FlushTiny4(X.y), FlushTiny4(X.z)}, end);
       vend = Sel(m, V4{FlushTiny4(VS.x), FlushTiny4(VS.y), FlushTiny4(VS.z)}, vend);
     }
-    for (int l = 0; l < n; ++l) {
+    for (int l = 0; l < nd; ++l) {
       const int jl = j[l];
       if (slow >> l & 1) {
         // The lane's candidates, in order, as NarrowLink would list them.
@@ -1247,7 +1276,7 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
   // the one above, through a square root and divisions): up to four groups go depth by depth
   // together, so the processor has independent work while one waits. The rare shortest arc
   // between opposite vectors is built per lane by the scalar function. Padding lanes repeat the
-  // group's first chain and are never stored.
+  // group's first chain and are never stored; so does a lane past its chain's end.
   const Rig& rig = *rig_;
   struct State {
     Q4 above;  // the world rotations of the joints above this depth
@@ -1255,7 +1284,10 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
     Lanes o;
     int begin[4];
     const int* chains;
-    int n, last_d;  // last_d: the end joint's depth
+    const int* links;  // per lane, its chain's links (the end joint's depth); not increasing
+    int n, last_d;     // last_d: the first (longest) chain's end joint's depth
+    int nd;            // lanes in use at the current depth
+    int next_end;      // the depth at which the shortest of them ends
   };
   constexpr int kBatch = 4;
   for (int b0 = 0; b0 < count; b0 += kBatch) {
@@ -1266,7 +1298,9 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       State& s = st[b];
       const LaneGroup& g = lane_groups_[groups[b0 + b]];
       s.chains = g.chains;
-      s.n = g.n;
+      s.links = g.links;
+      s.n = s.nd = g.n;
+      s.next_end = g.links[g.n - 1];
       QLanes parent;
       for (int l = 0; l < 4; ++l) {
         const FlatChain& f = flat_[g.chains[l]];
@@ -1283,13 +1317,20 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       for (int b = 0; b < nb; ++b) {
         State& s = st[b];
         if (d >= s.last_d) continue;
+        // The lanes whose chain reaches this depth (a prefix): past a lane's end it repeats
+        // lane 0's joint, as padding lanes do.
+        if (d >= s.next_end) {  // a lane's chain has ended
+          while (s.nd > 1 && s.links[s.nd - 1] <= d) s.begin[--s.nd] = s.begin[0];
+          s.next_end = s.links[s.nd - 1];
+        }
+        const int nd = s.nd;
         int j[4];
         const glm::quat* rest[4];
         float scale[4], len[4];
         for (int l = 0; l < 4; ++l) {
           j[l] = s.begin[l] + d;
           rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
-          scale[l] = flat_[s.chains[l]].scale * rel_scale_[j[l]];
+          scale[l] = flat_[s.chains[l < nd ? l : 0]].scale * rel_scale_[j[l]];
           len[l] = scale[l] * axis_len_[j[l]];  // FlatRotations: (scale * rel) * axis length
         }
         const V4 tail = Gather(tail_, j);
@@ -1297,11 +1338,11 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
         // mode, draping, angle limits: rotations_to in SolveChainLanes, the same operations on
         // the same values): taken from there.
         bool built = true;
-        for (int l = 0; l < s.n; ++l) built = built && flat_[s.chains[l]].q_done > j[l];
+        for (int l = 0; l < nd; ++l) built = built && flat_[s.chains[l]].q_done > j[l];
         Q4 rot;
         if (built) {
           const glm::quat* q[4];
-          for (int l = 0; l < 4; ++l) q[l] = &flat_rot_[j[l < s.n ? l : 0]];
+          for (int l = 0; l < 4; ++l) q[l] = &flat_rot_[j[l < nd ? l : 0]];
           rot = GatherQ(q);
         } else {
           const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
@@ -1318,7 +1359,7 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
             {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)});
         s.above = rot;
         if (!world) {
-          for (int l = 0; l < s.n; ++l) {
+          for (int l = 0; l < nd; ++l) {
             flat_rot_[j[l]] = lrot[l];
             pose[rig.joint_node()[j[l]]].rotation = lloc[l];
           }
@@ -1342,7 +1383,7 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
         _mm_store_ps(mat[6], m(m(two, _mm_add_ps(qxz, qwy)), s4));
         _mm_store_ps(mat[7], m(m(two, _mm_sub_ps(qyz, qwx)), s4));
         _mm_store_ps(mat[8], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qyy))), s4));
-        for (int l = 0; l < s.n; ++l) {
+        for (int l = 0; l < nd; ++l) {
           const int node = rig.joint_node()[j[l]];
           flat_rot_[j[l]] = lrot[l];
           pose[node].rotation = lloc[l];
@@ -1359,10 +1400,10 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       for (int l = 0; l < st[b].n; ++l) {  // the end joint, as WriteFlatChain
         const State& s = st[b];
         FlatChain& f = flat_[s.chains[l]];
-        const int last = s.begin[l] + s.last_d;
+        const int last = rig.chains()[s.chains[l]].joint_begin + s.links[l];
         f.q_done = last;
         world_lazy_[s.chains[l]] = world ? 0 : 1;
-        if (world && s.last_d > 0) {
+        if (world && s.links[l] > 0) {
           const int node = rig.joint_node()[last];
           world_[node] = internal::Compose(tail_[last - 1],
                                            flat_rot_[last - 1] * rig.rest_local()[node].rotation,

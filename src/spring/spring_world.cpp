@@ -275,10 +275,13 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       return std::equal(list.begin(), list.end(), other.begin(), other.end());
     });
   }
-  // Lane groups (SolveChainLanes): up to four chains, in rig order, solved side by side in the
-  // step of the first of them. Same joint count (the lanes advance link by link together), same
-  // attachment, the same collider list of at most kNearAll colliders (so every chain sharing it
-  // reads all of it: no chain's broad phase writes a subset into the slots the others read).
+  // Lane groups (SolveChainLanes): up to four chains solved side by side in the step of the
+  // first of them in rig order, their lanes longest chain first (the lanes advance link by link
+  // together; a shorter chain's lane idles once it has ended, so chains of like length are put
+  // together: each attachment's chains in order of length, none shorter than half the group's
+  // longest). Same attachment, the same collider list of at most kNearAll colliders (so every
+  // chain sharing it reads all of it: no chain's broad phase writes a subset into the slots the
+  // others read).
   // Their order against the chains between them does not matter: they are flat-capable, no
   // chain hangs from them, they hang from a node no chain's step moves, and a chain's step
   // writes only its own state. Their teleport verdict is the one of the first chain hanging from
@@ -290,17 +293,37 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
            ch.collider_end - ch.collider_begin <= internal::kNearAll && w.attach_still_[c];
   };
   w.lane_group_of_.assign(rig.chains().size(), -1);
+  auto links_of = [&](int c) {
+    return rig.chains()[c].joint_end - rig.chains()[c].joint_begin - 1;
+  };
+  std::vector<int> candidates;
+  for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c)
+    if (lane_ok(c)) candidates.push_back(c);
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](int a, int b) { return links_of(a) > links_of(b); });
   std::vector<LaneGroup> groups;
-  for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) {
-    if (!lane_ok(c)) continue;
+  for (int c : candidates) {
     const RigChain& ch = rig.chains()[c];
     auto open = std::find_if(groups.begin(), groups.end(), [&](const LaneGroup& g) {
       const RigChain& first = rig.chains()[g.chains[0]];
-      return g.n < 4 && first.joint_end - first.joint_begin == ch.joint_end - ch.joint_begin &&
-             first.attach == ch.attach && w.near_share_[g.chains[0]] == w.near_share_[c];
+      // At least half as long as the group's longest: a lane running alone for long costs
+      // more than the chain solved alone (measured: a 5-link chain with three 1-link ones,
+      // 7 % slower than the same chain alone).
+      return g.n < 4 && first.attach == ch.attach &&
+             w.near_share_[g.chains[0]] == w.near_share_[c] &&
+             2 * links_of(c) >= links_of(g.chains[0]);
     });
-    if (open == groups.end()) open = groups.insert(groups.end(), LaneGroup{{c, c, c, c}, 0});
+    if (open == groups.end())
+      open = groups.insert(groups.end(),
+                           LaneGroup{{c, c, c, c}, 0, c, {0, 0, 0, 0}, {0, 0, 0, 0}, true});
+    open->first = std::min(open->first, c);
     open->chains[open->n++] = c;
+  }
+  for (LaneGroup& g : groups) {
+    for (int l = 0; l < 4; ++l) g.links[l] = links_of(g.chains[l]);
+    for (int l = 0; l < g.n; ++l) g.order[l] = l;
+    std::sort(g.order, g.order + g.n, [&](int a, int b) { return g.chains[a] < g.chains[b]; });
+    g.in_order = std::is_sorted(g.chains, g.chains + g.n);
   }
   for (const LaneGroup& g : groups) {
     if (g.n < 2) continue;  // alone
@@ -714,14 +737,25 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
       if (!teleported_[c]) EndChain(c);  // a reset chain's frame was kept by ResetChain
       continue;
     }
-    // A lane group, at its first chain: each chain begins in order; those that go flat with the
-    // same contact kind are solved side by side (the rest alone, in order).
+    // A lane group, at its first chain in rig order: each chain begins in rig order (a chain's
+    // teleport verdict may be an earlier one's); those that go flat with the same contact kind
+    // are solved side by side in the group's lane order (the rest alone).
     const LaneGroup& group = lane_groups_[g];
-    if (group.chains[0] != c) continue;  // solved with its group
+    if (group.first != c) continue;  // solved with its group
     int flat[4], n = 0;
-    for (int m = 0; m < group.n; ++m)
-      if (BeginChain(group.chains[m], pose, h, variable, check_pose, rep))
-        flat[n++] = group.chains[m];
+    if (group.in_order) {
+      for (int m = 0; m < group.n; ++m)
+        if (BeginChain(group.chains[m], pose, h, variable, check_pose, rep))
+          flat[n++] = group.chains[m];
+    } else {
+      bool goes_flat[4] = {false, false, false, false};
+      for (int i = 0; i < group.n; ++i) {
+        const int m = group.order[i];
+        goes_flat[m] = BeginChain(group.chains[m], pose, h, variable, check_pose, rep);
+      }
+      for (int m = 0; m < group.n; ++m)
+        if (goes_flat[m]) flat[n++] = group.chains[m];
+    }
     for (int l = n; n > 0 && l < 4; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
     const bool same_kind = std::all_of(flat, flat + n, [&](int m) {
       return config_.segment_checks[m] == config_.segment_checks[flat[0]];
