@@ -24,8 +24,6 @@ using OJson = nlohmann::ordered_json;
 namespace {
 // JSON number, or null for a figure that does not apply (NaN).
 OJson Num(double v) { return std::isfinite(v) ? OJson(v) : OJson(nullptr); }
-// A float option as the decimal it was given as (0.7, not 0.699999988079071).
-double Dec(float v) { return std::round(static_cast<double>(v) * 1e6) / 1e6; }
 std::string Fmt(float v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
@@ -296,10 +294,10 @@ void AddBake(CLI::App& app, int& exit_code) {
     const OJson summary = {{"avatar", o->avatar},
                            {"motion", o->motion},
                            {"solver", o->solver},
-                           {"arc_liveliness", Dec(o->solver_flags.arc_liveliness)},
-                           {"arc_stiffness", Dec(o->solver_flags.arc_stiffness)},
-                           {"arc_follow", Dec(o->solver_flags.arc_follow)},
-                           {"stiffness_scale", Dec(o->solver_flags.stiffness_scale)},
+                           {"arc_liveliness", AsGiven(o->solver_flags.arc_liveliness)},
+                           {"arc_stiffness", AsGiven(o->solver_flags.arc_stiffness)},
+                           {"arc_follow", AsGiven(o->solver_flags.arc_follow)},
+                           {"stiffness_scale", AsGiven(o->solver_flags.stiffness_scale)},
                            {"rate", o->rate},
                            {"max_error_deg", o->max_error_deg},
                            {"max_error_mm", o->max_error_mm},

@@ -125,12 +125,11 @@ std::map<std::string, OJson> DefaultOptions() {
   const FitOptions fit;
   const MeasureFlags measure;
   // float defaults as the decimal they were written as (0.08, not 0.07999999821186066)
-  auto dec = [](float v) { return std::round(static_cast<double>(v) * 1e6) / 1e6; };
   std::map<std::string, OJson> d;
   d["fit"] = {{"joints", fit.joints},
-              {"segment_length", dec(fit.segment_length)},
-              {"root_ramp", dec(fit.root_ramp_segments)},
-              {"min_hang", dec(fit.min_hang_length)},
+              {"segment_length", AsGiven(fit.segment_length)},
+              {"root_ramp", AsGiven(fit.root_ramp_segments)},
+              {"min_hang", AsGiven(fit.min_hang_length)},
               {"attach", fit.attach}};
   d["fit-colliders"] = OJson::object();
   d["measure"] = {{"solvers", {"arc", "parent", "vrm"}},
@@ -139,7 +138,7 @@ std::map<std::string, OJson> DefaultOptions() {
                   {"match_swing", measure.match_swing},
                   {"plain", measure.plain},
                   {"arc_setting", "article"},
-                  {"arc_liveliness", dec(measure.arc_liveliness)},
+                  {"arc_liveliness", AsGiven(measure.arc_liveliness)},
                   {"report", false}};
   d["validate-clips"] = OJson::object();
   d["bake"] = {{"solver", "arc"},      {"arc_setting", "article"}, {"rate", 30},
@@ -161,11 +160,11 @@ std::string CheckOption(const std::string& op, const std::string& key, const OJs
     }
     return "";
   };
-  auto one_of = [&](const std::string& s, std::initializer_list<const char*> allowed) {
+  auto one_of = [&](const std::string& s, const std::vector<std::string>& allowed) {
     std::string list;
-    for (const char* a : allowed) {
+    for (const std::string& a : allowed) {
       if (s == a) return std::string();
-      list += (list.empty() ? "" : ", ") + std::string(a);
+      list += (list.empty() ? "" : ", ") + a;
     }
     return "\"" + s + "\" is not one of " + list;
   };
@@ -178,7 +177,7 @@ std::string CheckOption(const std::string& op, const std::string& key, const OJs
   } else if (op == "measure") {
     if (key == "seconds") return in(2, 600);
     if (key == "arc_liveliness") return in(0, 1);
-    if (key == "arc_setting") return one_of(v.get<std::string>(), {"article", "lively", "follow"});
+    if (key == "arc_setting") return one_of(v.get<std::string>(), ArcSettingNames());
     if (key == "solvers" || key == "fps") {
       if (v.empty()) return "must list at least one";
       std::set<std::string> seen;
@@ -193,7 +192,7 @@ std::string CheckOption(const std::string& op, const std::string& key, const OJs
     }
   } else if (op == "bake") {
     if (key == "solver") return one_of(v.get<std::string>(), {"arc", "parent", "vrm"});
-    if (key == "arc_setting") return one_of(v.get<std::string>(), {"article", "lively", "follow"});
+    if (key == "arc_setting") return one_of(v.get<std::string>(), ArcSettingNames());
     if (key == "rate" && v != 30 && v != 60) return "must be 30 or 60";
     if (key == "max_error_deg") return in(0, 10);
     if (key == "max_error_mm") return in(0.001, 100);

@@ -108,7 +108,7 @@ void AddHash(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"arc", "parent", "vrm"}));
   cmd->add_option("--arc-setting", opts->arc_setting,
                   "arc's named setting: article (default), lively or follow (docs/solver.md)")
-      ->check(CLI::IsMember({"article", "lively", "follow"}));
+      ->check(CLI::IsMember(ArcSettingNames()));
   cmd->add_option("--fps", opts->fps, "caller frames per second (the hash does not depend on it)")
       ->check(CLI::Range(10, 1000));
   cmd->add_option("--replay", opts->replay,

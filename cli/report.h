@@ -1,6 +1,7 @@
 // The self-contained HTML measurement report (uPlot from npm is embedded at build time).
 #pragma once
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ std::string HtmlNum(const nlohmann::json& v, int prec);
 
 /// Solver options of `measure` (docs/measure.md).
 struct SuiteResults;  // below
+
+/// A float option as the decimal it was written as (0.7, not 0.699999988079071), for JSON.
+inline double AsGiven(float v) { return std::round(static_cast<double>(v) * 1e6) / 1e6; }
 
 /// The solver's settings a command takes on its command line (AddArcOptions): arc's named
 /// setting and its parts, and every solver's stiffness scale.

@@ -545,7 +545,7 @@ void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
          "it; a fifth to a third of lively's curl, more bend at the root: re-weight the roots "
          "with fit --reweight-roots). --arc-liveliness, "
          "--arc-stiffness and --arc-follow override it (docs/solver.md)")
-      ->check(CLI::IsMember({"article", "lively", "follow"}));
+      ->check(CLI::IsMember(ArcSettingNames()));
   cmd.add_option("--arc-liveliness", flags.arc_liveliness,
                  "arc: how much of the author's liveliness to keep, 0..1: 1 = its chains swing "
                  "about as far as the VRM reference's (drag raised per chain), 0 = the author's "

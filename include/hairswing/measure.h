@@ -210,7 +210,10 @@ struct MeasureReport {
   /// stiffness and follow, and every solver's stiffness scale.
   struct Settings {
     bool tuned = true;
-    float arc_liveliness = 0, arc_stiffness = 1, arc_follow = 0, stiffness_scale = 1;
+    float arc_liveliness = SpringConfig{}.arc_liveliness;
+    float arc_stiffness = SpringConfig{}.arc_stiffness;
+    float arc_follow = SpringConfig{}.arc_follow;
+    float stiffness_scale = 1.0f;
   } settings;
   std::vector<std::string> chain_names;
   std::vector<RunResult> results;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct SpringConfig;
 /// to a third as much, bends the root more: pair it with re-weighted roots). False for another
 /// name.
 bool ApplyArcSetting(std::string_view name, SpringConfig* config);
+/// The names ApplyArcSetting knows: "article", "lively", "follow".
+const std::vector<std::string>& ArcSettingNames();
 
 struct SpringConfig {
   SolverMode mode = SolverMode::kArc;
@@ -420,10 +423,10 @@ class SpringWorld {
   struct LaneGroup {
     int chains[4];  // longest chain first (then rig order); entries past n repeat chains[0]
     int n;
-    int first;      // the group's chain that comes first in rig order: solved at its turn
-    int links[4];   // per lane, its chain's links (joints - 1); not increasing
-    int order[4];   // the lanes in use in rig order of their chains (chains begin in that order)
-    bool in_order;  // order is 0, 1, 2, ...: the lanes are in rig order
+    int links[4];  // per lane, its chain's links (joints - 1); not increasing
+    // The lanes in use in rig order of their chains: the group is solved at the turn of
+    // chains[order[0]], and its chains begin in this order.
+    int order[4];
   };
   std::vector<LaneGroup> lane_groups_;
   std::vector<int> lane_group_of_;

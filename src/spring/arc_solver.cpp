@@ -823,8 +823,6 @@ HS_LANE V4 RestDirection4(const V4& rest) {
   const __m128 rl = _mm_sqrt_ps(Dot(rest, rest)), tiny = _mm_set1_ps(1e-12f);
   return Div(rest, Sel(_mm_cmplt_ps(rl, tiny), tiny, rl));
 }
-// ProjectOnLink (above): the point at distance len from o towards p, or along the rest direction
-// when p is on o.
 // FirstSwing and FollowRest (above) for four chains: the first segments' swings (identity for a
 // zero-length first segment, as the scalar code leaves it) and a lower segment's turned rest.
 HS_LANE Q4 FirstSwing4(const V4& rest, const V4& o, const V4& end, __m128 len) {
@@ -839,6 +837,8 @@ HS_LANE V4 FollowRest4(const V4& rest, const Q4& first_swing, float follow) {
   const __m128 ml = _mm_max_ps(_mm_set1_ps(1e-12f), _mm_sqrt_ps(Dot(m, m)));
   return _mm_div_ps(_mm_sqrt_ps(Dot(rest, rest)), ml) * m;
 }
+// ProjectOnLink (above): the point at distance len from o towards p, or along the rest direction
+// when p is on o.
 HS_LANE V4 ProjectOnLink4(const V4& p, const V4& o, __m128 len, const V4& rest) {
   const V4 d = p - o;
   const __m128 l = _mm_sqrt_ps(Dot(d, d));
@@ -935,11 +935,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   int rot_depth = 0;
   // The joints at depth dd of the k lanes in use there; lane 0's past a lane's end.
   auto lane_j = [&](int dd, int k, int* jj) {
-    if (k == n) {  // padding lanes begin where lane 0 does
-      for (int l = 0; l < 4; ++l) jj[l] = begin[l] + dd;
-    } else {
-      for (int l = 0; l < 4; ++l) jj[l] = (l < k ? begin[l] : begin[0]) + dd;
-    }
+    for (int l = 0; l < 4; ++l) jj[l] = (l < k ? begin[l] : begin[0]) + dd;
   };
   auto rest_rotations = [&](const int* jj) {
     const glm::quat* q[4];
@@ -1285,9 +1281,9 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
     int begin[4];
     const int* chains;
     const int* links;  // per lane, its chain's links (the end joint's depth); not increasing
-    int n, last_d;     // last_d: the first (longest) chain's end joint's depth
-    int nd;            // lanes in use at the current depth
-    int next_end;      // the depth at which the shortest of them ends
+    int n;
+    int nd;        // lanes in use at the current depth
+    int next_end;  // the depth at which the shortest of them ends
   };
   constexpr int kBatch = 4;
   for (int b0 = 0; b0 < count; b0 += kBatch) {
@@ -1310,13 +1306,12 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       }
       s.above = parent.Load();
       s.O = s.o.Load();
-      s.last_d = rig.chains()[g.chains[0]].joint_end - s.begin[0] - 1;
-      max_d = std::max(max_d, s.last_d);
+      max_d = std::max(max_d, s.links[0]);
     }
     for (int d = 0; d < max_d; ++d)
       for (int b = 0; b < nb; ++b) {
         State& s = st[b];
-        if (d >= s.last_d) continue;
+        if (d >= s.links[0]) continue;
         // The lanes whose chain reaches this depth (a prefix): past a lane's end it repeats
         // lane 0's joint, as padding lanes do.
         if (d >= s.next_end) {  // a lane's chain has ended

@@ -100,6 +100,11 @@ bool ApplyArcSetting(std::string_view name, SpringConfig* config) {
   return true;
 }
 
+const std::vector<std::string>& ArcSettingNames() {
+  static const std::vector<std::string> names{"article", "lively", "follow"};
+  return names;
+}
+
 Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& config) {
   if (!config.segment_checks.empty() && config.segment_checks.size() != rig.chains().size())
     return Status(StatusCode::kInvalidInput,
@@ -314,16 +319,13 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
              2 * links_of(c) >= links_of(g.chains[0]);
     });
     if (open == groups.end())
-      open = groups.insert(groups.end(),
-                           LaneGroup{{c, c, c, c}, 0, c, {0, 0, 0, 0}, {0, 0, 0, 0}, true});
-    open->first = std::min(open->first, c);
+      open = groups.insert(groups.end(), LaneGroup{{c, c, c, c}, 0, {0, 0, 0, 0}, {0, 0, 0, 0}});
     open->chains[open->n++] = c;
   }
   for (LaneGroup& g : groups) {
     for (int l = 0; l < 4; ++l) g.links[l] = links_of(g.chains[l]);
     for (int l = 0; l < g.n; ++l) g.order[l] = l;
     std::sort(g.order, g.order + g.n, [&](int a, int b) { return g.chains[a] < g.chains[b]; });
-    g.in_order = std::is_sorted(g.chains, g.chains + g.n);
   }
   for (const LaneGroup& g : groups) {
     if (g.n < 2) continue;  // alone
@@ -741,21 +743,15 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     // teleport verdict may be an earlier one's); those that go flat with the same contact kind
     // are solved side by side in the group's lane order (the rest alone).
     const LaneGroup& group = lane_groups_[g];
-    if (group.first != c) continue;  // solved with its group
-    int flat[4], n = 0;
-    if (group.in_order) {
-      for (int m = 0; m < group.n; ++m)
-        if (BeginChain(group.chains[m], pose, h, variable, check_pose, rep))
-          flat[n++] = group.chains[m];
-    } else {
-      bool goes_flat[4] = {false, false, false, false};
-      for (int i = 0; i < group.n; ++i) {
-        const int m = group.order[i];
-        goes_flat[m] = BeginChain(group.chains[m], pose, h, variable, check_pose, rep);
-      }
-      for (int m = 0; m < group.n; ++m)
-        if (goes_flat[m]) flat[n++] = group.chains[m];
+    if (group.chains[group.order[0]] != c) continue;  // solved with its group
+    bool goes_flat[4] = {false, false, false, false};
+    for (int i = 0; i < group.n; ++i) {
+      const int m = group.order[i];
+      goes_flat[m] = BeginChain(group.chains[m], pose, h, variable, check_pose, rep);
     }
+    int flat[4], n = 0;
+    for (int m = 0; m < group.n; ++m)
+      if (goes_flat[m]) flat[n++] = group.chains[m];
     for (int l = n; n > 0 && l < 4; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
     const bool same_kind = std::all_of(flat, flat + n, [&](int m) {
       return config_.segment_checks[m] == config_.segment_checks[flat[0]];
