@@ -348,6 +348,20 @@ class SpringWorld {
   mutable bool world_lazy_any_ = false;
   void WriteBackDriven(std::span<glm::quat> rotations);
   void SolveChainVrm(int chain, std::span<Transform> pose, float h, bool variable, StepReport& rep);
+  // vrm mode's contacts of joint j's end `next` (bone_length from `pos`) in the chain's order,
+  // `limit(next)` after each push (vrm_solver.cpp).
+  template <class Limit>
+  void VrmContacts(const NearRange& near, int j, const glm::vec3& pos, float bone_length,
+                   glm::vec3& next, StepReport& rep, Limit limit);
+  // vrm mode on the flat path (vrm_solver.cpp): positions and quaternions instead of matrices.
+  void SolveChainVrmFlat(int chain, float h, bool variable, StepReport& rep);
+  // Its joint j: `pos` (the joint's position) and `above` (the world rotation of the joint
+  // above) move on to this joint's end and world rotation. scale: the chain root's world scale.
+  void VrmFlatLink(int j, float scale, const NearRange& near, float h, bool variable,
+                   glm::vec3& pos, glm::quat& above, StepReport& rep);
+  // Up to four chains of a lane group in vrm mode, side by side in SIMD lanes (arc_solver.cpp),
+  // fixed steps only: lane by lane the operations of VrmFlatLink, so the same bits.
+  void SolveChainVrmLanes(const int* chains, int n, StepReport& rep);
   // vrm mode: a cone limit's axis in the joint's parent frame, (rest rotation * limit frame) * +Y
   // (limits.h, ConeClearly).
   std::vector<glm::vec3> cone_axis_parent_;

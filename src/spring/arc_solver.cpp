@@ -1407,10 +1407,153 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       }
   }
 }
+void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) {
+  // vrm mode's flat chains of a lane group side by side (as SolveChainLanes: chains[0..3], n in
+  // use, padding lanes and lanes past their chain's end compute lane 0's joint and are never
+  // stored), one fixed step: link depth by link depth VrmFlatLink's operations in the lanes, the
+  // joints' world rotations included (the next depth's bone axes hang from them). A lane goes
+  // through VrmFlatLink itself at a depth where its link has a zero length or an angle limit
+  // other than a cone it is clearly inside of, where the exact test finds a contact (the lanes only
+  // give the verdict: no collider touches the end) or where its end is not finite; the state it
+  // reads is stored only after that.
+  const Rig& rig = *rig_;
+  const float dt = static_cast<float>(kStep);
+  const float push_scale = dt / internal::kVrmRefDt;  // VrmFlatLink's, fixed steps
+  for (int l = 0; l < n; ++l) FlatRoot(chains[l]);
+  const NearRange near = AllNear(chains[0]);  // the group's chains share their colliders
+  int begin[4], lane_links[4];
+  for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
+  for (int l = 0; l < n; ++l) lane_links[l] = rig.chains()[chains[l]].joint_end - begin[l] - 1;
+  const int links = lane_links[0];  // not increasing: the group's order, longest first
+  Lanes lroot;
+  QLanes lparent;
+  alignas(16) float sc[4];
+  for (int l = 0; l < 4; ++l) {
+    const FlatChain& fc = flat_[chains[l]];
+    lroot.Set(l, fc.root);
+    lparent.Set(l, fc.parent_rot);
+    sc[l] = fc.scale;
+  }
+  const __m128 scale4 = _mm_load_ps(sc), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
+  const __m128 dt4 = _mm_set1_ps(dt), grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
+  V4 O = lroot.Load();        // the joints at this depth: the roots, then each depth's ends
+  Q4 above = lparent.Load();  // the world rotations of the joints above them
+  int nd = n;
+  for (int d = 0; d < links; ++d) {
+    while (nd > 1 && lane_links[nd - 1] <= d) --nd;  // lanes whose chain reaches this depth
+    const int nmask = (1 << nd) - 1;
+    int j[4];
+    for (int l = 0; l < 4; ++l) j[l] = (l < nd ? begin[l] : begin[0]) + d;
+    auto per_lane = [&](auto f) { return _mm_setr_ps(f(j[0]), f(j[1]), f(j[2]), f(j[3])); };
+    const glm::quat* rest[4];
+    for (int l = 0; l < 4; ++l) rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
+    const Q4 base = above * GatherQ(rest);
+    // VrmFlatLink's bone length (scale * rel) * axis length, push and gravity factors.
+    const __m128 len4 =
+        _mm_mul_ps(_mm_mul_ps(scale4, per_lane([&](int k) { return rel_scale_[k]; })),
+                   per_lane([&](int k) { return axis_len_[k]; }));
+    int slow = _mm_movemask_ps(_mm_cmpngt_ps(len4, _mm_set1_ps(1e-7f)));  // zero length
+    int cones = 0;  // cone limits: a lane whose end is clearly inside stays in the lanes
+    const glm::quat* local[4];
+    alignas(16) float cos_a[4];
+    for (int l = 0; l < 4; ++l) {
+      const internal::PreparedLimit& lim = limit_[j[l < nd ? l : 0]];
+      local[l] = &lim.local;
+      cos_a[l] = lim.cos_a + 1e-4f;
+      if (l < nd && lim.kind == JointLimit::Kind::kCone)
+        cones |= 1 << l;
+      else if (l < nd && lim.kind != JointLimit::Kind::kNone)
+        slow |= 1 << l;
+    }
+    const V4 wa = Rotate(base, Gather(axis_unit_, j));
+    const V4 world_axis = _mm_div_ps(one, _mm_sqrt_ps(Dot(wa, wa))) * wa;  // glm::normalize
+    const V4 cur = Gather(vrm_cur_, j), prev = Gather(vrm_prev_, j);
+    V4 next = cur + per_lane([&](int k) { return vrm_keep_fixed_[k]; }) * (cur - prev);
+    next = next + per_lane([&](int k) {
+                    return stiffness_[k] * config_.stiffness_scale * dt * push_scale;
+                  }) * world_axis;
+    next = next + per_lane([&](int k) { return gravity_power_[k] * dt * push_scale; }) *
+                      Gather(gravity_dir_, j);
+    const V4 dn = next - O;
+    next = len4 * (_mm_div_ps(one, _mm_sqrt_ps(Dot(dn, dn))) * dn) + O;
+    if (cones) {
+      // VrmFlatLink's limit leaves the end alone when its direction is within the cone: here
+      // the cone's axis (the limit frame's +Y) against the link with a margin of 1e-4 in the
+      // cosine, as SolveChainLanes; any other lane goes through VrmFlatLink.
+      const V4 axis = Rotate(base * GatherQ(local), V4{zero4, one, zero4});
+      const V4 e = next - O;
+      const __m128 need = _mm_mul_ps(_mm_load_ps(cos_a), _mm_sqrt_ps(Dot(e, e)));
+      slow |= cones & ~_mm_movemask_ps(_mm_cmpge_ps(Dot(axis, e), need));
+    }
+    // The contact verdict: NarrowLink's candidates (a ball of the bone length + hit radius
+    // around the joint), then the exact test on the end; a plane or an inside shape, or a
+    // contact, sends the lane to VrmFlatLink.
+    const __m128 hit4 = per_lane([&](int k) { return hit_radius_[k]; });
+    const __m128 reach_r = _mm_add_ps(len4, hit4);
+    for (int c = near.begin; c < near.end; ++c) {
+      const V4 dc =
+          O - V4{_mm_set1_ps(near_x_[c]), _mm_set1_ps(near_y_[c]), _mm_set1_ps(near_z_[c])};
+      const __m128 reach =
+          _mm_add_ps(_mm_mul_ps(_mm_add_ps(reach_r, _mm_set1_ps(near_r_[c])), grow), eps);
+      const int cand =
+          nmask & ~slow & _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
+      if (!cand) continue;
+      const int ci = near_colliders_[c];
+      if (collider_bound_[ci].w < 0.0f) {
+        slow |= cand;
+        continue;
+      }
+      slow |=
+          cand & _mm_movemask_ps(_mm_cmplt_ps(PointSeparation4(colliders_[ci], next, hit4), zero4));
+    }
+    const V4 z = (next - next);  // x - x is NaN for inf and NaN
+    slow |= nmask & ~_mm_movemask_ps(_mm_cmpord_ps(_mm_add_ps(_mm_add_ps(z.x, z.y), z.z), zero4));
+    next = V4{FlushTiny4(next.x), FlushTiny4(next.y), FlushTiny4(next.z)};
+    const Q4 rot = Normalize(
+        FromUnitVectorsUnnormalised4(world_axis, _mm_div_ps(one, len4) * (next - O)) * base);
+    slow &= nmask;
+    if (slow) {  // those lanes alone, before the state they read is stored
+      Lanes lo;
+      QLanes la;
+      lo.Store(O);
+      la.Store(above);
+      for (int l = 0; l < nd; ++l)
+        if (slow >> l & 1) {
+          glm::vec3 pos = lo[l];
+          glm::quat q = la[l];
+          VrmFlatLink(j[l], sc[l], near, dt, false, pos, q, rep);
+        }
+    }
+    const int store = nmask & ~slow;
+    const V4 vel = Div(next - Gather(tail_, j), dt4);
+    Scatter(vrm_prev_, j, cur, store);
+    Scatter(vrm_cur_, j, next, store);
+    Scatter(tail_, j, next, store);
+    Scatter(vel_, j, vel, store);
+    QLanes lr;
+    lr.Store(rot);
+    for (int l = 0; l < nd; ++l)
+      if (store >> l & 1) flat_rot_[j[l]] = lr[l];
+    if (slow) {  // the next depth's joints and rotations from memory (lane 0's for padding)
+      const glm::quat* q[4];
+      for (int l = 0; l < 4; ++l) q[l] = &flat_rot_[j[l]];
+      above = GatherQ(q);
+      O = Gather(tail_, j);
+    } else {
+      above = rot;
+      O = next;
+    }
+  }
+  for (int l = 0; l < n; ++l) flat_[chains[l]].q_done = begin[l] + lane_links[l];
+}
 #undef HS_LANE
 #else
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
+}
+void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) {
+  for (int l = 0; l < n; ++l)  // never called: Solve
+    SolveChainVrmFlat(chains[l], static_cast<float>(kStep), false, rep);
 }
 void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transform> pose,
                                   bool world) {
@@ -1471,7 +1614,8 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
   const int chains = static_cast<int>(flat_.size());
   std::fill(lane_written_.begin(), lane_written_.end(), 0);
 #if HAIRSWING_SIMD && defined(__SSE2__)
-  if (config_.chain_lanes) {
+  // (vrm mode's flat chains built their rotations during the step: taken as they are, below.)
+  if (config_.chain_lanes && config_.mode != SolverMode::kVrm) {
     int written = 0;
     for (int g = 0; g < static_cast<int>(lane_groups_.size()); ++g) {
       const LaneGroup& group = lane_groups_[g];

@@ -703,7 +703,11 @@ void SpringWorld::ComputeStaleChildren(std::span<Transform> pose, bool whole_pos
 bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const {
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
-  if (!config_.flat_path || !chain_flat_[chain] || config_.mode == SolverMode::kVrm) return false;
+  if (!config_.flat_path || !chain_flat_[chain]) return false;
+  // vrm mode: the spec's bone length in world space (three-vrm's stale child length and a centre
+  // space take the general path).
+  if (config_.mode == SolverMode::kVrm && (config_.vrm_three_compat || ch.center >= 0))
+    return false;
   if (chain_owned_[chain]) return false;
   // Below the root, joints must sit where the rest pose puts them (an animated translation or
   // scale of a spring joint goes through the general path). The driven input keeps them there.
@@ -723,8 +727,7 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
   rot_cache_node_ = -2;
   flat_chains_ = lane_chains_ = 0;
 #if HAIRSWING_SIMD && defined(__SSE2__)
-  const bool lanes =
-      config_.chain_lanes && config_.mode != SolverMode::kVrm && h == static_cast<float>(kStep);
+  const bool lanes = config_.chain_lanes && h == static_cast<float>(kStep) && !variable;
 #else
   const bool lanes = false;
 #endif
@@ -733,7 +736,10 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     const int g = lanes ? lane_group_of_[c] : -1;
     if (g < 0) {  // alone
       if (BeginChain(c, pose, h, variable, check_pose, rep)) {
-        SolveChainFlat(c, h, rep);
+        if (config_.mode == SolverMode::kVrm)
+          SolveChainVrmFlat(c, h, variable, rep);
+        else
+          SolveChainFlat(c, h, rep);
         ++flat_chains_;
       }
       if (!teleported_[c]) EndChain(c);  // a reset chain's frame was kept by ResetChain
@@ -756,7 +762,14 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     const bool same_kind = std::all_of(flat, flat + n, [&](int m) {
       return config_.segment_checks[m] == config_.segment_checks[flat[0]];
     });
-    if (n >= 2 && same_kind) {
+    if (config_.mode == SolverMode::kVrm) {  // point contacts only: the kind does not matter
+      if (n >= 2) {
+        SolveChainVrmLanes(flat, n, rep);
+        lane_chains_ += n;
+      } else {
+        for (int i = 0; i < n; ++i) SolveChainVrmFlat(flat[i], h, variable, rep);
+      }
+    } else if (n >= 2 && same_kind) {
       SolveChainLanes(flat, n, h, rep);
       lane_chains_ += n;
     } else {

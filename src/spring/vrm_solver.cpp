@@ -15,6 +15,32 @@
 
 namespace hairswing {
 
+template <class Limit>
+inline void SpringWorld::VrmContacts(const NearRange& near, int j, const glm::vec3& pos,
+                                     float bone_length, glm::vec3& next, StepReport& rep,
+                                     Limit limit) {
+  // next stays bone_length from pos through every push, so only colliders whose bounding sphere
+  // the ball of radius bone_length + hit around pos reaches can touch it: picked four at a time
+  // (NarrowLink, conservative), then tested in the chain's order as three-vrm does. After each
+  // push the end goes back onto the bone and into the angle limit (`limit(next)`).
+  const float hit = hit_radius_[j];
+  const int candidates = NarrowLink(near.begin, near.end, pos, bone_length + hit);
+  for (int k = 0; k < candidates; ++k) {
+    const int ci = joint_colliders_[k];
+    if (internal::ClearOfBound(collider_bound_[ci], next, hit)) continue;
+    glm::vec3 n;
+    const float dist = PointContactFast(colliders_[ci], next, hit, &n);
+    if (dist < 0.0f) {
+      next += n * (-dist);
+      const glm::vec3 d = next - pos;
+      next = d * (bone_length / glm::length(d)) + pos;
+      limit(next);
+      ++rep.contacts;
+      rep.flags |= kStepContact;
+    }
+  }
+}
+
 void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, bool variable,
                                 StepReport& rep) {
   const Rig& rig = *rig_;
@@ -90,25 +116,9 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     if (limited && !internal::ConeClearly(limit, cone_axis_parent_[j], parent_world, next - pos))
       internal::ApplyLimit(limit, frame(), pos, bone_length, next);
 
-    const float hit = hit_radius_[j];
-    // next stays bone_length from pos through every push, so only colliders whose bounding
-    // sphere the ball of radius bone_length + hit around pos reaches can touch it: picked four at
-    // a time (NarrowLink, conservative), then tested in the chain's order as three-vrm does.
-    const int candidates = NarrowLink(near.begin, near.end, pos, bone_length + hit);
-    for (int k = 0; k < candidates; ++k) {
-      const int ci = joint_colliders_[k];
-      if (internal::ClearOfBound(collider_bound_[ci], next, hit)) continue;
-      glm::vec3 n;
-      const float dist = PointContactFast(colliders_[ci], next, hit, &n);
-      if (dist < 0.0f) {
-        next += n * (-dist);
-        const glm::vec3 d = next - pos;
-        next = d * (bone_length / glm::length(d)) + pos;
-        if (limited) internal::ApplyLimit(limit, frame(), pos, bone_length, next);
-        ++rep.contacts;
-        rep.flags |= kStepContact;
-      }
-    }
+    VrmContacts(near, j, pos, bone_length, next, rep, [&](glm::vec3& end) {
+      if (limited) internal::ApplyLimit(limit, frame(), pos, bone_length, end);
+    });
     if (!(std::isfinite(next.x) && std::isfinite(next.y) && std::isfinite(next.z))) {
       next = pos + glm::normalize(world_axis) * bone_length;  // never let a NaN out
       rep.flags |= kStepRepaired;
@@ -135,6 +145,75 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     solved_rot_[j] = pose[node].rotation;
     UpdateWorldPath(j, pose);
   }
+}
+
+void SpringWorld::SolveChainVrmFlat(int chain, float dt, bool variable, StepReport& rep) {
+  // SolveChainVrm's update for a plain chain (ChainIsFlat: direct parent-child joints, uniform
+  // scale, no centre node, no clip-owned joint, the spec's bone length) without 4x4 matrices:
+  // the joint loop carries the joint's position (the end solved above it) and the world
+  // rotation of the joint above (flat_rot_), and builds each joint's world rotation as it goes,
+  // since the next joint's bone axis hangs from it. The same formulas as SolveChainVrm, through
+  // quaternions instead of matrices: the same physics up to rounding (flat_path_test.cpp).
+  const RigChain& ch = rig_->chains()[chain];
+  FlatRoot(chain);
+  FlatChain& fc = flat_[chain];
+  const NearRange near = AllNear(chain);
+  glm::vec3 pos = fc.root;
+  glm::quat above = fc.parent_rot;  // world rotation of the joint above (its parent at the root)
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+    VrmFlatLink(j, fc.scale, near, dt, variable, pos, above, rep);
+  fc.q_done = ch.joint_end - 1;  // the rotations are built: WriteBack takes them as they are
+  if (flat_feeds_[chain]) WriteFlatChain(chain, {});  // a later chain hangs from this one
+}
+
+void SpringWorld::VrmFlatLink(int j, float scale, const NearRange& near, float dt, bool variable,
+                              glm::vec3& pos, glm::quat& above, StepReport& rep) {
+  constexpr float kRefDt = internal::kVrmRefDt;
+  const bool emulate = !variable;
+  const float push_scale = emulate ? dt / kRefDt : 1.0f;
+  const glm::quat base = above * rig_->rest_local()[rig_->joint_node()[j]].rotation;
+  const float bone_length = scale * rel_scale_[j] * axis_len_[j];
+  if (!(bone_length > 1e-7f)) {  // zero-length segment: its end is the joint itself
+    rep.flags |= kStepZeroLength;
+    tail_[j] = vrm_cur_[j] = vrm_prev_[j] = pos;
+    vel_[j] = glm::vec3(0.0f);
+    flat_rot_[j] = above = base;
+    return;
+  }
+  const glm::vec3 world_axis = glm::normalize(base * axis_unit_[j]);
+  const float keep = !emulate                          ? 1.0f - drag_[j]
+                     : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
+                                                       : det::PowF(1.0f - drag_[j], dt / kRefDt);
+  const glm::vec3 cur = vrm_cur_[j];
+  glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
+  next += world_axis * (stiffness_[j] * config_.stiffness_scale * dt * push_scale);
+  next += gravity_dir_[j] * (gravity_power_[j] * dt * push_scale);
+  next = glm::normalize(next - pos) * bone_length + pos;
+  // An angle limit (as SolveChainVrm): its frame is the rest rotation under the joint above.
+  const internal::PreparedLimit& limit = limit_[j];
+  const bool limited = limit.kind != JointLimit::Kind::kNone;
+  const glm::quat limit_frame = limited ? base * limit.local : base;
+  if (limited) internal::ApplyLimit(limit, limit_frame, pos, bone_length, next);
+  VrmContacts(near, j, pos, bone_length, next, rep, [&](glm::vec3& end) {
+    if (limited) internal::ApplyLimit(limit, limit_frame, pos, bone_length, end);
+  });
+  if (!(std::isfinite(next.x) && std::isfinite(next.y) && std::isfinite(next.z))) {
+    next = pos + world_axis * bone_length;  // never let a NaN out
+    rep.flags |= kStepRepaired;
+  }
+  next = internal::FlushTiny(next);
+  const glm::vec3 prev_world = tail_[j];
+  vrm_prev_[j] = cur;
+  vrm_cur_[j] = next;
+  tail_[j] = next;
+  vel_[j] = (next - prev_world) / dt;
+  // The joint's world rotation: its rest rotation under the joint above, turned so that the
+  // bone axis points at the end (three-vrm's fromUnitVectors, in world space). The shortest-arc
+  // quaternion is left unnormalised: the product is normalised once.
+  above = flat_rot_[j] = glm::normalize(
+      internal::FromUnitVectorsUnnormalised(world_axis, (next - pos) * (1.0f / bone_length)) *
+      base);
+  pos = next;
 }
 
 }  // namespace hairswing
