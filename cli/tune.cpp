@@ -99,7 +99,7 @@ void AddTune(CLI::App& app, int& exit_code) {
     std::vector<float> gravity_dir;
     std::optional<float> stiffness, drag, gravity_power, hit_radius, max_flip;
     std::optional<double> max_stretch;
-    std::string solver = "arc", suite_clips;
+    std::string solver = "arc", suite_clips, arc_setting;
     double suite_seconds = 6.0;
     bool all = false, scale = false, list = false, json = false, undo = false, force = false,
          root_only = false, presets = false, automatic = false;
@@ -154,6 +154,11 @@ void AddTune(CLI::App& app, int& exit_code) {
                   "and UniVRM's: tunes a file for runtimes without hairswing)")
       ->check(CLI::IsMember({"arc", "parent", "vrm"}))
       ->capture_default_str();
+  cmd->add_option("--arc-setting", o->arc_setting,
+                  "--auto with the arc solver: tune for this named setting of arc, the one the "
+                  "hair will run with ('article', the default; 'lively'; 'follow': see measure "
+                  "--help)")
+      ->check(CLI::IsMember(ArcSettingNames()));
   cmd->add_option("--suite-clips", o->suite_clips,
                   "--auto's clip library (default: the UAL library in $HAIRSWING_DATA, else "
                   "../shared/data; without it "
@@ -219,6 +224,8 @@ void AddTune(CLI::App& app, int& exit_code) {
     std::vector<std::string> changes;
     if (o->max_stretch && !o->automatic)
       return fail("--max-stretch is --auto's budget: add --auto");
+    if (!o->arc_setting.empty() && !o->automatic)
+      return fail("--arc-setting is the setting --auto tunes for: add --auto");
     if (o->undo) {
       if (Status st = UndoTune(av); !st.ok()) return fail(o->avatar + ": " + st.message());
       changes.push_back("restored every spring from before the first tune");
@@ -227,14 +234,19 @@ void AddTune(CLI::App& app, int& exit_code) {
       if (o->stiffness || o->drag || o->gravity_power || o->hit_radius || !o->gravity_dir.empty() ||
           !o->limit.empty() || !o->preset.empty() || o->scale)
         return fail(
-            "--auto chooses stiffness and root cones itself; only --chain, --max-flip and "
-            "--solver combine with it");
+            "--auto chooses stiffness and root cones itself; only --chain, --max-flip, "
+            "--solver and --arc-setting combine with it");
       AutoTuneOptions ao;
       ao.max_stretch_pct = *o->max_stretch;
       ao.max_flip_deg = o->max_flip.value_or(0.0f);
       SolverMode mode;
       ParseSolverMode(o->solver, &mode);
       ao.mode = mode;
+      if (!o->arc_setting.empty()) {
+        if (mode != SolverMode::kArc)
+          return fail("--arc-setting is a setting of the arc solver: drop it or use --solver arc");
+        ao.arc_setting = o->arc_setting;
+      }
       ao.suite_file = o->suite_clips;
       ao.suite_seconds = o->suite_seconds;
       ao.progress = !o->json && isatty(2);
@@ -270,6 +282,7 @@ void AddTune(CLI::App& app, int& exit_code) {
         changes.push_back(c.name + ": " + c.why);
       }
       rep["auto"] = {{"solver", o->solver},
+                     {"arc_setting", mode == SolverMode::kArc ? ao.arc_setting : ""},
                      {"max_stretch_pct", *o->max_stretch},
                      {"motions", r->motions},
                      {"rounds", r->rounds},

@@ -79,6 +79,12 @@ class Rounds {
     if (!suite_) flags_.sweep = {1.0f};  // the head-turn alone, as the sweep's one point
     base_.solvers = {o_.mode};
     base_.fps = {60};
+    SpringConfig arc;
+    if (!ApplyArcSetting(o_.arc_setting, &arc))
+      return Status(StatusCode::kInvalidInput, "unknown arc setting \"" + o_.arc_setting + "\"");
+    base_.arc_liveliness = arc.arc_liveliness;
+    base_.arc_stiffness = arc.arc_stiffness;
+    base_.arc_follow = arc.arc_follow;
     return Status::Ok();
   }
 

@@ -15,6 +15,9 @@ struct AutoTuneOptions {
   double max_stretch_pct = 10;  ///< budget: p99 excess stretch per chain, worst motion, %
   float max_flip_deg = 0;       ///< > 0: cone limits from this flip budget first (tune --max-flip)
   SolverMode mode = SolverMode::kArc;
+  /// arc: the named setting the hair will run with (ApplyArcSetting: "article", "lively",
+  /// "follow"); the chains are tuned for it.
+  std::string arc_setting = "article";
   std::string suite_file;      ///< clip library; "" = the default (head-turn only if absent)
   double suite_seconds = 6.0;  ///< length of each clip's run
   bool progress = false;       ///< a line per round on stderr
