@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <glm/gtc/matrix_transform.hpp>
 #include <map>
 #include <string>
 
@@ -224,6 +225,47 @@ TEST(FlatPath, ChainsThatBreakItsAssumptionsTakeTheGeneralPath) {
   SpringWorld general = *SpringWorld::Create(rig, cfg);
   general.Step(pose);
   EXPECT_EQ(general.flat_chains(), 0);
+}
+
+TEST(FlatPath, DrivenChainsOnAStretchedNodeTakeTheGeneralPath) {
+  // Through the engine-facing input a chain's root keeps its rest local transform (a similarity),
+  // so its world matrix is a similarity exactly when its parent's is: the verdict is made once
+  // per parent node and step. A head stretched along one axis sends the chains on it through the
+  // general path, in arc and vrm mode; a uniformly scaled one does not. vrm mode with three-vrm's
+  // stale bone length always takes the general path.
+  const Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  const Rig rig = *BuildRig(av);
+  const int head = HumanoidRigNode(av, rig, "head");
+  int on_head = 0;
+  for (const RigChain& ch : rig.chains())
+    on_head += rig.parent()[rig.joint_node()[ch.joint_begin]] == head ? 1 : 0;
+  const int chains = static_cast<int>(rig.chains().size());
+  ASSERT_GT(on_head, 0);
+  for (int variant = 0; variant < 3; ++variant) {  // arc, vrm, vrm with three-vrm's length
+    SCOPED_TRACE(variant);
+    SpringConfig cfg;
+    cfg.mode = variant == 0 ? SolverMode::kArc : SolverMode::kVrm;
+    cfg.vrm_three_compat = variant == 2;
+    SpringWorld world = *SpringWorld::Create(rig, cfg);
+    std::vector<glm::mat4> drivers(world.driver_nodes().size());
+    int head_slot = -1;
+    for (size_t i = 0; i < drivers.size(); ++i) {
+      drivers[i] = rig.rest_world()[world.driver_nodes()[i]];
+      if (world.driver_nodes()[i] == head) head_slot = static_cast<int>(i);
+    }
+    ASSERT_GE(head_slot, 0);
+    std::vector<glm::quat> rotations(rig.joint_node().size());
+    world.ResetDriven(drivers);
+    world.StepDriven(drivers, rotations);
+    EXPECT_EQ(world.flat_chains(), variant == 2 ? 0 : chains);
+    const glm::mat4 rest_head = drivers[head_slot];
+    drivers[head_slot] = rest_head * glm::scale(glm::mat4(1.0f), glm::vec3(1.1f, 1.0f, 1.0f));
+    world.StepDriven(drivers, rotations);
+    EXPECT_EQ(world.flat_chains(), variant == 2 ? 0 : chains - on_head);
+    drivers[head_slot] = rest_head * glm::scale(glm::mat4(1.0f), glm::vec3(1.1f));
+    world.StepDriven(drivers, rotations);
+    EXPECT_EQ(world.flat_chains(), variant == 2 ? 0 : chains);
+  }
 }
 
 // Chains do not interact, so each must end bitwise where it ends alone, also when the contact

@@ -301,7 +301,8 @@ class SpringWorld {
                   StepReport& rep);
   void SolveChainLanes(const int* chains, int n, float h, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
-  bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const;
+  bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose);
+  void UpdateFlatStatic();  // flat_static_ from the chains, the config and the clip's ownership
   LinkContext MakeLinkContext(int chain, const glm::vec3& root, float root_scale, float h);
   LinkContext FlatBegin(int chain, float h);
   void FlatRoot(int chain);  // FlatBegin's root frame (flat_[chain]) without the link context
@@ -406,6 +407,7 @@ class SpringWorld {
   std::vector<internal::PreparedLimit> limit_;  // angle limit of each joint's segment (limits.h)
   std::vector<uint8_t> chain_flat_;             // chain may take the flat path (see arc_solver.cpp)
   std::vector<uint8_t> chain_owned_;   // per chain: the clip owns one of its joints (SetOwnedNodes)
+  std::vector<uint8_t> flat_static_;   // per chain: ChainIsFlat's verdict apart from the pose
   std::vector<glm::mat4> root_local_;  // per chain: its root joint's rest local matrix
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
@@ -449,6 +451,8 @@ class SpringWorld {
   std::vector<int> lane_write_;        // WriteBack scratch: the lane groups to write
   int rot_cache_node_ = -2;            // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};
+  int sim_cache_node_ = -2;  // this step: the node whose world matrix sim_cache_ judged
+  bool sim_cache_ = false;   // ... a similarity (internal::IsSimilarity)
 
   // Per step scratch (sized once).
   mutable std::vector<glm::mat4> world_;  // (mutable: FinishWorld)

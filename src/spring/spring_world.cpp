@@ -378,6 +378,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.collider_reject_.resize(rig.collider_node().size());
   w.pose_scratch_.assign(rig.rest_local().begin(), rig.rest_local().end());
   w.PackLanes();
+  w.UpdateFlatStatic();
   w.Reset(rig.rest_local());
   return w;
 }
@@ -518,6 +519,7 @@ void SpringWorld::SetOwnedNodes(std::span<const uint8_t> owned) {
     for (int j = rig.chains()[c].joint_begin; j < rig.chains()[c].joint_end; ++j)
       if (!owned_.empty() && owned_[rig.joint_node()[j]]) chain_owned_[c] = 1;
   }
+  UpdateFlatStatic();
 }
 
 void SpringWorld::SetMode(SolverMode mode) {
@@ -542,6 +544,7 @@ void SpringWorld::SetMode(SolverMode mode) {
     }
   }
   config_.mode = mode;
+  UpdateFlatStatic();
 }
 
 bool internal::PoseIsFinite(std::span<const Transform> pose) {
@@ -700,31 +703,50 @@ void SpringWorld::ComputeStaleChildren(std::span<Transform> pose, bool whole_pos
     stale_child_[j] = glm::vec3(world_[rig.joint_node()[j + 1]][3]);
 }
 
-bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) const {
+void SpringWorld::UpdateFlatStatic() {
+  // What decides ChainIsFlat apart from this step's pose: the chain's shape (chain_flat_), the
+  // config, the clip's ownership and, in vrm mode, the spec's bone length in world space
+  // (three-vrm's stale child length and a centre space take the general path).
+  const Rig& rig = *rig_;
+  flat_static_.resize(rig.chains().size());
+  for (size_t c = 0; c < rig.chains().size(); ++c)
+    flat_static_[c] = config_.flat_path && chain_flat_[c] && !chain_owned_[c] &&
+                      !(config_.mode == SolverMode::kVrm &&
+                        (config_.vrm_three_compat || rig.chains()[c].center >= 0));
+}
+
+bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) {
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
-  if (!config_.flat_path || !chain_flat_[chain]) return false;
-  // vrm mode: the spec's bone length in world space (three-vrm's stale child length and a centre
-  // space take the general path).
-  if (config_.mode == SolverMode::kVrm && (config_.vrm_three_compat || ch.center >= 0))
-    return false;
-  if (chain_owned_[chain]) return false;
+  if (!flat_static_[chain]) return false;
+  const int root = rig.joint_node()[ch.joint_begin];
+  if (!check_pose) {
+    // The driven input: the root keeps its rest local transform (a similarity: chain_flat_ asks
+    // for a uniform scale), so its world matrix is a similarity when its parent's is. Chains on
+    // one node (the head) share the verdict, once per step.
+    const int parent = rig.parent()[root];
+    if (parent != sim_cache_node_) {
+      sim_cache_node_ = parent;
+      sim_cache_ = parent < 0 || internal::IsSimilarity(world_[parent]);
+    }
+    return sim_cache_;
+  }
   // Below the root, joints must sit where the rest pose puts them (an animated translation or
-  // scale of a spring joint goes through the general path). The driven input keeps them there.
-  for (int j = ch.joint_begin + 1; check_pose && j < ch.joint_end; ++j) {
+  // scale of a spring joint goes through the general path).
+  for (int j = ch.joint_begin + 1; j < ch.joint_end; ++j) {
     const int node = rig.joint_node()[j];
     if (pose[node].translation != rig.rest_local()[node].translation ||
         pose[node].scale != rig.rest_local()[node].scale)
       return false;
   }
-  return internal::IsSimilarity(world_[rig.joint_node()[ch.joint_begin]]);
+  return internal::IsSimilarity(world_[root]);
 }
 
 StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable, bool check_pose,
                               StepReport rep) {
   ResolveColliders(config_.mode != SolverMode::kVrm);
   ++step_id_;  // the colliders moved: every chain's near slots are out of date
-  rot_cache_node_ = -2;
+  rot_cache_node_ = sim_cache_node_ = -2;
   flat_chains_ = lane_chains_ = 0;
 #if HAIRSWING_SIMD && defined(__SSE2__)
   const bool lanes = config_.chain_lanes && h == static_cast<float>(kStep) && !variable;
@@ -814,8 +836,10 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
 
 void SpringWorld::EndChain(int chain) {
   const RigChain& ch = rig_->chains()[chain];
-  prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
-  has_prev_attach_[chain] = 1;
+  if (teleport_rep_[chain] == chain) {  // the only ones whose attachment CheckTeleport reads
+    prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
+    has_prev_attach_[chain] = 1;
+  }
   prev_root_[chain] = glm::vec3(world_[rig_->joint_node()[ch.joint_begin]][3]);
 }
 
