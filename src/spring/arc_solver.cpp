@@ -728,6 +728,15 @@ HS_LANE V4 Splat(const glm::vec3& v) {
   return {_mm_set1_ps(v.x), _mm_set1_ps(v.y), _mm_set1_ps(v.z)};
 }
 HS_LANE __m128 Neg(__m128 x) { return _mm_xor_ps(x, _mm_set1_ps(-0.0f)); }
+// NarrowLink's test of one near collider (bounding sphere at x, y, z, radius r) for four joints
+// O, each with its ball of radius reach_r: the lanes it cannot be ruled out for (NaN included),
+// the scalar test's operations.
+HS_LANE int NearBall4(const V4& O, __m128 reach_r, float x, float y, float z, float r) {
+  const V4 dc = O - V4{_mm_set1_ps(x), _mm_set1_ps(y), _mm_set1_ps(z)};
+  const __m128 reach = _mm_add_ps(
+      _mm_mul_ps(_mm_add_ps(reach_r, _mm_set1_ps(r)), _mm_set1_ps(1.001f)), _mm_set1_ps(1e-6f));
+  return _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
+}
 
 // The closest points of the links a-b and an outside sphere's or capsule's axis, as SegmentContact
 // finds them through ClosestSegmentParams: the link parameter u, the link's point p and the
@@ -1135,11 +1144,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     int other = 0;  // lanes with a plane or an inside shape among their candidates
     uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
     for (int c = near.begin; c < near.end; ++c) {
-      const V4 dc =
-          O - V4{_mm_set1_ps(near_x_[c]), _mm_set1_ps(near_y_[c]), _mm_set1_ps(near_z_[c])};
-      const __m128 reach =
-          _mm_add_ps(_mm_mul_ps(_mm_add_ps(reach_r, _mm_set1_ps(near_r_[c])), grow), eps);
-      const int mask = _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
+      const int mask = NearBall4(O, reach_r, near_x_[c], near_y_[c], near_z_[c], near_r_[c]);
       lanes_of[c - near.begin] = static_cast<uint8_t>(mask);
       if (!mask) continue;
       const int ci = near_colliders_[c];
@@ -1435,7 +1440,7 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) 
     sc[l] = fc.scale;
   }
   const __m128 scale4 = _mm_load_ps(sc), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
-  const __m128 dt4 = _mm_set1_ps(dt), grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
+  const __m128 dt4 = _mm_set1_ps(dt);
   V4 O = lroot.Load();        // the joints at this depth: the roots, then each depth's ends
   Q4 above = lparent.Load();  // the world rotations of the joints above them
   int nd = n;
@@ -1491,12 +1496,8 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) 
     const __m128 hit4 = per_lane([&](int k) { return hit_radius_[k]; });
     const __m128 reach_r = _mm_add_ps(len4, hit4);
     for (int c = near.begin; c < near.end; ++c) {
-      const V4 dc =
-          O - V4{_mm_set1_ps(near_x_[c]), _mm_set1_ps(near_y_[c]), _mm_set1_ps(near_z_[c])};
-      const __m128 reach =
-          _mm_add_ps(_mm_mul_ps(_mm_add_ps(reach_r, _mm_set1_ps(near_r_[c])), grow), eps);
       const int cand =
-          nmask & ~slow & _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
+          nmask & ~slow & NearBall4(O, reach_r, near_x_[c], near_y_[c], near_z_[c], near_r_[c]);
       if (!cand) continue;
       const int ci = near_colliders_[c];
       if (collider_bound_[ci].w < 0.0f) {

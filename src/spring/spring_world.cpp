@@ -753,15 +753,19 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
 #else
   const bool lanes = false;
 #endif
+  const bool vrm = config_.mode == SolverMode::kVrm;
+  auto flat_alone = [&](int c) {
+    if (vrm)
+      SolveChainVrmFlat(c, h, variable, rep);
+    else
+      SolveChainFlat(c, h, rep);
+  };
   const int chains = static_cast<int>(rig_->chains().size());
   for (int c = 0; c < chains; ++c) {
     const int g = lanes ? lane_group_of_[c] : -1;
     if (g < 0) {  // alone
       if (BeginChain(c, pose, h, variable, check_pose, rep)) {
-        if (config_.mode == SolverMode::kVrm)
-          SolveChainVrmFlat(c, h, variable, rep);
-        else
-          SolveChainFlat(c, h, rep);
+        flat_alone(c);
         ++flat_chains_;
       }
       if (!teleported_[c]) EndChain(c);  // a reset chain's frame was kept by ResetChain
@@ -781,21 +785,18 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     for (int m = 0; m < group.n; ++m)
       if (goes_flat[m]) flat[n++] = group.chains[m];
     for (int l = n; n > 0 && l < 4; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
-    const bool same_kind = std::all_of(flat, flat + n, [&](int m) {
-      return config_.segment_checks[m] == config_.segment_checks[flat[0]];
-    });
-    if (config_.mode == SolverMode::kVrm) {  // point contacts only: the kind does not matter
-      if (n >= 2) {
+    // vrm mode tests end points only: the contact kind does not matter there.
+    const bool same_kind = vrm || std::all_of(flat, flat + n, [&](int m) {
+                             return config_.segment_checks[m] == config_.segment_checks[flat[0]];
+                           });
+    if (n >= 2 && same_kind) {
+      if (vrm)
         SolveChainVrmLanes(flat, n, rep);
-        lane_chains_ += n;
-      } else {
-        for (int i = 0; i < n; ++i) SolveChainVrmFlat(flat[i], h, variable, rep);
-      }
-    } else if (n >= 2 && same_kind) {
-      SolveChainLanes(flat, n, h, rep);
+      else
+        SolveChainLanes(flat, n, h, rep);
       lane_chains_ += n;
     } else {
-      for (int i = 0; i < n; ++i) SolveChainFlat(flat[i], h, rep);
+      for (int i = 0; i < n; ++i) flat_alone(flat[i]);
     }
     flat_chains_ += n;
     for (int m = 0; m < group.n; ++m)
