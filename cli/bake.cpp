@@ -277,10 +277,11 @@ void AddBake(CLI::App& app, int& exit_code) {
           b.clip.c_str(), b.keys_after, b.keys_before, b.key_drop_median_deg, o->max_error_deg);
     }
     const SolverFlags& sf = o->solver_flags;
-    const std::string arc = o->solver != "arc" ? ""
-                                               : " (liveliness " + Fmt(sf.arc_liveliness) +
-                                                     ", stiffness x" + Fmt(sf.arc_stiffness) +
-                                                     ", follow " + Fmt(sf.arc_follow) + ")";
+    const std::string arc = o->solver != "arc"
+                                ? ""
+                                : " (liveliness " + Fmt(sf.arc_liveliness) + ", stiffness x" +
+                                      Fmt(sf.arc_stiffness) + ", follow " + Fmt(sf.arc_follow) +
+                                      ", max lag " + Fmt(sf.arc_max_lag_deg) + " deg)";
     std::printf("%zu clip(s) baked in %.2f s with the %s solver%s; wrote %s\n", results.size(),
                 seconds, o->solver.c_str(), arc.c_str(), o->out.c_str());
     auto write_json = [&](const std::string& path, const OJson& j) {
@@ -297,6 +298,7 @@ void AddBake(CLI::App& app, int& exit_code) {
                            {"arc_liveliness", AsGiven(o->solver_flags.arc_liveliness)},
                            {"arc_stiffness", AsGiven(o->solver_flags.arc_stiffness)},
                            {"arc_follow", AsGiven(o->solver_flags.arc_follow)},
+                           {"arc_max_lag_deg", AsGiven(o->solver_flags.arc_max_lag_deg)},
                            {"stiffness_scale", AsGiven(o->solver_flags.stiffness_scale)},
                            {"rate", o->rate},
                            {"max_error_deg", o->max_error_deg},

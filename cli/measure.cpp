@@ -155,6 +155,7 @@ int RunMeasure(const std::string& file, const std::string& solvers, const std::s
   opt.arc_liveliness = flags.arc_liveliness;
   opt.arc_stiffness = flags.arc_stiffness;
   opt.arc_follow = flags.arc_follow;
+  opt.arc_max_lag_deg = flags.arc_max_lag_deg;
   opt.stiffness_scale = flags.stiffness_scale;
   // A clip file as the motion: retarget the named clip (once) and loop it, with constraints.
   if (motion != "head-turn") {

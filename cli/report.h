@@ -36,15 +36,17 @@ inline double AsGiven(float v) { return std::round(static_cast<double>(v) * 1e6)
 /// The solver's settings a command takes on its command line (AddArcOptions): arc's named
 /// setting and its parts, and every solver's stiffness scale.
 struct SolverFlags {
-  float arc_liveliness = SpringConfig{}.arc_liveliness;  ///< SpringConfig::arc_liveliness
-  float arc_stiffness = SpringConfig{}.arc_stiffness;    ///< SpringConfig::arc_stiffness
-  float arc_follow = SpringConfig{}.arc_follow;          ///< SpringConfig::arc_follow
-  float stiffness_scale = 1.0f;                          ///< every solver's stiffness x this
+  float arc_liveliness = SpringConfig{}.arc_liveliness;    ///< SpringConfig::arc_liveliness
+  float arc_stiffness = SpringConfig{}.arc_stiffness;      ///< SpringConfig::arc_stiffness
+  float arc_follow = SpringConfig{}.arc_follow;            ///< SpringConfig::arc_follow
+  float arc_max_lag_deg = SpringConfig{}.arc_max_lag_deg;  ///< SpringConfig::arc_max_lag_deg
+  float stiffness_scale = 1.0f;                            ///< every solver's stiffness x this
   /// These settings in `config` (its mode and the rest left alone).
   void ApplyTo(SpringConfig* config) const {
     config->arc_liveliness = arc_liveliness;
     config->arc_stiffness = arc_stiffness;
     config->arc_follow = arc_follow;
+    config->arc_max_lag_deg = arc_max_lag_deg;
     config->stiffness_scale = stiffness_scale;
   }
 };

@@ -536,6 +536,7 @@ void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
            flags.arc_liveliness = c.arc_liveliness;
            flags.arc_stiffness = c.arc_stiffness;
            flags.arc_follow = c.arc_follow;
+           flags.arc_max_lag_deg = c.arc_max_lag_deg;
          },
          "arc's named setting: 'article' (default: the article's improved solver, the author's "
          "drag per segment with stiffness x1.6; the hair hangs calmly and stretches least), "
@@ -556,6 +557,12 @@ void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
                  "arc: how far the segments below a chain's first turn with its swing, 0..1; "
                  "above 0 the liveliness goes to the first segment alone (0 = the original arc)")
       ->check(FiniteRange(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option("--arc-max-lag", flags.arc_max_lag_deg,
+                 "arc: degrees a segment may lag behind the direction it is pulled towards (its "
+                 "rest target, tipped by gravity) before it is held there, as by an angle limit; "
+                 "contacts still win. 180 = off")
+      ->check(FiniteRange(1.0, 180.0))
       ->capture_default_str();
   cmd.add_option("--arc-stiffness", flags.arc_stiffness,
                  "arc: every joint's stiffness x this (the article's firmer tuning is 1.6; 1 = the "

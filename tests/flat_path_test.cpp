@@ -466,6 +466,10 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
           EXPECT_GT(lanes.contacts, 100) << "the hair must touch the colliders";
           EXPECT_TRUE(lanes.flags & kStepZeroLength);
           if (motion_kind == 1) EXPECT_GE(lanes.teleports, 2 * 8);
+          // arc's lag guard holds segments in the jerked motion (in the lanes as one by one).
+          if (motion_kind == 1 && mode == SolverMode::kArc)
+            EXPECT_TRUE(lanes.flags & kStepLagGuard);
+          if (mode != SolverMode::kArc) EXPECT_FALSE(lanes.flags & kStepLagGuard);
           EXPECT_EQ(lanes.contacts, alone.contacts);
           EXPECT_EQ(lanes.teleports, alone.teleports);
           EXPECT_EQ(lanes.flags, alone.flags);

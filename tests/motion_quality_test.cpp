@@ -7,7 +7,9 @@
 //     segment);
 //   - a strand draped over a capsule hangs around it under arc (the head-frame arc pulled the
 //     lower segments through it);
-//   - the swing-matched bisection reaches its target.
+//   - the swing-matched bisection reaches its target;
+//   - arc's lag guard holds a strand thrown by a roll within its cone, and lets hair with gravity
+//     hang down when the head is upside down.
 #include <cmath>
 #include <glm/gtc/quaternion.hpp>
 
@@ -313,6 +315,106 @@ TEST(MotionQuality, StrandDrapedOverACapsuleHangsAroundItUnderArc) {
   EXPECT_GT(contact_steps, 600) << "the strand does rest on the capsule";
   EXPECT_LT(deepest, 0.001f);
   EXPECT_GT(lower_clearance, 0.002f) << "the lower segments are pressed onto the capsule";
+}
+
+// The head turns end over end about its left-right axis (a roll): `turns` radians reached at
+// `omega` rad/s, then held.
+class RollSampler : public PoseSampler {
+ public:
+  RollSampler(const Rig& rig, int head, double omega, double turns)
+      : rig_(rig), head_(head), omega_(omega), turns_(turns) {}
+  void Sample(double t, std::span<Transform> pose) override {
+    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
+    const double a = std::min(omega_ * t, turns_);
+    pose[head_].rotation = glm::angleAxis(static_cast<float>(a), glm::vec3(1, 0, 0));
+  }
+
+ private:
+  const Rig& rig_;
+  int head_;
+  double omega_, turns_;
+};
+
+// The largest angle (deg) over the run between each arc segment and the direction it is pulled
+// towards: without gravity, colliders or follow, its rest offset turned with the head.
+struct LagRun {
+  double worst_deg = 0;
+  uint32_t flags = 0;
+  std::vector<glm::vec3> tails;  // at the end: each segment's end
+  glm::vec3 root{0.0f};          // the chain's root joint at the end
+};
+LagRun RunLag(const Avatar& av, float max_lag_deg, double omega, double turns, int frames) {
+  LagRun out;
+  const Rig rig = *BuildRig(av);
+  SpringConfig cfg;
+  cfg.arc_max_lag_deg = max_lag_deg;
+  SpringWorld world = *SpringWorld::Create(rig, cfg);
+  const int head = HumanoidRigNode(av, rig, "head");
+  RollSampler roll(rig, head, omega, turns);
+  ClipDriver driver(world, roll);
+  driver.Reset();
+  const RigChain& ch = rig.chains()[0];
+  for (int f = 0; f < frames; ++f) {
+    out.flags |= driver.Advance(1.0 / 60.0).flags;
+    const glm::mat3 head_rot(world.world()[head]);
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      const glm::vec3 o(world.world()[rig.joint_node()[j]][3]);
+      const glm::vec3 rest = head_rot * (glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
+                                         glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
+      const double c = glm::dot(glm::normalize(world.tails()[j] - o), glm::normalize(rest));
+      out.worst_deg = std::max(out.worst_deg, glm::degrees(std::acos(std::clamp(c, -1.0, 1.0))));
+    }
+  }
+  out.tails.assign(world.tails().begin() + ch.joint_begin,
+                   world.tails().begin() + ch.joint_end - 1);
+  out.root = glm::vec3(world.world()[rig.joint_node()[ch.joint_begin]][3]);
+  return out;
+}
+
+TEST(MotionQuality, LagGuardHoldsEverySegmentWithinItsConeBehindItsTarget) {
+  // A soft 4-segment strand (stiffness 0.3, no gravity, no colliders) on a head rolled end over
+  // end at 10 rad/s for two turns: without the guard its segments lag far behind their targets
+  // (thrown over the head); with it none lags more than the guard's angle, at any frame.
+  test::ChainSpec cs;
+  cs.joints = 5;
+  cs.segment = {0, -0.07f, -0.01f};
+  cs.stiffness = 0.3f;
+  const Avatar av = test::MakeHairAvatar({cs});
+  const LagRun off = RunLag(av, 180.0f, 10.0, 4 * 3.14159265, 180);
+  const LagRun on = RunLag(av, 45.0f, 10.0, 4 * 3.14159265, 180);
+  const LagRun default_run = RunLag(av, SpringConfig{}.arc_max_lag_deg, 10.0, 4 * 3.14159265, 180);
+  std::printf("largest lag behind the target: %.1f deg without the guard, %.2f with it at 45\n",
+              off.worst_deg, on.worst_deg);
+  EXPECT_GT(off.worst_deg, 70.0) << "the roll must throw the strand";
+  EXPECT_FALSE(off.flags & kStepLagGuard);
+  EXPECT_LE(on.worst_deg, 45.01);
+  EXPECT_GT(on.worst_deg, 44.0) << "the guard holds it at the cone, not short of it";
+  EXPECT_TRUE(on.flags & kStepLagGuard);
+  EXPECT_EQ(SpringConfig{}.arc_max_lag_deg, 45.0f);
+  EXPECT_EQ(default_run.tails, on.tails);
+}
+
+TEST(MotionQuality, LagGuardLetsHairWithGravityHangDownWhenTheHeadIsUpsideDown) {
+  // A strand whose gravity outweighs its stiffness (gravity 1, stiffness 0.2) on a head turned
+  // upside down in half a second and held: it ends hanging down, its segments some 180 deg from
+  // their rest direction in the head frame. The guard's cone is centred on where the segment
+  // settles (its rest target tipped by gravity), so the strand ends where it ends without the
+  // guard; a cone around the rest direction alone would hold it up on the head.
+  test::ChainSpec cs;
+  cs.joints = 4;
+  cs.segment = {0, -0.06f, -0.01f};
+  cs.stiffness = 0.2f;
+  cs.gravity = 1.0f;
+  const Avatar av = test::MakeHairAvatar({cs});
+  const LagRun off = RunLag(av, 180.0f, 3.14159265 / 0.5, 3.14159265, 4 * 60);
+  const LagRun on = RunLag(av, 45.0f, 3.14159265 / 0.5, 3.14159265, 4 * 60);
+  ASSERT_EQ(on.tails.size(), 3u);
+  for (size_t j = 0; j < on.tails.size(); ++j)
+    EXPECT_LT(glm::length(on.tails[j] - off.tails[j]), 0.001f) << "segment " << j;
+  std::printf("tip %.1f mm below the root; largest angle from the rest direction %.0f deg\n",
+              1000 * (on.root.y - on.tails.back().y), on.worst_deg);
+  EXPECT_LT(on.tails.back().y, on.root.y - 0.15f) << "the strand hangs down";
+  EXPECT_GT(on.worst_deg, 150.0) << "far from its rest direction on the head";
 }
 
 TEST(MotionQuality, SwingMatchedBisectionReachesItsTarget) {

@@ -83,7 +83,8 @@ enum {
   HS_STEP_ZERO_DT = 1 << 3,
   HS_STEP_STEPS_DROPPED = 1 << 4, /* the frame was longer than max steps x 1/120 s */
   HS_STEP_CONTACT = 1 << 5,
-  HS_STEP_REPAIRED = 1 << 6
+  HS_STEP_REPAIRED = 1 << 6,
+  HS_STEP_LAG_GUARD = 1 << 7 /* arc: a segment was held by the lag guard */
 };
 
 typedef struct hs_step_report {

@@ -80,9 +80,10 @@ struct MeasureOptions {
   float penetration_threshold = 0.001f;  ///< metres of link-in-capsule overlap that count
   int shirt_mesh = -1;                   ///< Avatar mesh index of the clothing layer, -1 = none
   bool tuned = true;                     ///< SpringConfig::tuned, the same for arc and parent
-  float arc_liveliness = SpringConfig{}.arc_liveliness;  ///< SpringConfig::arc_liveliness
-  float arc_stiffness = SpringConfig{}.arc_stiffness;    ///< SpringConfig::arc_stiffness
-  float arc_follow = SpringConfig{}.arc_follow;          ///< SpringConfig::arc_follow
+  float arc_liveliness = SpringConfig{}.arc_liveliness;    ///< SpringConfig::arc_liveliness
+  float arc_stiffness = SpringConfig{}.arc_stiffness;      ///< SpringConfig::arc_stiffness
+  float arc_follow = SpringConfig{}.arc_follow;            ///< SpringConfig::arc_follow
+  float arc_max_lag_deg = SpringConfig{}.arc_max_lag_deg;  ///< SpringConfig::arc_max_lag_deg
   /// Every solver's stiffness x this in the runs (SpringConfig::stiffness_scale; the sweep of
   /// `measure --sweep` runs one measurement per scale).
   float stiffness_scale = 1.0f;
@@ -213,6 +214,7 @@ struct MeasureReport {
     float arc_liveliness = SpringConfig{}.arc_liveliness;
     float arc_stiffness = SpringConfig{}.arc_stiffness;
     float arc_follow = SpringConfig{}.arc_follow;
+    float arc_max_lag_deg = SpringConfig{}.arc_max_lag_deg;
     float stiffness_scale = 1.0f;
   } settings;
   std::vector<std::string> chain_names;

@@ -72,6 +72,16 @@ struct SpringConfig {
   /// tuning, the smallest factor that gives the article's before/after figures on the demo avatars
   /// (docs/solver.md; the tuned relative damping grows with the stiffness); 1 = the author's.
   float arc_stiffness = 1.6f;
+  /// arc only, degrees in (0, 180]: the lag guard. No free segment lags further than this behind
+  /// the direction it is pulled towards (its rest target: the arc in the attachment frame, or
+  /// what arc_follow and draping make of it, tipped by its gravity, so hair still hangs down when
+  /// the head is upside down); an end past it is put back on that cone before its velocity is
+  /// rebuilt, like an angle limit. A segment that touched a collider at the last step is left to
+  /// the collider, and contacts come after the guard: it never pushes hair into a collider. A
+  /// violent roll or jump then cannot throw free hair far behind the head, while the head-turn
+  /// and the walking clips stay inside the cone. 45 (default); 180 = off. docs/solver.md has the
+  /// measurements.
+  float arc_max_lag_deg = 45.0f;
   /// Multiplies every joint's stiffness (all modes): the swing-matched comparison of `measure`
   /// scales it until two solvers swing alike. 1 = as authored.
   float stiffness_scale = 1.0f;
@@ -110,6 +120,7 @@ enum StepFlag : uint32_t {
   kStepStepsDropped = 1u << 4,      ///< the driver hit max_steps_per_call and skipped time
   kStepContact = 1u << 5,           ///< at least one contact was resolved
   kStepRepaired = 1u << 6,          ///< a non-finite intermediate was replaced by the rest arc
+  kStepLagGuard = 1u << 7,          ///< arc: a segment was held by the lag guard (arc_max_lag_deg)
 };
 
 struct StepReport {
@@ -280,6 +291,8 @@ class SpringWorld {
     bool arc;        // arc mode (else parent)
     bool segment;    // whole-link contact
     NearRange near;  // the chain's colliders that passed the broad phase
+    float lag_cos;   // arc's lag guard: cos and sin of its angle; lag_cos < -1: off
+    float lag_sin;
   };
   NearRange NearColliders(int chain, const glm::vec3& root, float scale, float h);
   NearRange AllNear(int chain);
@@ -370,6 +383,8 @@ class SpringWorld {
   const Rig* rig_ = nullptr;
   SpringConfig config_;
   float teleport_cos_ = -1.0f;  // cos(config_.teleport_angle), fixed at Create
+  // arc's lag guard (SpringConfig::arc_max_lag_deg), fixed at Create; cos < -1: off.
+  float lag_cos_ = -2.0f, lag_sin_ = 0.0f;
   std::vector<uint8_t> owned_;  // per rig node
 
   // Per joint (flat, parallel to rig.joint_node). Segment j runs from joint j to joint j+1.

@@ -536,6 +536,7 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
   cfg.arc_liveliness = opt_.arc_liveliness;
   cfg.arc_stiffness = opt_.arc_stiffness;
   cfg.arc_follow = opt_.arc_follow;
+  cfg.arc_max_lag_deg = opt_.arc_max_lag_deg;
   cfg.stiffness_scale = scale;
   cfg.segment_checks = opt_.segment_checks;
   auto w = SpringWorld::Create(rig_, cfg);
@@ -687,8 +688,8 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   MeasureReport report;
   report.avatar = av.source_path;
   report.motion = opt.motion_name;
-  report.settings = {opt.tuned, opt.arc_liveliness, opt.arc_stiffness, opt.arc_follow,
-                     opt.stiffness_scale};
+  report.settings = {opt.tuned,      opt.arc_liveliness,  opt.arc_stiffness,
+                     opt.arc_follow, opt.arc_max_lag_deg, opt.stiffness_scale};
   MeasureRun run(av, rig, opt, head, HumanoidRigNode(av, rig, "hips"));
   if (Status st = run.Prepare(&report); !st.ok()) return st;
   run.runs = static_cast<int>(opt.solvers.size() * opt.fps.size());
@@ -754,6 +755,7 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
                    {"arc_liveliness", dec(rep.settings.arc_liveliness)},
                    {"arc_stiffness", dec(rep.settings.arc_stiffness)},
                    {"arc_follow", dec(rep.settings.arc_follow)},
+                   {"arc_max_lag_deg", dec(rep.settings.arc_max_lag_deg)},
                    {"stiffness_scale", dec(rep.settings.stiffness_scale)}};
   // Stretch of hair that no skinned vertex follows is not 0 %: it is not measurable.
   auto stretch = [&](double v) {

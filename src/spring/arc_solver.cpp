@@ -79,6 +79,35 @@ glm::vec3 ProjectOnLink(const glm::vec3& p, const glm::vec3& o, float len,
   const float l = glm::length(d);
   return o + (l > 1e-9f * len ? (len / l) * d : len * RestDirection(rest_vec));
 }
+// arc's lag guard (SpringConfig::arc_max_lag_deg). The direction a segment settles in when
+// still: its rest target r (from its joint) tipped by gravity g, k r + g (the pull k (r - x) + g
+// has no part across the link there). Zero (no stiffness, no gravity): no guard.
+glm::vec3 LagAxis(const glm::vec3& rest_vec, float k, const glm::vec3& g) {
+  return k * rest_vec + g;
+}
+
+// Whether a link from o to xh of length len is outside the cone of cosine `cos_max` around
+// `axis` (NaN counts as outside; the lanes make the same test with the same operations).
+bool OutsideLagCone(const glm::vec3& o, const glm::vec3& xh, float len, const glm::vec3& axis,
+                    float cos_max) {
+  return !(glm::dot(xh - o, axis) >= cos_max * (len * std::sqrt(glm::dot(axis, axis))));
+}
+
+// The end put back on the cone: the link turned towards the axis, in the plane of both, until
+// it makes the cone's angle with it.
+glm::vec3 OntoLagCone(const glm::vec3& o, const glm::vec3& xh, float len, const glm::vec3& axis,
+                      float cos_max, float sin_max) {
+  const glm::vec3 a = axis * (1.0f / std::sqrt(glm::dot(axis, axis)));
+  const glm::vec3 d = xh - o;
+  glm::vec3 across = d - glm::dot(d, a) * a;
+  float l = glm::length(across);
+  if (!(l > 1e-9f * len)) {  // straight against the axis: any side will do
+    across = glm::cross(a, std::fabs(a.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0));
+    l = glm::length(across);
+  }
+  return o + len * (cos_max * a + (sin_max / l) * across);
+}
+
 }  // namespace
 
 SpringWorld::NearRange SpringWorld::NearColliders(int chain, const glm::vec3& root, float scale,
@@ -231,6 +260,15 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   const glm::vec3 u = damp * (vt + damp_rel * (vel_[j] - vt) + h * f);
   const glm::vec3 y = x + h * u;
   glm::vec3 xh = ProjectOnLink(y, o, len, rest_vec);
+  // arc's lag guard, on the projected end like an angle limit (the velocity is rebuilt below); a
+  // link a collider held at the last step is the collider's.
+  if (lc.lag_cos >= -1.0f && !in_contact_[j]) {
+    const glm::vec3 axis = LagAxis(rest_vec, cf.k, cf.g);
+    if (OutsideLagCone(o, xh, len, axis, lc.lag_cos)) {
+      xh = OntoLagCone(o, xh, len, axis, lc.lag_cos, lc.lag_sin);
+      rep.flags |= kStepLagGuard;
+    }
+  }
   // An angle limit acts like the link's length: on the end before its velocity is rebuilt, so
   // the velocity is the move that was allowed (limits.h).
   if (limit_frame) internal::ApplyLimit(limit_[j], *limit_frame, o, len, xh);
@@ -508,7 +546,9 @@ SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3
                      h == static_cast<float>(kStep),
                      arc,
                      config_.segment_checks[chain] != 0,
-                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h)};
+                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h),
+                     arc ? lag_cos_ : -2.0f,
+                     lag_sin_};
 }
 
 inline glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, float s,
@@ -1080,6 +1120,26 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       ly.Store(y);
       for (int l = 0; l < 4; ++l)
         if (!(ok >> l & 1)) lxh.Set(l, ProjectOnLink(ly[l], lo[l], len[l], lrest[l]));
+    }
+    if (lc.lag_cos >= -1.0f) {
+      // arc's lag guard, as IntegrateLink: the cone test in the lanes (OutsideLagCone's
+      // operations), an end outside put back per lane (rare: a violent roll or jump), a link in
+      // contact at the last step left alone.
+      const V4 axis = field(cf) * rest + gv;
+      const V4 e = lxh.Load() - O;
+      const __m128 need =
+          _mm_mul_ps(_mm_set1_ps(lc.lag_cos), _mm_mul_ps(len4, _mm_sqrt_ps(Dot(axis, axis))));
+      int held = 0;  // lanes whose link touched a collider at the last step: not guarded
+      for (int l = 0; l < nd; ++l) held |= in_contact_[j[l]] ? 1 << l : 0;
+      const int out = nmask & ~held & ~_mm_movemask_ps(_mm_cmpge_ps(Dot(e, axis), need));
+      if (out) {
+        rep.flags |= kStepLagGuard;
+        Lanes lax;
+        lax.Store(axis);
+        for (int l = 0; l < nd; ++l)
+          if (out >> l & 1)
+            lxh.Set(l, OntoLagCone(lo[l], lxh[l], len[l], lax[l], lc.lag_cos, lc.lag_sin));
+      }
     }
     if (limited) {
       // IntegrateLink's limit, on the projected end. A cone leaves the end alone when its

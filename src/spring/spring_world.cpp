@@ -118,12 +118,19 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     return Status(StatusCode::kInvalidInput, "arc_follow must be in [0, 1]");
   if (!(config.arc_stiffness > 0.0f) || !std::isfinite(config.arc_stiffness))
     return Status(StatusCode::kInvalidInput, "arc_stiffness must be a positive number");
+  if (!(config.arc_max_lag_deg > 0.0f && config.arc_max_lag_deg <= 180.0f))
+    return Status(StatusCode::kInvalidInput, "arc_max_lag_deg must be in (0, 180]");
   if (config.max_steps_per_call < 1)
     return Status(StatusCode::kInvalidInput, "max_steps_per_call must be at least 1");
   SpringWorld w;
   w.rig_ = &rig;
   w.config_ = config;
   w.teleport_cos_ = det::CosF(std::min(config.teleport_angle, 3.14159265f));
+  if (config.arc_max_lag_deg < 180.0f) {
+    const double a = static_cast<double>(config.arc_max_lag_deg) * 3.14159265358979323846 / 180.0;
+    w.lag_cos_ = static_cast<float>(det::Cos(a));
+    w.lag_sin_ = static_cast<float>(det::Sin(a));
+  }
   if (w.config_.segment_checks.empty())  // default: what each spring asks for (fitted rigs)
     for (const RigChain& ch : rig.chains())
       w.config_.segment_checks.push_back(ch.segment_checks ? 1 : 0);
