@@ -32,7 +32,10 @@ void AddFit(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("AVATAR", o->avatar, "avatar (.vrm/.glb/.gltf)")->required();
   cmd->add_option("--hair", o->hair, "MESH, MESH/INDEX or material:NAME");
-  cmd->add_option("--wear", o->wear, "a separate hair file with the same armature to put on first");
+  cmd->add_option("--wear", o->wear,
+                  "a separate hair file skinned to the same armature (joints matched by name) to "
+                  "put on first; an unrigged hairstyle or one from another character: hairswing "
+                  "wear");
   cmd->add_option("--joints", o->joints, "joints per chain at most, tip included")
       ->check(CLI::Range(2, 64))
       ->capture_default_str();

@@ -268,6 +268,14 @@ TEST(Wear, FailuresSayWhy) {
       << none.status().message();
   // Nothing changed in the target on failure.
   EXPECT_EQ(target.meshes.size(), MakeDemoAvatar(DemoVariant::kPonytail).meshes.size());
+  // `fit --wear` (WearHair) takes hair skinned to the body's joints; given an unrigged hairstyle
+  // it says which command puts one on.
+  std::vector<std::string> warnings;
+  auto unrigged = WearHair(target, MakeCap(glm::vec3(0, 1.6f, 0), 0.1f, 1.5f), &warnings);
+  ASSERT_FALSE(unrigged.ok());
+  EXPECT_NE(unrigged.status().message().find("hairswing wear"), std::string::npos)
+      << unrigged.status().message();
+  EXPECT_EQ(target.meshes.size(), MakeDemoAvatar(DemoVariant::kPonytail).meshes.size());
 }
 
 // The head by name when there is no humanoid data: the usual rig spellings, not the bones that only

@@ -69,7 +69,11 @@ Result<std::vector<std::string>> WearHair(Avatar& body, const Avatar& hair,
     body.scene_roots.push_back(static_cast<int>(body.nodes.size()) - 1);
     added.push_back(body.meshes.back().name);
   }
-  if (added.empty()) return Status(StatusCode::kInvalidInput, "hair file: no skinned mesh");
+  if (added.empty())
+    return Status(StatusCode::kInvalidInput,
+                  "hair file: no skinned mesh (this takes hair skinned to the body's own joints; "
+                  "an unrigged hairstyle, or one from another character, is put on with "
+                  "`hairswing wear`)");
   if (dropped_textures && warnings)
     warnings->push_back("hair file: its texture references were dropped (colours kept)");
   return added;
