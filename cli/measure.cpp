@@ -103,6 +103,13 @@ void PrintMeasureTable(const MeasureReport& rep) {
       "hair held rigid; curl = shape error in deg; flip = largest chord angle in deg)\n");
   std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n",
               rep.fps_identical ? "identical" : "DIFFERENT");
+  int shared = 0;
+  for (const RunResult& r : rep.results) shared += r.mesh_from_fps ? 1 : 0;
+  if (shared > 0)
+    std::printf(
+        "(%d of %zu runs reached their solver's state at every sample and share its skinned "
+        "mesh figures; each keeps its own update time)\n",
+        shared, rep.results.size());
   bool any_matched = false;
   for (const RunResult& r : rep.results) any_matched |= r.matched.has_value();
   if (any_matched) {

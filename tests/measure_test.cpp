@@ -627,5 +627,54 @@ TEST(DemoAvatar, TheArticlesBeforeAndAfterByDefault) {
   }
 }
 
+TEST(Measure, FrameRatesWithTheSameStateShareTheSkinnedMeshFigures) {
+  // Skinning once per solver must give every run what skinning each run gives: compared figure
+  // by figure against share_identical_fps = false on the ponytail demo (shirt, colliders).
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  MeasureOptions opt;
+  opt.duration = 5.0;
+  for (size_t m = 0; m < av.meshes.size(); ++m)
+    if (av.meshes[m].name == "Shirt") opt.shirt_mesh = static_cast<int>(m);
+  ASSERT_GE(opt.shirt_mesh, 0);
+  auto shared = Measure(av, opt);
+  opt.share_identical_fps = false;
+  auto each = Measure(av, opt);
+  ASSERT_TRUE(shared.ok() && each.ok());
+  ASSERT_EQ(shared->results.size(), 9u);
+  ASSERT_EQ(each->results.size(), 9u);
+  for (size_t i = 0; i < 9; ++i) {
+    const RunResult &a = shared->results[i], &b = each->results[i];
+    SCOPED_TRACE(std::string(SolverModeName(a.solver)) + " " + std::to_string(a.fps));
+    ASSERT_EQ(a.solver, b.solver);
+    ASSERT_EQ(a.fps, b.fps);
+    // The first frame rate of each solver is skinned; the other two share it.
+    EXPECT_EQ(a.mesh_from_fps, i % 3 == 0 ? 0 : 30);
+    EXPECT_EQ(b.mesh_from_fps, 0);
+    EXPECT_EQ(a.stretch_p99_pct, b.stretch_p99_pct);
+    EXPECT_EQ(a.stretch_worst_pct, b.stretch_worst_pct);
+    EXPECT_EQ(a.stretch_p99_welded_pct, b.stretch_p99_welded_pct);
+    EXPECT_EQ(a.stretch_worst_welded_pct, b.stretch_worst_welded_pct);
+    EXPECT_EQ(a.stretch_p99_excess_pct, b.stretch_p99_excess_pct);
+    EXPECT_EQ(a.stretch_worst_excess_pct, b.stretch_worst_excess_pct);
+    EXPECT_EQ(a.stretch_p99_excess_per_chain_pct.size(), b.stretch_p99_excess_per_chain_pct.size());
+    EXPECT_EQ(a.stretch_p99_series_pct, b.stretch_p99_series_pct);
+    EXPECT_EQ(a.occlusion_hidden, b.occlusion_hidden);
+    EXPECT_EQ(a.occlusion_max_depth_mm, b.occlusion_max_depth_mm);
+    EXPECT_EQ(a.root_drift_mm, b.root_drift_mm);
+    EXPECT_EQ(a.settle_mm, b.settle_mm);
+    EXPECT_EQ(a.penetration_samples, b.penetration_samples);
+    EXPECT_EQ(a.swing_rms_mm, b.swing_rms_mm);
+    EXPECT_EQ(a.flip_deg, b.flip_deg);
+    EXPECT_EQ(a.hashes, b.hashes);
+    EXPECT_EQ(a.steps.steps_run, b.steps.steps_run);
+    // Each run keeps its own update times: one per caller frame of its own rate.
+    EXPECT_EQ(a.frame_ms.size(), static_cast<size_t>(5 * a.fps));
+  }
+  // The figures are not all zero (comparing empty results would pass anything).
+  EXPECT_GT(shared->results[0].stretch_p99_excess_pct, 0.0);
+  EXPECT_GT(shared->results[0].stretch_p99_series_pct.size(), 100u);
+  EXPECT_TRUE(shared->results[0].occlusion_hidden.has_value());
+}
+
 }  // namespace
 }  // namespace hairswing

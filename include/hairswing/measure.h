@@ -97,7 +97,13 @@ struct MeasureOptions {
   /// Also compare at equal swing: each non-arc solver's stiffness is scaled by bisection until
   /// its tip lag rms equals arc's (needs arc among the solvers); see RunResult::matched.
   bool match_swing = false;
-  double match_tolerance = 0.01;        ///< relative swing difference at which bisection stops
+  double match_tolerance = 0.01;  ///< relative swing difference at which bisection stops
+  /// Skin the mesh once per solver: a solver's other frame rates are first run without the mesh,
+  /// and when their state hash equals the skinned run's at every sample (the fixed 1/120 s step
+  /// makes them equal), they take that run's mesh figures (stretch, occlusion, roots,
+  /// penetration, settle); their own update times are kept. A run whose state differs anywhere is
+  /// skinned itself. false = skin every run (what the result must equal; the tests compare).
+  bool share_identical_fps = true;
   std::vector<uint8_t> segment_checks;  ///< per rig chain, empty = none
   /// The body motion. Empty = the standard head-turn. Called once per run (and once more for the
   /// independent root check), so samplers may keep state.
@@ -169,6 +175,9 @@ struct RunResult {
   int penetration_samples = 0;
   double update_p50_ms = 0;
   double update_p95_ms = 0;
+  /// The frame rate whose skinned run gave this run its mesh figures (its state was the same at
+  /// every sample, see MeasureOptions::share_identical_fps); 0 = skinned itself.
+  int mesh_from_fps = 0;
   // Series for plots.
   std::vector<double> sample_times;               ///< seconds
   std::vector<double> stretch_p99_series_pct;     ///< p99 of the edge ratio at each sample
