@@ -291,9 +291,9 @@ class SpringWorld {
     bool arc;        // arc mode (else parent)
     bool segment;    // whole-link contact
     NearRange near;  // the chain's colliders that passed the broad phase
-    float lag_cos;   // arc's lag guard: cos and sin of its angle; lag_cos < -1: off
-    float lag_sin;
   };
+  // arc's lag guard acts on this chain's links (arc mode, SpringConfig::arc_max_lag_deg < 180).
+  bool LagGuardOn(const LinkContext& lc) const { return lc.arc && lag_cos_ >= -1.0f; }
   NearRange NearColliders(int chain, const glm::vec3& root, float scale, float h);
   NearRange AllNear(int chain);
   void AddNear(int k, int collider);

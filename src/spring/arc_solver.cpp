@@ -262,10 +262,10 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   glm::vec3 xh = ProjectOnLink(y, o, len, rest_vec);
   // arc's lag guard, on the projected end like an angle limit (the velocity is rebuilt below); a
   // link a collider held at the last step is the collider's.
-  if (lc.lag_cos >= -1.0f && !in_contact_[j]) {
+  if (LagGuardOn(lc) && !in_contact_[j]) {
     const glm::vec3 axis = LagAxis(rest_vec, cf.k, cf.g);
-    if (OutsideLagCone(o, xh, len, axis, lc.lag_cos)) {
-      xh = OntoLagCone(o, xh, len, axis, lc.lag_cos, lc.lag_sin);
+    if (OutsideLagCone(o, xh, len, axis, lag_cos_)) {
+      xh = OntoLagCone(o, xh, len, axis, lag_cos_, lag_sin_);
       rep.flags |= kStepLagGuard;
     }
   }
@@ -546,9 +546,7 @@ SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3
                      h == static_cast<float>(kStep),
                      arc,
                      config_.segment_checks[chain] != 0,
-                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h),
-                     arc ? lag_cos_ : -2.0f,
-                     lag_sin_};
+                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h)};
 }
 
 inline glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, float s,
@@ -1121,14 +1119,14 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       for (int l = 0; l < 4; ++l)
         if (!(ok >> l & 1)) lxh.Set(l, ProjectOnLink(ly[l], lo[l], len[l], lrest[l]));
     }
-    if (lc.lag_cos >= -1.0f) {
+    if (LagGuardOn(lc)) {
       // arc's lag guard, as IntegrateLink: the cone test in the lanes (OutsideLagCone's
       // operations), an end outside put back per lane (rare: a violent roll or jump), a link in
       // contact at the last step left alone.
       const V4 axis = field(cf) * rest + gv;
       const V4 e = lxh.Load() - O;
       const __m128 need =
-          _mm_mul_ps(_mm_set1_ps(lc.lag_cos), _mm_mul_ps(len4, _mm_sqrt_ps(Dot(axis, axis))));
+          _mm_mul_ps(_mm_set1_ps(lag_cos_), _mm_mul_ps(len4, _mm_sqrt_ps(Dot(axis, axis))));
       int held = 0;  // lanes whose link touched a collider at the last step: not guarded
       for (int l = 0; l < nd; ++l) held |= in_contact_[j[l]] ? 1 << l : 0;
       const int out = nmask & ~held & ~_mm_movemask_ps(_mm_cmpge_ps(Dot(e, axis), need));
@@ -1138,7 +1136,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         lax.Store(axis);
         for (int l = 0; l < nd; ++l)
           if (out >> l & 1)
-            lxh.Set(l, OntoLagCone(lo[l], lxh[l], len[l], lax[l], lc.lag_cos, lc.lag_sin));
+            lxh.Set(l, OntoLagCone(lo[l], lxh[l], len[l], lax[l], lag_cos_, lag_sin_));
       }
     }
     if (limited) {
