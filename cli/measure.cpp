@@ -302,7 +302,9 @@ void AddMeasure(CLI::App& app, int& exit_code) {
       "30 Hz. Reports hair mesh stretch (p99 and worst edge, against the skinned rest pose; and "
       "the excess the hair adds over hair held rigid), swing, curl, flip, root drift, settle, "
       "clothing occlusion from the front, link-in-capsule penetration, frame-rate identity and "
-      "update time. --suite adds seven UAL clips, --sweep the stretch/swing/curl curve.");
+      "update time. The mesh is skinned once per solver: its other frame rates, when their "
+      "state is the same at every sample, share those figures (the JSON's mesh_from_fps). "
+      "--suite adds seven UAL clips, --sweep the stretch/swing/curl curve.");
   struct Opts {
     std::string file, motion = "head-turn", clip, solvers = "arc,parent,vrm", fps = "30,60,120",
                       json, report, shirt;
