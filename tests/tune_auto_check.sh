@@ -6,11 +6,15 @@
 # author's times the reported factor; --undo gives the file back bit for bit; a budget nothing
 # meets exits 1 with NOT MET and still writes the best found; the vrm solver works too; mistakes
 # are one line with exit 2.
-#   tune_auto_check.sh CLI WORKDIR SHARED_DATA
+#   tune_auto_check.sh CLI WORKDIR SHARED_DATA [sanitizers]
+# sanitizers (the ASan/UBSan build, about ten times slower): the tuning for arc's follow setting and
+# for the vrm solver are left out - the same search with other solver settings, which the normal
+# build checks; they are 4.5 s of its 11 s here.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cli=$1 work=$2 shared=$3
+cli=$1 work=$2 shared=$3 mode=${4:-full}
 fail() { echo "FAIL: $*" >&2; exit 1; }
+[[ $mode == full || $mode == sanitizers ]] || fail "mode '$mode': full or sanitizers"
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 "$cli" make-demo-avatar --variant ponytail -o pony.vrm >/dev/null
 "$cli" convert pony.vrm -o plain.vrm >/dev/null
@@ -83,6 +87,7 @@ set -e
 grep -q 'NOT MET' tight.out || fail "no NOT MET: $(cat tight.out)"
 [[ -s tight.vrm ]] || fail "the best found was not written"
 
+if [[ $mode != sanitizers ]]; then
 # Tuned for arc's follow setting: the measurement runs that setting (the ponytail at the author's
 # stiffness stretches differently than with the default setting) and the report says so; the
 # written file, measured with follow, has what the report says.
@@ -121,6 +126,7 @@ set -e
 [[ $rc == 0 || $rc == 1 ]] || fail "--solver vrm exit $rc: $(cat vrm.out)"
 grep -q '^auto-tune (vrm solver' vrm.out || fail "vrm table: $(cat vrm.out)"
 "$cli" inspect vrm.vrm >/dev/null || fail "the vrm-tuned file does not load"
+fi
 
 # Mistakes: exit 2, one line.
 source "$here/expect_error.sh"

@@ -111,6 +111,11 @@ class MeasureRun {
   // One run of `mode` at `fps` with stiffness x `scale`. `full` = skin the mesh (stretch,
   // occlusion); otherwise only the solver quantities (swing, shape) are measured.
   Status Run(SolverMode mode, int fps, float scale, bool full, RunResult* out);
+  // A full run of `mode` at `fps` that takes the mesh figures of `skinned` (the same solver at
+  // another frame rate, already skinned; null = none) when the solver alone reaches the same
+  // state at every sample: the mesh is a function of that state and the body pose at the same
+  // instant. Otherwise (or with share_identical_fps off) the run skins the mesh itself.
+  Status RunSharingMesh(SolverMode mode, int fps, const RunResult* skinned, RunResult* out);
   // Equal swing: each non-arc run gets RunResult::matched.
   Status MatchSwing(MeasureReport* report);
 
@@ -522,8 +527,6 @@ void MeasureRun::SummariseMesh(RunResult& r) const {
   for (auto& v : per_chain_ex)
     r.stretch_p99_excess_per_chain_pct.push_back(v.empty() ? std::nan("")
                                                            : SummariseStretch(v).p99_pct);
-  r.update_p50_ms = Quantile(r.frame_ms, 0.5);
-  r.update_p95_ms = Quantile(r.frame_ms, 0.95);
 }
 
 Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResult* out) {
@@ -599,6 +602,8 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
       if (Status st = SampleOcclusion(&hidden_max, &depth_max); !st.ok()) return st;
     if (opt_.progress) opt_.progress((run_index + static_cast<double>(f) / frames) / runs);
   }
+  r.update_p50_ms = Quantile(r.frame_ms, 0.5);
+  r.update_p95_ms = Quantile(r.frame_ms, 0.95);
   SummariseSwing(tip_local, r);
   SummariseShape(shape, r);
   for (double f : r.flip_per_chain_deg) r.flip_deg = std::max(r.flip_deg, f);
@@ -609,6 +614,25 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
     r.occlusion_max_depth_mm = depth_max;
   }
   return Status::Ok();
+}
+
+Status MeasureRun::RunSharingMesh(SolverMode mode, int fps, const RunResult* skinned,
+                                  RunResult* out) {
+  if (skinned && opt_.share_identical_fps) {
+    RunResult r;  // the solver alone: a fraction of the cost of skinning
+    if (Status st = Run(mode, fps, opt_.stiffness_scale, false, &r); !st.ok()) return st;
+    if (r.hashes == skinned->hashes) {
+      *out = *skinned;
+      out->fps = fps;
+      out->steps = r.steps;
+      out->frame_ms = std::move(r.frame_ms);
+      out->update_p50_ms = r.update_p50_ms;
+      out->update_p95_ms = r.update_p95_ms;
+      out->mesh_from_fps = skinned->fps;
+      return Status::Ok();
+    }
+  }
+  return Run(mode, fps, opt_.stiffness_scale, true, out);
 }
 
 Status MeasureRun::MatchSwing(MeasureReport* report) {
@@ -694,30 +718,11 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   if (Status st = run.Prepare(&report); !st.ok()) return st;
   run.runs = static_cast<int>(opt.solvers.size() * opt.fps.size());
   for (SolverMode mode : opt.solvers) {
-    size_t skinned = report.results.size();  // this solver's first (skinned) run
+    const size_t first = report.results.size();  // this solver's first run skins the mesh
     for (int fps : opt.fps) {
+      const RunResult* skinned = first < report.results.size() ? &report.results[first] : nullptr;
       RunResult r;
-      if (opt.share_identical_fps && skinned < report.results.size()) {
-        // Another frame rate of this solver has skinned the mesh. The solver alone (a fraction of
-        // the cost) says whether this one reaches the same state at every sample; the mesh is a
-        // function of that state and the body pose at the same instant, so its figures are too.
-        if (Status st = run.Run(mode, fps, opt.stiffness_scale, false, &r); !st.ok()) return st;
-        const RunResult& ref = report.results[skinned];
-        if (r.hashes == ref.hashes) {
-          RunResult shared = ref;
-          shared.fps = fps;
-          shared.steps = r.steps;
-          shared.frame_ms = std::move(r.frame_ms);
-          shared.update_p50_ms = Quantile(shared.frame_ms, 0.5);
-          shared.update_p95_ms = Quantile(shared.frame_ms, 0.95);
-          shared.mesh_from_fps = ref.fps;
-          report.results.push_back(std::move(shared));
-          ++run.run_index;
-          continue;
-        }
-        r = RunResult{};
-      }
-      if (Status st = run.Run(mode, fps, opt.stiffness_scale, true, &r); !st.ok()) return st;
+      if (Status st = run.RunSharingMesh(mode, fps, skinned, &r); !st.ok()) return st;
       report.results.push_back(std::move(r));
       ++run.run_index;
     }
