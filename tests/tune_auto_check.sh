@@ -87,7 +87,24 @@ set -e
 grep -q 'NOT MET' tight.out || fail "no NOT MET: $(cat tight.out)"
 [[ -s tight.vrm ]] || fail "the best found was not written"
 
-if [[ $mode != sanitizers ]]; then
+# Mistakes: exit 2, one line.
+source "$here/expect_error.sh"
+expect_error() { expect_cli_error tune "$@"; }
+expect_error 'needs a budget' pony.vrm --auto -o x.vrm
+expect_error "add --auto" pony.vrm --all --max-stretch 10 -o x.vrm
+expect_error 'chooses stiffness' pony.vrm --auto --max-stretch 10 --stiffness 2 -o x.vrm
+expect_error 'solver' pony.vrm --auto --max-stretch 10 --solver wobbly -o x.vrm
+expect_error 'add --auto' pony.vrm --all --arc-setting follow -o x.vrm
+expect_error 'setting of the arc solver' pony.vrm --auto --max-stretch 10 --solver vrm --arc-setting follow -o x.vrm
+expect_error 'arc-setting' pony.vrm --auto --max-stretch 10 --arc-setting wobbly -o x.vrm
+[[ ! -e x.vrm ]] || fail "an error left x.vrm behind"
+
+# The follow and vrm tunings, last: the sanitizer build stops here (see the header).
+if [[ $mode == sanitizers ]]; then
+  echo "tune_auto_check: ok (without the follow and vrm tunings)"
+  exit 0
+fi
+
 # Tuned for arc's follow setting: the measurement runs that setting (the ponytail at the author's
 # stiffness stretches differently than with the default setting) and the report says so; the
 # written file, measured with follow, has what the report says.
@@ -126,17 +143,4 @@ set -e
 [[ $rc == 0 || $rc == 1 ]] || fail "--solver vrm exit $rc: $(cat vrm.out)"
 grep -q '^auto-tune (vrm solver' vrm.out || fail "vrm table: $(cat vrm.out)"
 "$cli" inspect vrm.vrm >/dev/null || fail "the vrm-tuned file does not load"
-fi
-
-# Mistakes: exit 2, one line.
-source "$here/expect_error.sh"
-expect_error() { expect_cli_error tune "$@"; }
-expect_error 'needs a budget' pony.vrm --auto -o x.vrm
-expect_error "add --auto" pony.vrm --all --max-stretch 10 -o x.vrm
-expect_error 'chooses stiffness' pony.vrm --auto --max-stretch 10 --stiffness 2 -o x.vrm
-expect_error 'solver' pony.vrm --auto --max-stretch 10 --solver wobbly -o x.vrm
-expect_error 'add --auto' pony.vrm --all --arc-setting follow -o x.vrm
-expect_error 'setting of the arc solver' pony.vrm --auto --max-stretch 10 --solver vrm --arc-setting follow -o x.vrm
-expect_error 'arc-setting' pony.vrm --auto --max-stretch 10 --arc-setting wobbly -o x.vrm
-[[ ! -e x.vrm ]] || fail "an error left x.vrm behind"
 echo "tune_auto_check: ok"

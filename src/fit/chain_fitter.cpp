@@ -39,7 +39,7 @@ namespace hairswing {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kUndoKey = "HAIRSWING_fit_undo";
+constexpr const char* kFitUndoKey = "HAIRSWING_fit_undo";
 
 struct UnionFind {
   std::vector<int> p;
@@ -716,7 +716,7 @@ Json RemoveOrphanSprings(FitContext& cx, size_t old_springs,
 }  // namespace
 
 Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitOptions& opt) {
-  if (av.unknown_extensions.count(kUndoKey))
+  if (av.unknown_extensions.count(kFitUndoKey))
     return Status(StatusCode::kUnsupported,
                   "this avatar was already fitted (it carries the fitter's undo record); undo that "
                   "fit first");
@@ -779,7 +779,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   undo["skin_joints"] = cx.skin_joints;
   undo["node_skin"] = cx.node_skin;
   undo["primitives"] = cx.prims;
-  av.unknown_extensions[kUndoKey] = undo.dump();
+  av.unknown_extensions[kFitUndoKey] = undo.dump();
   return result;
 }
 
@@ -795,13 +795,13 @@ Status UndoFit(Avatar& av) {
     if (!st.ok()) return st;
     undone = true;
   }
-  auto it = av.unknown_extensions.find(kUndoKey);
+  auto it = av.unknown_extensions.find(kFitUndoKey);
   if (it == av.unknown_extensions.end())
     return undone ? Status::Ok()
                   : Status(StatusCode::kInvalidInput, "no fit to undo in this avatar");
   const Json u = Json::parse(it->second, nullptr, false);
   if (u.is_discarded())
-    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
+    return Status(StatusCode::kInvalidInput, std::string(kFitUndoKey) + ": not valid JSON");
   // The record comes from a file, so nothing in it is trusted: every index and length is
   // checked against the avatar (an undo only ever shrinks it back), and the work is done on a
   // copy that replaces the avatar only when all of it succeeded.
@@ -897,9 +897,9 @@ Status UndoFit(Avatar& av) {
       if (node < 0 || static_cast<size_t>(node) >= out.nodes.size())
         fail("humanoid bone \"" + role + "\" refers to a node that the undo removes");
   } catch (const std::exception& e) {
-    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
+    return Status(StatusCode::kInvalidInput, std::string(kFitUndoKey) + ": " + e.what());
   }
-  out.unknown_extensions.erase(kUndoKey);
+  out.unknown_extensions.erase(kFitUndoKey);
   av = std::move(out);
   return Status::Ok();
 }

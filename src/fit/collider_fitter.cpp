@@ -14,7 +14,7 @@ namespace hairswing {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kUndoKey = "HAIRSWING_collider_fit_undo";
+constexpr const char* kColliderUndoKey = "HAIRSWING_collider_fit_undo";
 // Share of the surrounding geometry a grown proxy covers. A round proxy cannot follow an
 // elliptic body: covering every sample pushes hair far off the flatter sides, so the wide
 // trunk takes a lower share than the limbs.
@@ -334,7 +334,7 @@ Status EnableSegmentChecks(ColliderFitContext& cx) {
 }  // namespace
 
 Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt) {
-  if (av.unknown_extensions.count(kUndoKey))
+  if (av.unknown_extensions.count(kColliderUndoKey))
     return Status(StatusCode::kUnsupported,
                   "colliders were already fitted (the avatar carries the fitter's undo record); "
                   "undo that fit first");
@@ -362,12 +362,12 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   GrowColliders(cx, samples);
   AddTrunkCapsule(cx, samples);
   if (Status st = EnableSegmentChecks(cx); !st.ok()) return st;
-  av.unknown_extensions[kUndoKey] = undo.dump();
+  av.unknown_extensions[kColliderUndoKey] = undo.dump();
   return res;
 }
 
 Status UndoColliderFit(Avatar& av) {
-  auto it = av.unknown_extensions.find(kUndoKey);
+  auto it = av.unknown_extensions.find(kColliderUndoKey);
   if (it == av.unknown_extensions.end())
     return Status(StatusCode::kInvalidInput, "no collider fit to undo");
   const Json u = Json::parse(it->second, nullptr, false);
@@ -412,10 +412,10 @@ Status UndoColliderFit(Avatar& av) {
       }
     }
   } catch (const std::exception& e) {
-    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
+    return Status(StatusCode::kInvalidInput, std::string(kColliderUndoKey) + ": " + e.what());
   }
   av.vrm = std::move(out);
-  av.unknown_extensions.erase(kUndoKey);
+  av.unknown_extensions.erase(kColliderUndoKey);
   return Status::Ok();
 }
 

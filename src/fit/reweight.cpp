@@ -21,7 +21,7 @@ namespace hairswing {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kUndoKey = "HAIRSWING_reweight_undo";
+constexpr const char* kReweightUndoKey = "HAIRSWING_reweight_undo";
 
 uint32_t Bits(float f) {
   uint32_t u;
@@ -86,7 +86,7 @@ double RootBendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, c
 }  // namespace
 
 Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
-  if (av.unknown_extensions.count(kUndoKey))
+  if (av.unknown_extensions.count(kReweightUndoKey))
     return Status(StatusCode::kInvalidInput,
                   "the avatar's roots were already re-weighted: undo that first (fit --undo)");
   if (!(opt.blend_segments > 0.0f) || !std::isfinite(opt.blend_segments))
@@ -299,13 +299,13 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       }
       rec.push_back({{"mesh", key.first}, {"primitive", key.second}, {"vertices", rows}});
     }
-    av.unknown_extensions[kUndoKey] = Json{{"primitives", rec}}.dump();
+    av.unknown_extensions[kReweightUndoKey] = Json{{"primitives", rec}}.dump();
   }
   return res;
 }
 
 Status UndoReweight(Avatar& av) {
-  auto it = av.unknown_extensions.find(kUndoKey);
+  auto it = av.unknown_extensions.find(kReweightUndoKey);
   if (it == av.unknown_extensions.end())
     return Status(StatusCode::kInvalidInput, "no root re-weighting to undo");
   const Json u = Json::parse(it->second, nullptr, false);
@@ -332,10 +332,10 @@ Status UndoReweight(Avatar& av) {
       }
     }
   } catch (const std::exception& e) {
-    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
+    return Status(StatusCode::kInvalidInput, std::string(kReweightUndoKey) + ": " + e.what());
   }
   av.meshes = std::move(meshes);
-  av.unknown_extensions.erase(kUndoKey);
+  av.unknown_extensions.erase(kReweightUndoKey);
   return Status::Ok();
 }
 

@@ -17,7 +17,7 @@ namespace hairswing {
 
 namespace {
 
-constexpr const char* kUndoKey = "HAIRSWING_tune_undo";
+constexpr const char* kTuneUndoKey = "HAIRSWING_tune_undo";
 constexpr float kDegToRad = 3.14159265358979f / 180.0f;
 using Json = nlohmann::json;
 
@@ -187,10 +187,10 @@ Result<TuneResult> TuneSprings(Avatar& av, const std::vector<int>& springs, cons
     return Status(StatusCode::kInvalidInput, "gravity direction must not be zero");
   // The undo record: every spring's joints as they were before the first tune of this file.
   Json record = Json::object();
-  if (auto it = av.unknown_extensions.find(kUndoKey); it != av.unknown_extensions.end()) {
+  if (auto it = av.unknown_extensions.find(kTuneUndoKey); it != av.unknown_extensions.end()) {
     record = Json::parse(it->second, nullptr, false);
     if (!record.is_object())
-      return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not valid JSON");
+      return Status(StatusCode::kInvalidInput, std::string(kTuneUndoKey) + ": not valid JSON");
   }
   Json& recorded = record["springs"];
   if (!recorded.is_object()) recorded = Json::object();
@@ -245,17 +245,17 @@ Result<TuneResult> TuneSprings(Avatar& av, const std::vector<int>& springs, cons
       result.changes.push_back(line);
     }
   }
-  av.unknown_extensions[kUndoKey] = record.dump();
+  av.unknown_extensions[kTuneUndoKey] = record.dump();
   return result;
 }
 
 Status UndoTune(Avatar& av) {
-  auto it = av.unknown_extensions.find(kUndoKey);
+  auto it = av.unknown_extensions.find(kTuneUndoKey);
   if (it == av.unknown_extensions.end())
     return Status(StatusCode::kInvalidInput, "no tune to undo in this avatar");
   const Json record = Json::parse(it->second, nullptr, false);
   if (!record.is_object() || !record.contains("springs") || !record["springs"].is_object())
-    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": not a tune record");
+    return Status(StatusCode::kInvalidInput, std::string(kTuneUndoKey) + ": not a tune record");
   std::vector<Spring> springs = av.vrm.springs;  // replaced only when all of it succeeded
   try {
     for (const auto& [key, rec] : record["springs"].items()) {
@@ -289,7 +289,7 @@ Status UndoTune(Avatar& av) {
       }
     }
   } catch (const std::exception& e) {
-    return Status(StatusCode::kInvalidInput, std::string(kUndoKey) + ": " + e.what());
+    return Status(StatusCode::kInvalidInput, std::string(kTuneUndoKey) + ": " + e.what());
   }
   av.vrm.springs = std::move(springs);
   av.unknown_extensions.erase(it);

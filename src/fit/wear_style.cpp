@@ -118,7 +118,9 @@ glm::mat3 CharacterFrame(const Avatar& av, const Rig& rig, int node, std::string
   return glm::mat3(1.0f);
 }
 
-float Quantile(std::vector<float> v, float q) {
+// The order statistic at floor(q * n): no interpolation, unlike core's Quantile (FrameBox's
+// figures stay what they were).
+float NearestRankQuantile(std::vector<float> v, float q) {
   if (v.empty()) return 0.0f;
   const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<float>(v.size())));
   std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
@@ -134,8 +136,8 @@ void FrameBox(const std::vector<glm::vec3>& pts, const glm::mat3& f, float q, gl
     for (int k = 0; k < 3; ++k) c[k].push_back(l[k]);
   }
   for (int k = 0; k < 3; ++k) {
-    (*lo)[k] = Quantile(c[k], q);
-    (*hi)[k] = Quantile(c[k], 1.0f - q);
+    (*lo)[k] = NearestRankQuantile(c[k], q);
+    (*hi)[k] = NearestRankQuantile(c[k], 1.0f - q);
   }
 }
 
