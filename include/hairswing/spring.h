@@ -77,10 +77,12 @@ struct SpringConfig {
   /// what arc_follow and draping make of it, tipped by its gravity, so hair still hangs down when
   /// the head is upside down); an end past it is put back on that cone before its velocity is
   /// rebuilt, like an angle limit. A segment that touched a collider at the last step is left to
-  /// the collider, and contacts come after the guard: it never pushes hair into a collider. A
-  /// violent roll or jump then cannot throw free hair far behind the head, while the head-turn
-  /// and the walking clips stay inside the cone. 45 (default); 180 = off. docs/solver.md has the
-  /// measurements.
+  /// the collider (contacts come after the guard), unless its chain is thrown: its chord (root to
+  /// last end) more than this angle from its rest chord in the attachment frame. Then it is put
+  /// back too and its contacts are checked along the whole link, so it slides over the collider;
+  /// kept only where it then lags less than it would have unguarded. A violent roll or jump then
+  /// cannot throw hair far behind or over the head, while the head-turn and the walking clips
+  /// stay inside the cone. 45 (default); 180 = off. docs/solver.md has the measurements.
   float arc_max_lag_deg = 45.0f;
   /// Multiplies every joint's stiffness (all modes): the swing-matched comparison of `measure`
   /// scales it until two solvers swing alike. 1 = as authored.
@@ -291,7 +293,21 @@ class SpringWorld {
     bool arc;        // arc mode (else parent)
     bool segment;    // whole-link contact
     NearRange near;  // the chain's colliders that passed the broad phase
+    int chain;       // the chain and its root joint this step (ChainThrown)
+    glm::vec3 root;
   };
+  // Whether lc's chain is thrown: the chord from its root (this step) to its last end (the last
+  // step's: the end is stored after every test of the step) more than arc_max_lag_deg from its
+  // rest chord in the attachment frame. Asked only when the lag guard meets a link a collider
+  // held at the last step (rare): arc's guard then holds that link too.
+  bool ChainThrown(const LinkContext& lc) const;
+  // A lane group's context (its first chain's) for the chain of one lane, rooted at `root`.
+  static LinkContext LaneContext(const LinkContext& lc, int chain, const glm::vec3& root) {
+    LinkContext own = lc;
+    own.chain = chain;
+    own.root = root;
+    return own;
+  }
   // arc's lag guard acts on this chain's links (arc mode, SpringConfig::arc_max_lag_deg < 180).
   bool LagGuardOn(const LinkContext& lc) const { return lc.arc && lag_cos_ >= -1.0f; }
   NearRange NearColliders(int chain, const glm::vec3& root, float scale, float h);
@@ -426,6 +442,7 @@ class SpringWorld {
   std::vector<glm::mat4> root_local_;  // per chain: its root joint's rest local matrix
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
+  std::vector<glm::vec3> rest_chord_;  // per chain: root to last end at rest, attachment frame
   std::vector<float> rest_length_;     // metres at rest
   std::vector<int> path_begin_, path_end_;  // nodes from joint (excl.) to the next joint (incl.)
   std::vector<int> path_nodes_;

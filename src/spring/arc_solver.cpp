@@ -235,6 +235,13 @@ int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, fl
   return n;
 }
 
+bool SpringWorld::ChainThrown(const LinkContext& lc) const {
+  const glm::vec3 r = lc.attach * rest_chord_[lc.chain];
+  const glm::vec3 c = tail_[rig_->chains()[lc.chain].joint_end - 2] - lc.root;
+  // NaN counts as thrown, as OutsideLagCone's NaN counts as outside.
+  return !(glm::dot(c, r) >= lag_cos_ * std::sqrt(glm::dot(c, c) * glm::dot(r, r)));
+}
+
 bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o,
                                 const glm::vec3& rest_vec, float len, float joint_scale,
                                 StepReport& rep, const glm::quat* limit_frame) {
@@ -260,23 +267,51 @@ bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o
   const glm::vec3 u = damp * (vt + damp_rel * (vel_[j] - vt) + h * f);
   const glm::vec3 y = x + h * u;
   glm::vec3 xh = ProjectOnLink(y, o, len, rest_vec);
-  // arc's lag guard, on the projected end like an angle limit (the velocity is rebuilt below); a
-  // link a collider held at the last step is the collider's.
-  if (LagGuardOn(lc) && !in_contact_[j]) {
-    const glm::vec3 axis = LagAxis(rest_vec, cf.k, cf.g);
-    if (OutsideLagCone(o, xh, len, axis, lag_cos_)) {
+  // arc's lag guard, on the projected end like an angle limit (the velocity is rebuilt below). A
+  // link a collider held at the last step is the collider's, unless its chain is thrown: then as
+  // below.
+  const glm::vec3 unguarded = xh;
+  glm::vec3 axis(0.0f);
+  bool held_guarded = false;
+  if (LagGuardOn(lc)) {
+    axis = LagAxis(rest_vec, cf.k, cf.g);
+    if (OutsideLagCone(o, xh, len, axis, lag_cos_) && (!in_contact_[j] || ChainThrown(lc))) {
       xh = OntoLagCone(o, xh, len, axis, lag_cos_, lag_sin_);
       rep.flags |= kStepLagGuard;
+      held_guarded = in_contact_[j] != 0;
     }
   }
   // An angle limit acts like the link's length: on the end before its velocity is rebuilt, so
-  // the velocity is the move that was allowed (limits.h).
-  if (limit_frame) internal::ApplyLimit(limit_[j], *limit_frame, o, len, xh);
-  const glm::vec3 vs = (xh - x) * inv_h;  // rebuilt before any push-out
+  // the velocity is the move that was allowed (limits.h). The velocity is rebuilt before any
+  // push-out.
+  auto limited_velocity = [&](glm::vec3& end) {
+    if (limit_frame) internal::ApplyLimit(limit_[j], *limit_frame, o, len, end);
+    return (end - x) * inv_h;
+  };
   const float hit = hit_radius_[j] * joint_scale;
   // Narrow the chain's colliders to those that can reach this link at all: the link and its
   // hit radius stay inside the ball of radius len + hit around o whatever the pushes do.
   const int n_cand = NarrowLink(lc.near.begin, lc.near.end, o, len + hit);
+  // A held link the guard put back: its contacts along the whole link this step (the guard may
+  // swing its middle into the collider its end was against), so it slides over the collider
+  // towards the cone. Kept only where the link then lags less than the end did unguarded: out
+  // of a collider that holds the whole link (a root inside a head sphere) the nearest way out
+  // can be its far side, over the head; then the step is made as if unguarded.
+  if (held_guarded) {
+    const glm::vec3 tail0 = tail_[j], vel0 = vel_[j];
+    const uint8_t contact0 = in_contact_[j];
+    const StepReport rep0 = rep;
+    LinkContext whole = lc;
+    whole.segment = true;
+    glm::vec3 end = xh;
+    const glm::vec3 vs = limited_velocity(end);
+    const bool touched = ResolveLink(whole, j, o, rest_vec, len, hit, end, vs,
+                                     joint_colliders_.data(), n_cand, rep, limit_frame);
+    if (glm::dot(tail_[j] - o, axis) >= glm::dot(unguarded - o, axis)) return touched;
+    tail_[j] = tail0, vel_[j] = vel0, in_contact_[j] = contact0, rep = rep0;
+    xh = unguarded;
+  }
+  const glm::vec3 vs = limited_velocity(xh);
   return ResolveLink(lc, j, o, rest_vec, len, hit, xh, vs, joint_colliders_.data(), n_cand, rep,
                      limit_frame);
 }
@@ -546,7 +581,9 @@ SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3
                      h == static_cast<float>(kStep),
                      arc,
                      config_.segment_checks[chain] != 0,
-                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h)};
+                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h),
+                     chain,
+                     root};
 }
 
 inline glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, float s,
@@ -1092,7 +1129,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     lo.Store(O);
     if (alone) {  // a zero-length link: this depth one lane after the other
       for (int l = 0; l < nd; ++l) {
-        const bool touched = FlatLink(lc, j[l], lo[l], lrest[l], s[l], len[l], rep, frame_of(l));
+        const bool touched = FlatLink(LaneContext(lc, chains[l], lroot[l]), j[l], lo[l], lrest[l],
+                                      s[l], len[l], rep, frame_of(l));
         below |= touched ? 1 << l : 0;
       }
       O = Gather(tail_, j);
@@ -1122,14 +1160,32 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     if (LagGuardOn(lc)) {
       // arc's lag guard, as IntegrateLink: the cone test in the lanes (OutsideLagCone's
       // operations), an end outside put back per lane (rare: a violent roll or jump), a link in
-      // contact at the last step left alone.
+      // contact at the last step left alone unless its chain is thrown: then this depth is
+      // solved one lane after the other, as IntegrateLink (the targets put back first).
       const V4 axis = field(cf) * rest + gv;
       const V4 e = lxh.Load() - O;
       const __m128 need =
           _mm_mul_ps(_mm_set1_ps(lag_cos_), _mm_mul_ps(len4, _mm_sqrt_ps(Dot(axis, axis))));
-      int held = 0;  // lanes whose link touched a collider at the last step: not guarded
+      int held = 0;  // lanes whose link touched a collider at the last step
       for (int l = 0; l < nd; ++l) held |= in_contact_[j[l]] ? 1 << l : 0;
-      const int out = nmask & ~held & ~_mm_movemask_ps(_mm_cmpge_ps(Dot(e, axis), need));
+      const int outside = nmask & ~_mm_movemask_ps(_mm_cmpge_ps(Dot(e, axis), need));
+      bool thrown = false;
+      if (outside & held)  // rare: a held link past the cone
+        for (int l = 0; l < nd && !thrown; ++l)
+          thrown = (outside & held) >> l & 1 && ChainThrown(LaneContext(lc, chains[l], lroot[l]));
+      // This depth one lane after the other, as at a zero-length link above (the loop written
+      // out twice: as a shared lambda it cost the lanes 1 % more instructions in every mode).
+      if (thrown) {
+        Scatter(prev_target_, j, before, nmask);
+        for (int l = 0; l < nd; ++l) {
+          const bool touched = FlatLink(LaneContext(lc, chains[l], lroot[l]), j[l], lo[l], lrest[l],
+                                        s[l], len[l], rep, frame_of(l));
+          below |= touched ? 1 << l : 0;
+        }
+        O = Gather(tail_, j);
+        continue;
+      }
+      const int out = outside & ~held;
       if (out) {
         rep.flags |= kStepLagGuard;
         Lanes lax;

@@ -148,6 +148,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   coef.assign(nj, SegmentCoefficients{0, 0, glm::vec3(0)});
   w.axis_local_.assign(nj, glm::vec3(0));
   w.arc_attach_.assign(nj, glm::vec3(0));
+  w.rest_chord_.assign(rig.chains().size(), glm::vec3(0));
   w.rest_length_.assign(nj, 0.0f);
   w.path_begin_.assign(nj, 0);
   w.path_end_.assign(nj, 0);
@@ -162,6 +163,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.rest_length_[j] = glm::length(p1 - p0);
       w.axis_local_[j] = glm::vec3(glm::inverse(rig.rest_world()[node]) * glm::vec4(p1, 1.0f));
       w.arc_attach_[j] = attach_inv * (p1 - p0);
+      w.rest_chord_[&ch - rig.chains().data()] += w.arc_attach_[j];
       // Nodes from this joint (exclusive) down to the next joint (inclusive), parents first.
       w.path_begin_[j] = static_cast<int>(w.path_nodes_.size());
       std::vector<int> up;
