@@ -560,8 +560,10 @@ void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
       ->capture_default_str();
   cmd.add_option("--arc-max-lag", flags.arc_max_lag_deg,
                  "arc: degrees a segment may lag behind the direction it is pulled towards (its "
-                 "rest target, tipped by gravity) before it is held there, as by an angle limit; "
-                 "contacts still win. 180 = off")
+                 "rest target, tipped by gravity) before it is held there, as by an angle limit. "
+                 "A segment a collider holds is left to the collider unless its chain is thrown "
+                 "(its root-to-tip chord past the same angle from its rest chord); contacts still "
+                 "win. 180 = off")
       ->check(FiniteRange(1.0, 180.0))
       ->capture_default_str();
   cmd.add_option("--arc-stiffness", flags.arc_stiffness,
