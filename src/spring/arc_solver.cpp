@@ -1127,12 +1127,20 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     };
     Lanes lo;
     lo.Store(O);
-    if (alone) {  // a zero-length link: this depth one lane after the other
-      for (int l = 0; l < nd; ++l) {
-        const bool touched = FlatLink(LaneContext(lc, chains[l], lroot[l]), j[l], lo[l], lrest[l],
-                                      s[l], len[l], rep, frame_of(l));
-        below |= touched ? 1 << l : 0;
-      }
+    // This depth one lane after the other, as SolveChainFlat (a zero-length link, or a held link
+    // of a thrown chain past the lag guard's cone): the lanes whose link touched a collider this
+    // step or the last; the ends are then in tail_. Inlined at both uses, like the hand-written
+    // loop (called, it cost the lanes 1 % more instructions in every mode).
+    auto one_by_one = [&]() __attribute__((always_inline)) {
+      int touched = 0;
+      for (int l = 0; l < nd; ++l)
+        if (FlatLink(LaneContext(lc, chains[l], lroot[l]), j[l], lo[l], lrest[l], s[l], len[l], rep,
+                     frame_of(l)))
+          touched |= 1 << l;
+      return touched;
+    };
+    if (alone) {  // a zero-length link
+      below |= one_by_one();
       O = Gather(tail_, j);
       continue;
     }
@@ -1173,15 +1181,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       if (outside & held)  // rare: a held link past the cone
         for (int l = 0; l < nd && !thrown; ++l)
           thrown = (outside & held) >> l & 1 && ChainThrown(LaneContext(lc, chains[l], lroot[l]));
-      // This depth one lane after the other, as at a zero-length link above (the loop written
-      // out twice: as a shared lambda it cost the lanes 1 % more instructions in every mode).
-      if (thrown) {
+      if (thrown) {  // this depth one lane after the other (the targets put back first)
         Scatter(prev_target_, j, before, nmask);
-        for (int l = 0; l < nd; ++l) {
-          const bool touched = FlatLink(LaneContext(lc, chains[l], lroot[l]), j[l], lo[l], lrest[l],
-                                        s[l], len[l], rep, frame_of(l));
-          below |= touched ? 1 << l : 0;
-        }
+        below |= one_by_one();
         O = Gather(tail_, j);
         continue;
       }
