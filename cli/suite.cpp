@@ -543,7 +543,8 @@ void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
          "'lively' (liveliness 1, the author's stiffness: swings about as far as the VRM "
          "reference, as a rigid swing; more stretch at the root) or 'follow' (lively with "
          "--arc-follow 0.7: the first segment carries the swing and the ones below turn with "
-         "it; a fifth to a third of lively's curl, more bend at the root: re-weight the roots "
+         "it; lively's swing with a third to two thirds of its curl, more bend at the root: "
+         "re-weight the roots "
          "with fit --reweight-roots). --arc-liveliness, "
          "--arc-stiffness and --arc-follow override it (docs/solver.md)")
       ->check(CLI::IsMember(ArcSettingNames()));
@@ -555,7 +556,7 @@ void AddArcOptions(CLI::App& cmd, SolverFlags& flags) {
       ->capture_default_str();
   cmd.add_option("--arc-follow", flags.arc_follow,
                  "arc: how far the segments below a chain's first turn with its swing, 0..1; "
-                 "above 0 the liveliness goes to the first segment alone (0 = the original arc)")
+                 "above 0 the liveliness goes mostly to the first segment (0 = the original arc)")
       ->check(FiniteRange(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--arc-max-lag", flags.arc_max_lag_deg,

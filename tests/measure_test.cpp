@@ -392,14 +392,17 @@ TEST(DemoAvatar, LivelyArcKeepsTheAuthorsSwingCurlsLessAndSettles) {
 }
 
 // arc's "follow" setting (SpringConfig::arc_follow 0.7 on top of lively): the first segment carries
-// the swing, the segments below turn with it and keep 0.3 of the author's drag. Against lively on
-// both demo avatars (measured, head-turn at 60 fps: layered swing 52.3 vs 58.8 mm, curl 3.42 vs
-// 9.74 deg; ponytail 19.7 vs 22.3 mm, 1.74 vs 9.81 deg): nearly the swing, a third of the curl or
-// less, and it settles; 0 keeps the original arc bit for bit. The root carries the whole bend, so
-// on the demo avatars' narrow root blends it stretches more than lively (p99 excess 59.7 vs 50.9
-// %); with the roots re-weighted (ReweightRoots, 3 first-segment lengths) the layered demo's stays
-// below what the usual solver gives on the original file (22.8 vs 26.1 %): the user's whole path.
-TEST(DemoAvatar, FollowingArcCurlsAThirdOfLivelyAtNearlyItsSwing) {
+// the swing, the segments below turn with it and keep (1 - 0.7) F^1.25 of the author's drag (F the
+// chain's lively factor). Against lively on both demo avatars (measured, head-turn at 60 fps:
+// layered swing 58.2 vs 58.8 mm, curl 6.40 vs 9.74 deg, p99 excess 48.3 vs 50.9 %; ponytail 22.0
+// vs 22.3 mm, 5.47 vs 9.81 deg, 22.5 vs 24.9 %): the same swing with less curl and less stretch,
+// and it settles; 0 keeps the original arc bit for bit. With the roots re-weighted
+// (ReweightRoots, 3 first-segment lengths) the layered demo is the user's whole path: at least
+// 0.8x the VRM reference's swing on the original file (0.805x), less stretch than the usual solver
+// gives there (24.0 vs 26.1 %) and at most 0.6x its curl (0.51x). With the lower segments keeping
+// 1 - 0.7 of the author's drag (the setting before) the swing was 0.89x lively's and the whole
+// path's 0.72x the reference's.
+TEST(DemoAvatar, FollowingArcSwingsAsLivelyWithLessCurlAndIsTheWholePath) {
   for (DemoVariant v : {DemoVariant::kPonytail, DemoVariant::kLayered}) {
     SCOPED_TRACE(DemoVariantName(v));
     const Avatar av = MakeDemoAvatar(v);
@@ -425,8 +428,9 @@ TEST(DemoAvatar, FollowingArcCurlsAThirdOfLivelyAtNearlyItsSwing) {
         DemoVariantName(v), lively.swing_rms_mm, lively.shape_error_deg,
         lively.stretch_p99_excess_pct, follow.swing_rms_mm, follow.shape_error_deg,
         follow.stretch_p99_excess_pct);
-    EXPECT_GT(follow.swing_rms_mm, 0.85 * lively.swing_rms_mm);
-    EXPECT_LT(follow.shape_error_deg, 0.4 * lively.shape_error_deg);
+    EXPECT_GT(follow.swing_rms_mm, 0.95 * lively.swing_rms_mm);
+    EXPECT_LT(follow.shape_error_deg, 0.7 * lively.shape_error_deg);
+    EXPECT_LT(follow.stretch_p99_excess_pct, lively.stretch_p99_excess_pct);
     EXPECT_LT(follow.settle_mm, 0.001);
     EXPECT_EQ(zero.swing_rms_mm, lively.swing_rms_mm);  // arc_follow 0: the original arc
     EXPECT_EQ(zero.shape_error_deg, lively.shape_error_deg);
@@ -436,10 +440,17 @@ TEST(DemoAvatar, FollowingArcCurlsAThirdOfLivelyAtNearlyItsSwing) {
       ro.blend_segments = 3.0f;
       ASSERT_TRUE(ReweightRoots(rw, ro).ok());
       const RunResult parent = run(av, "article", -1.0f, SolverMode::kParent);
+      const RunResult vrm = run(av, "article", -1.0f, SolverMode::kVrm);
       const RunResult whole = run(rw, "follow", -1.0f);
-      std::printf("layered re-weighted: follow excess %.2f, parent on the original %.2f\n",
-                  whole.stretch_p99_excess_pct, parent.stretch_p99_excess_pct);
+      std::printf(
+          "layered re-weighted, follow: swing %.2f (vrm on the original %.2f), excess %.2f "
+          "(parent %.2f, vrm %.2f), curl %.2f (parent %.2f)\n",
+          whole.swing_rms_mm, vrm.swing_rms_mm, whole.stretch_p99_excess_pct,
+          parent.stretch_p99_excess_pct, vrm.stretch_p99_excess_pct, whole.shape_error_deg,
+          parent.shape_error_deg);
+      EXPECT_GE(whole.swing_rms_mm, 0.8 * vrm.swing_rms_mm);
       EXPECT_LT(whole.stretch_p99_excess_pct, parent.stretch_p99_excess_pct);
+      EXPECT_LT(whole.stretch_p99_excess_pct, vrm.stretch_p99_excess_pct);
       EXPECT_LT(whole.shape_error_deg, 0.6 * parent.shape_error_deg);
     }
   }

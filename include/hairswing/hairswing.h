@@ -111,8 +111,8 @@ typedef struct hs_config {
    * 1 = the author's stiffness (the "lively" setting) */
   float arc_stiffness;
   /* arc: 0..1, how far the segments below a chain's first turn with its swing (the liveliness then
-   * goes to the first segment alone); default 0 = the original arc; 0.7 in the "follow" setting
-   * (nearly lively's swing, a fifth to a third of its curl) */
+   * goes mostly to the first segment); default 0 = the original arc; 0.7 in the "follow" setting
+   * (lively's swing with a third to two thirds of its curl) */
   float arc_follow;
 } hs_config;
 
@@ -171,8 +171,8 @@ HS_API void hs_config_default(hs_config* config);
 /* Sets arc's named setting in *config (arc_liveliness, arc_stiffness, arc_follow; the other fields
  * are left alone): "article" (the defaults: the article's improved solver, calm and least
  * stretch), "lively" (swings about as far as the VRM reference, as a rigid swing) or "follow"
- * (lively's swing from the chain's root, the segments below turning with it: a third of the
- * curl). Another name: HS_INVALID_ARGUMENT and *config unchanged. */
+ * (lively's swing from the chain's root, the segments below turning with it: a third to two
+ * thirds of the curl). Another name: HS_INVALID_ARGUMENT and *config unchanged. */
 HS_API hs_status hs_config_arc_setting(hs_config* config, const char* name);
 /* A spring world for the avatar (which must outlive it); config NULL = defaults. */
 HS_API hs_status hs_world_create(const hs_avatar* avatar, const hs_config* config, hs_world** out);

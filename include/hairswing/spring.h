@@ -60,11 +60,11 @@ struct SpringConfig {
   /// arc only, in [0, 1]: how far the segments below a chain's first turn with the first
   /// segment's swing. Each lower segment's rest direction (the original arc in the attachment
   /// frame) is turned by this fraction of the rotation that takes the first segment's rest
-  /// direction to where it is now. With it, the liveliness above goes to the first segment alone
+  /// direction to where it is now. With it, the liveliness above goes mostly to the first segment
   /// (its drag raised so that, in steady motion, the tip lags as far as the author's chain; the
-  /// segments below keep 1 - arc_follow of the author's drag), so the chain swings from its root
-  /// and the segments below follow instead of each lagging on its own: less curl, more bend at
-  /// the root.
+  /// segments below keep (1 - arc_follow) F^1.25 of the author's drag, F the chain's lively
+  /// factor), so the chain swings from its root and the segments below mostly follow instead of
+  /// each lagging on its own: less curl, more bend at the root.
   /// 0 (default) = the original arc. docs/solver.md has the measurements.
   float arc_follow = 0.0f;
   /// arc only: every joint's stiffness x this, on top of stiffness_scale. The article's improved

@@ -437,13 +437,20 @@ void SpringWorld::ChainCoefficients(int c) {
     }
   }
   const double factor = 1.0 + live * (t_arc > 0 ? std::max(0.0, t_parent / t_arc - 1.0) : 0.0);
-  // With arc_follow (beta) the segments below the first turn with it by beta and keep 1 - beta of
-  // the author's drag (of their own lag): in steady motion segment i > 0 lags beta theta_0 +
-  // (1 - beta) lambda_i, between turning rigidly with the first segment (1) and lagging on its
-  // own (0). The tip lags theta_0 (L_0 + beta sum L_i) + (1 - beta) sum L_i lambda_i; the first
-  // segment's drag is raised until that equals T_parent (blended by the liveliness).
+  // With arc_follow (beta) the segments below the first turn with it by beta and keep
+  // b = (1 - beta) F^1.25 of the author's drag (of their own lag; F = the lively factor above,
+  // blended by the liveliness): in steady motion segment i > 0 lags beta theta_0 + b lambda_i,
+  // between turning rigidly with the first segment (beta 1) and lagging on its own. The tip lags
+  // theta_0 (L_0 + beta sum L_i) + b sum L_i lambda_i; the first segment's drag is raised until
+  // that equals T_parent (blended by the liveliness). The share b was measured (docs/solver.md,
+  // "The first segment carries the swing"): lower segments with more lag of their own build the
+  // chain's lag sooner in a turn (a raised first-segment drag answers a turn slowly) and curl
+  // more. (1 - beta) alone left long chains (F 3.7, five segments) at 0.72x the author's swing in
+  // the head-turn; (1 - beta) F at 0.78x; F^1.25 gives 0.8x there while the short fitted chains
+  // (F 1.5-2.2) curl at most 0.52x the parent chain's; F^1.4 curls 0.60x on the layered demo.
   const double beta = std::clamp(static_cast<double>(config_.arc_follow), 0.0, 1.0);
-  const double below_factor = 1.0 - beta;
+  constexpr double kFollowBelowExponent = 1.25;
+  const double below_factor = (1.0 - beta) * det::Pow(factor, kFollowBelowExponent);
   double first_factor = factor;
   if (beta > 0.0) {
     const double theta0 =

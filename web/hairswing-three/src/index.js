@@ -91,7 +91,7 @@ export const DEFAULT_CONFIG = Object.freeze({
  * arc's named settings (docs: README.md "Options"), as options to pass to fromVRM or configure():
  * `article` (the defaults: the article's improved solver, calm, least stretch), `lively` (swings
  * about as far as three-vrm, as a rigid swing) and `follow` (lively's swing from the chain's root,
- * the segments below turning with it: a third of the curl or less). The library's own values
+ * the segments below turning with it: a third to two thirds of the curl). The library's own values
  * (hs_config_arc_setting); a test checks that they agree.
  */
 export const ARC_SETTINGS = Object.freeze({
