@@ -43,13 +43,14 @@ struct Prim {
   std::vector<uint8_t> on_chain;                     // per vertex, for the chain being worked on
 };
 
-// What a bend of the chain's first joint costs the mesh, from the weights: turning the joint (and
-// the chain below it) by a small angle about an axis across the first segment moves a vertex by
-// its chain weight share x the angle x its distance from the joint; an edge's length changes by
-// the difference of its ends' moves along it. The largest such change over the edges at the
-// chain's vertices, in % of the edge per degree, for the worse of two axes across the segment.
-double RootBendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, const RigChain& ch,
-                             const Rig& rig, const glm::vec3& p0, const glm::vec3& dir) {
+// What a bend of the chain's joint `joint` costs the mesh, from the weights: turning the joint
+// (and the chain below it) by a small angle about an axis across its segment moves a vertex by
+// its share of weight on that joint and those below x the angle x its distance from the joint
+// (at p0, the segment along dir); an edge's length changes by the difference of its ends' moves
+// along it. The largest such change over the edges at the chain's vertices, in % of the edge per
+// degree, for the worse of two axes across the segment.
+double BendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, const RigChain& ch,
+                         int joint, const Rig& rig, const glm::vec3& p0, const glm::vec3& dir) {
   const glm::vec3 any = std::fabs(dir.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
   const glm::vec3 ax1 = glm::normalize(glm::cross(dir, any));
   const glm::vec3 ax2 = glm::cross(dir, ax1);
@@ -59,7 +60,7 @@ double RootBendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, c
       if (!(p.weights[v][k] > 0) || p.joints[v][k] >= pr.skin->joints.size()) continue;
       w_all += p.weights[v][k];
       const int node = pr.skin->joints[p.joints[v][k]];
-      for (int j = ch.joint_begin; j < ch.joint_end; ++j)
+      for (int j = joint; j < ch.joint_end; ++j)
         if (rig.joint_node()[j] == node) w_chain += p.weights[v][k];
     }
     return w_all > 0 ? w_chain / w_all : 0.0f;
@@ -81,6 +82,36 @@ double RootBendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, c
     }
   }
   return 100.0 * worst * 3.14159265358979 / 180.0;
+}
+
+double RootBendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, const RigChain& ch,
+                             const Rig& rig, const glm::vec3& p0, const glm::vec3& dir) {
+  return BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
+}
+
+// Every segment joint's bend cost (BendCostPctPerDeg) from the current weights, root first; 0
+// for a zero-length segment.
+std::vector<double> JointBendCosts(const Avatar& av, const std::vector<Prim>& prims,
+                                   const RigChain& ch, const Rig& rig) {
+  std::vector<double> out;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const glm::vec3 a(rig.rest_world()[rig.joint_node()[j]][3]);
+    const glm::vec3 b(rig.rest_world()[rig.joint_node()[j + 1]][3]);
+    const float len = glm::length(b - a);
+    out.push_back(len > 1e-6f ? BendCostPctPerDeg(av, prims, ch, j, rig, a, (b - a) / len) : 0.0);
+  }
+  return out;
+}
+
+// ", bend cost per joint: a, b, ... % per degree" (root first), for the report lines.
+std::string CostList(const std::vector<double>& costs) {
+  std::string out = "; bend cost per joint, root first:";
+  char b[32];
+  for (size_t i = 0; i < costs.size(); ++i) {
+    std::snprintf(b, sizeof b, "%s %.2f", i ? "," : "", costs[i]);
+    out += b;
+  }
+  return out + " % per degree";
 }
 
 }  // namespace
@@ -182,16 +213,16 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     }
     const float width = std::max(0.0f, s_end - s_begin);
     const float target = opt.blend_segments * seg;
-    ReweightResult::Chain rc{name, width, target, 0, 0, 0, 0};
+    ReweightResult::Chain rc{name, width, target, 0, 0, 0, 0, {}};
     rc.cost_before = RootBendCostPctPerDeg(av, prims, ch, rig, p0, dir);
     rc.cost_after = rc.cost_before;
     if (width >= target) {
+      rc.joint_cost = JointBendCosts(av, prims, ch, rig);
       res.chains.push_back(rc);
       char b[200];
-      std::snprintf(b, sizeof b,
-                    ": kept (blend %.1f mm, first segment %.1f mm; root bend %.2f %% per degree)",
-                    1000 * width, 1000 * seg, rc.cost_before);
-      res.changes.push_back(name + b);
+      std::snprintf(b, sizeof b, ": kept (blend %.1f mm, first segment %.1f mm)", 1000 * width,
+                    1000 * seg);
+      res.changes.push_back(name + b + CostList(rc.joint_cost));
       continue;
     }
     // The head's share fades linearly over the target width from the top of the chain's
@@ -269,12 +300,14 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
                     1000 * width, 1000 * target, rc.cost_before, rc.cost_after);
       rc.vertices = 0;
       rc.cost_after = rc.cost_before;
+      rc.joint_cost = JointBendCosts(av, prims, ch, rig);
       res.chains.push_back(rc);
-      res.changes.push_back(name + b);
+      res.changes.push_back(name + b + CostList(rc.joint_cost));
       continue;
     }
     for (auto& [key, rows] : local)
       for (auto& [v, o] : rows) original[key].emplace(v, o);
+    rc.joint_cost = JointBendCosts(av, prims, ch, rig);
     res.chains.push_back(rc);
     char b[300];
     std::snprintf(
@@ -286,7 +319,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
                       " kept (no free influence slot or the head is not in the skin)")
                          .c_str()
                    : "");
-    res.changes.push_back(name + b);
+    res.changes.push_back(name + b + CostList(rc.joint_cost));
   }
   if (!original.empty()) {
     Json rec = Json::array();
