@@ -24,6 +24,10 @@ const CONFIG_BYTES = 36; // hs_config: mode, tuned, arc_liveliness, stiffness_sc
 // vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness, arc_follow (9 x 4 bytes)
 const REPORT_BYTES = 20; // hs_step_report: flags, steps_run, steps_dropped, teleports, contacts
 const TIMING_WINDOW = 256; // updates kept for the p50/p95 of stats
+// The update in which an object's world matrix was last brought up to date (_updateDriverWorlds),
+// kept beside the object rather than on it so that three.js objects keep their own shape.
+const worldStamp = new WeakMap();
+let updateCount = 0;
 const LIMIT_BYTES = 28; // hs_joint_limit: kind, angle, yaw, rotation[4]
 const LIMIT_TYPES = [null, 'cone', 'hinge', 'spherical'];
 const SETTINGS_FLOATS = 7; // hs_joint_settings: stiffness, drag_force, gravity_power, gravity_dir[3], hit_radius
@@ -397,6 +401,7 @@ export class HairswingSpringBones {
     // Rig node -> glTF node index (-1: an end node hairswing added for a spring's virtual tail).
     const fileNode = (rigNode) => M._hs_avatar_file_node(this._avatar, rigNode);
     const notInScene = (node, what) => new Error(`hairswing: ${what} glTF node ${node} (${this._nodeName(node)}) is not in the three.js scene; pass options.gltf (the GLTFLoader result) so that nodes are matched by the loader's own record`);
+    this._path = []; // _updateDriverWorlds' scratch
     this._drivers = driverNodes.map((rigNode) => {
       const node = fileNode(rigNode);
       const object = node >= 0 ? this._objects[node] : null;
@@ -557,6 +562,23 @@ export class HairswingSpringBones {
 
   // Driver world matrices into the module (VRM 0.x: right-multiplied by the 180 degree turn
   // hairswing gave the file on import, so that hairswing's world is three.js's world).
+  // What updateWorldMatrix(true, false) on every driver gives, with each object on the way (the
+  // drivers' shared ancestors: hips, spine, neck, head...) brought up to date once per update
+  // instead of once per driver below it, top down. Found anew each update, so a reparented object
+  // is followed.
+  _updateDriverWorlds() {
+    const stamp = ++updateCount;
+    const path = this._path;
+    for (let i = 0; i < this._nd; i++) {
+      path.length = 0;
+      for (let o = this._drivers[i]; o && worldStamp.get(o) !== stamp; o = o.parent) path.push(o);
+      for (let k = path.length - 1; k >= 0; k--) {
+        path[k].updateWorldMatrix(false, false);
+        worldStamp.set(path[k], stamp);
+      }
+    }
+  }
+
   _readDrivers() {
     this._views();
     const dv = this._dv;
@@ -565,9 +587,9 @@ export class HairswingSpringBones {
       this._center.updateWorldMatrix(true, false);
       inv.copy(this._center.matrixWorld).invert();
     }
+    this._updateDriverWorlds();
     for (let i = 0; i < this._nd; i++) {
       const o = this._drivers[i];
-      o.updateWorldMatrix(true, false);
       const e = inv ? this._centerTmp.multiplyMatrices(inv, o.matrixWorld).elements : o.matrixWorld.elements;
       const b = 16 * i;
       if (this._flipped) {
