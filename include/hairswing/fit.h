@@ -122,8 +122,8 @@ struct ReweightResult {
     double cost_before = 0, cost_after = 0;
     /// The same for every joint with a segment, root first, from the weights the file keeps
     /// (after): a joint's bend turns the joints below with it. Where the root costs no less
-    /// than the joints below, a chain swinging from its root stretches more than the usual
-    /// solver's curve at the same swing (docs/solver.md, the user's whole path).
+    /// than the costliest joint below, a chain swinging from its root stretches more than the
+    /// usual solver's curve at the same swing (docs/solver.md, the user's whole path).
     std::vector<double> joint_cost;
   };
   std::vector<Chain> chains;

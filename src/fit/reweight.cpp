@@ -103,7 +103,7 @@ std::vector<double> JointBendCosts(const Avatar& av, const std::vector<Prim>& pr
   return out;
 }
 
-// ", bend cost per joint: a, b, ... % per degree" (root first), for the report lines.
+// "; bend cost per joint, root first: a, b, ... % per degree", for the report lines.
 std::string CostList(const std::vector<double>& costs) {
   std::string out = "; bend cost per joint, root first:";
   char b[32];

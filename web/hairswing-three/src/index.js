@@ -560,8 +560,6 @@ export class HairswingSpringBones {
     }
   }
 
-  // Driver world matrices into the module (VRM 0.x: right-multiplied by the 180 degree turn
-  // hairswing gave the file on import, so that hairswing's world is three.js's world).
   // What updateWorldMatrix(true, false) on every driver gives, with each object on the way (the
   // drivers' shared ancestors: hips, spine, neck, head...) brought up to date once per update
   // instead of once per driver below it, top down. Found anew each update, so a reparented object
@@ -579,6 +577,8 @@ export class HairswingSpringBones {
     }
   }
 
+  // Driver world matrices into the module (VRM 0.x: right-multiplied by the 180 degree turn
+  // hairswing gave the file on import, so that hairswing's world is three.js's world).
   _readDrivers() {
     this._views();
     const dv = this._dv;
