@@ -84,17 +84,12 @@ double BendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, const
   return 100.0 * worst * 3.14159265358979 / 180.0;
 }
 
-double RootBendCostPctPerDeg(const Avatar& av, const std::vector<Prim>& prims, const RigChain& ch,
-                             const Rig& rig, const glm::vec3& p0, const glm::vec3& dir) {
-  return BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
-}
-
-// Every segment joint's bend cost (BendCostPctPerDeg) from the current weights, root first; 0
-// for a zero-length segment.
+// Every segment joint's bend cost (BendCostPctPerDeg) from the current weights, root first (the
+// root's, computed already, given); 0 for a zero-length segment.
 std::vector<double> JointBendCosts(const Avatar& av, const std::vector<Prim>& prims,
-                                   const RigChain& ch, const Rig& rig) {
-  std::vector<double> out;
-  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+                                   const RigChain& ch, const Rig& rig, double root_cost) {
+  std::vector<double> out{root_cost};
+  for (int j = ch.joint_begin + 1; j + 1 < ch.joint_end; ++j) {
     const glm::vec3 a(rig.rest_world()[rig.joint_node()[j]][3]);
     const glm::vec3 b(rig.rest_world()[rig.joint_node()[j + 1]][3]);
     const float len = glm::length(b - a);
@@ -214,15 +209,20 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     const float width = std::max(0.0f, s_end - s_begin);
     const float target = opt.blend_segments * seg;
     ReweightResult::Chain rc{name, width, target, 0, 0, 0, 0, {}};
-    rc.cost_before = RootBendCostPctPerDeg(av, prims, ch, rig, p0, dir);
+    rc.cost_before = BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
     rc.cost_after = rc.cost_before;
-    if (width >= target) {
-      rc.joint_cost = JointBendCosts(av, prims, ch, rig);
+    // The chain as the file keeps it (rc.cost_after is its root's cost then): every joint's cost,
+    // and the report line.
+    auto record = [&](const char* line) {
+      rc.joint_cost = JointBendCosts(av, prims, ch, rig, rc.cost_after);
       res.chains.push_back(rc);
+      res.changes.push_back(name + line + CostList(rc.joint_cost));
+    };
+    if (width >= target) {
       char b[200];
       std::snprintf(b, sizeof b, ": kept (blend %.1f mm, first segment %.1f mm)", 1000 * width,
                     1000 * seg);
-      res.changes.push_back(name + b + CostList(rc.joint_cost));
+      record(b);
       continue;
     }
     // The head's share fades linearly over the target width from the top of the chain's
@@ -283,7 +283,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     }
     // Kept only where it pays: the root bend's cost from the new weights against the old (a
     // chain whose blend sits at the joint, e.g. a one-segment bang, gains nothing).
-    rc.cost_after = RootBendCostPctPerDeg(av, prims, ch, rig, p0, dir);
+    rc.cost_after = BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
     if (!(rc.cost_after < 0.9 * rc.cost_before)) {
       for (const auto& [key, rows] : local)
         for (const auto& [v, o] : rows) {
@@ -300,15 +300,11 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
                     1000 * width, 1000 * target, rc.cost_before, rc.cost_after);
       rc.vertices = 0;
       rc.cost_after = rc.cost_before;
-      rc.joint_cost = JointBendCosts(av, prims, ch, rig);
-      res.chains.push_back(rc);
-      res.changes.push_back(name + b + CostList(rc.joint_cost));
+      record(b);
       continue;
     }
     for (auto& [key, rows] : local)
       for (auto& [v, o] : rows) original[key].emplace(v, o);
-    rc.joint_cost = JointBendCosts(av, prims, ch, rig);
-    res.chains.push_back(rc);
     char b[300];
     std::snprintf(
         b, sizeof b,
@@ -319,7 +315,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
                       " kept (no free influence slot or the head is not in the skin)")
                          .c_str()
                    : "");
-    res.changes.push_back(name + b + CostList(rc.joint_cost));
+    record(b);
   }
   if (!original.empty()) {
     Json rec = Json::array();
