@@ -89,7 +89,13 @@ try {
   await page.click('#frame-body');
 
   // Timing readout and render fps (SwiftShader: software GL, a figure not a target).
+  // Shown after some rendered frames (every 10th updates it): wait for them, however slowly this
+  // machine renders, rather than a fixed time.
   await page.waitForTimeout(3000);
+  await page.waitForFunction(() => {
+    const st = window.__hs.state();
+    return /solver \d+ µs p50/.test(st.timing) && st.fps > 0 && st.chartSamples > 0;
+  }, null, { timeout: 30000 }).catch(() => {});
   s = await state();
   const timing = /solver (\d+) µs p50, (\d+) µs p95/.exec(s.timing);
   assert.ok(timing, `timing readout shows no numbers: "${s.timing}"`);
