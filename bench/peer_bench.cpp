@@ -88,6 +88,7 @@ struct Loaded {
   Avatar avatar;
   Rig rig;
   int head = -1, hips = -1;
+  glm::vec3 right{-1, 0, 0};  // AvatarRight
 };
 
 Result<Loaded> Load(const std::string& path) {
@@ -99,6 +100,7 @@ Result<Loaded> Load(const std::string& path) {
   l.rig = std::move(*rig);
   l.head = HumanoidRigNode(l.avatar, l.rig, "head");
   l.hips = HumanoidRigNode(l.avatar, l.rig, "hips");
+  l.right = AvatarRight(l.avatar, l.rig);
   if (l.head < 0) return Status(StatusCode::kInvalidInput, path + ": no humanoid head to turn");
   return l;
 }
@@ -107,7 +109,7 @@ int WriteMotion(const std::string& path, int frames, const std::string& out) {
   auto l = Load(path);
   if (!l.ok()) return Fail(l.status().message());
   const int head = l->head, hips = l->hips;
-  HeadTurnMotion ht(l->rig, head, hips);
+  HeadTurnMotion ht(l->rig, head, hips, l->right);
   std::vector<Transform> pose(l->rig.rest_local().begin(), l->rig.rest_local().end());
   Json jframes = Json::array();
   for (int f = 1; f <= frames; ++f) {
@@ -143,7 +145,7 @@ int Serve(int argc, char** argv) {
   if (checks != "file") cfg.segment_checks.assign(l->rig.chains().size(), checks == "on" ? 1 : 0);
   auto world = SpringWorld::Create(l->rig, cfg);
   if (!world.ok()) return Fail(world.status().message());
-  HeadTurnMotion ht(l->rig, l->head, l->hips);
+  HeadTurnMotion ht(l->rig, l->head, l->hips, l->right);
   std::vector<Transform> pose(l->rig.rest_local().begin(), l->rig.rest_local().end());
   const bool driven = input == "driven";
   FrameDriver pose_driver(*world);

@@ -36,7 +36,8 @@ std::unique_ptr<Fixture> Make(Avatar av, SolverMode mode, bool segment_checks) {
   cfg.segment_checks.assign(f->rig.chains().size(), segment_checks ? 1 : 0);
   f->world = std::make_unique<SpringWorld>(std::move(SpringWorld::Create(f->rig, cfg)).value());
   f->motion = std::make_unique<HeadTurnMotion>(f->rig, HumanoidRigNode(f->avatar, f->rig, "head"),
-                                               HumanoidRigNode(f->avatar, f->rig, "hips"));
+                                               HumanoidRigNode(f->avatar, f->rig, "hips"),
+                                               AvatarRight(f->avatar, f->rig));
   f->driver = std::make_unique<ClipDriver>(*f->world, *f->motion);
   f->driver->Reset();
   for (const auto& ch : f->rig.chains()) f->swinging += ch.joint_end - ch.joint_begin - 1;
@@ -138,7 +139,8 @@ void BM_Crowd(benchmark::State& state) {
   const std::vector<int> nodes(crowd.world(0).driver_nodes().begin(),
                                crowd.world(0).driver_nodes().end());
   hairswing::HeadTurnMotion motion(rig, hairswing::HumanoidRigNode(av, rig, "head"),
-                                   hairswing::HumanoidRigNode(av, rig, "hips"));
+                                   hairswing::HumanoidRigNode(av, rig, "hips"),
+                                   hairswing::AvatarRight(av, rig));
   constexpr int kFrames = 720;
   std::vector<glm::mat4> frames(kFrames * nodes.size());
   std::vector<hairswing::Transform> pose(rig.rest_local().begin(), rig.rest_local().end());

@@ -64,7 +64,7 @@ std::string SimulateAllModes(const Avatar& av, const Rig& rig) {
     auto world = SpringWorld::Create(rig, cfg);
     if (!world.ok()) return std::string(SolverModeName(mode)) + ": " + world.status().message();
     if (head >= 0) {
-      HeadTurnMotion motion(rig, head, HumanoidRigNode(av, rig, "hips"));
+      HeadTurnMotion motion(rig, head, HumanoidRigNode(av, rig, "hips"), AvatarRight(av, rig));
       ClipDriver driver(*world, motion);
       driver.Reset();
       for (int f = 0; f < 120; ++f) driver.Advance(1.0 / 60.0);

@@ -80,7 +80,7 @@ void AddRender(CLI::App& app, int& exit_code) {
         exit_code = kExitBadInput;
         return;
       }
-      HeadTurnMotion motion(*rig, head, HumanoidRigNode(av, *rig, "hips"));
+      HeadTurnMotion motion(*rig, head, HumanoidRigNode(av, *rig, "hips"), AvatarRight(av, *rig));
       ClipDriver driver(*world, motion);
       driver.Reset();
       while (driver.time() + 1e-9 < o->time) driver.Advance(SpringWorld::kStep);

@@ -105,10 +105,13 @@ class HeadTurnMotion : public PoseSampler {
   static constexpr double kDuration = 12.0;  ///< seconds
   static constexpr double kMoveEnd = 4.0;    ///< seconds of motion before the still part
 
-  /// `head` and `hips` are rig nodes (hips may be -1 for a rig without one).
-  HeadTurnMotion(const Rig& rig, int head, int hips);
-  HeadTurnMotion(const Rig&& rig, int head,
-                 int hips) = delete;  ///< the rig must outlive the motion
+  /// `head` and `hips` are rig nodes (hips may be -1 for a rig without one); `right` is the
+  /// avatar's right in world space, horizontal and unit (AvatarRight): the head nods about it
+  /// and the hips sway along it, so an avatar that faces -Z or +X makes the same motion as one
+  /// that faces +Z. The default is the right of an avatar facing +Z (VRM 1.0).
+  HeadTurnMotion(const Rig& rig, int head, int hips, glm::vec3 right = glm::vec3(-1, 0, 0));
+  HeadTurnMotion(const Rig&& rig, int head, int hips,
+                 glm::vec3 right = glm::vec3(-1, 0, 0)) = delete;  ///< the rig must outlive it
   void Sample(double t, std::span<Transform> pose) override;
 
   /// Head yaw and pitch in radians and hips offset in metres at time t (for tests and reports).
@@ -117,10 +120,19 @@ class HeadTurnMotion : public PoseSampler {
  private:
   const Rig* rig_;
   int head_, hips_;
+  glm::vec3 right_;
   glm::quat head_parent_rest_inv_;  // world rotation of the head's parent at rest, inverted
   glm::quat head_world_rest_;
   glm::mat3 hips_parent_inv_;  // world -> hips-parent-local for translations
 };
+
+/// The avatar's right at rest, in world space (horizontal, unit): from the rest positions of its
+/// humanoid's upper legs (else upper arms, else shoulders), right minus left. A glTF avatar may
+/// face any way (+Z is VRM 1.0's convention, many exporters write -Z). Within 0.5 degrees of
+/// +-X or +-Z it is that axis exactly, so an avatar built along the axes gets exact axes (the
+/// head-turn's bits do not hang on the last digit of a leg position). (-1, 0, 0), the right of
+/// an avatar facing +Z, when the humanoid does not tell.
+glm::vec3 AvatarRight(const Avatar& avatar, const Rig& rig);
 
 /// The determinism fingerprint (`hairswing hash`): SpringWorld::StateHash after the 12 s
 /// head-turn, clip-driven (ClipDriver) at `fps` caller frames per second, default config in

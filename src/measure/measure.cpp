@@ -104,7 +104,13 @@ void ShapeDeviation(const Rig& rig, const SpringWorld& w, int chain, ShapeAcc* a
 class MeasureRun {
  public:
   MeasureRun(const Avatar& av, const Rig& rig, const MeasureOptions& opt, int head, int hips)
-      : av_(av), rig_(rig), opt_(opt), head_(head), hips_(hips) {}
+      : av_(av),
+        rig_(rig),
+        opt_(opt),
+        head_(head),
+        hips_(hips),
+        right_(AvatarRight(av, rig)),
+        to_viewer_(glm::cross(glm::vec3(0, 1, 0), right_)) {}
 
   // Finds and poses the hair, welds it, finds the front strands; fills the report's header.
   Status Prepare(MeasureReport* report);
@@ -164,8 +170,11 @@ class MeasureRun {
   OcclusionCaster caster_;
   std::vector<glm::vec3> shirt_pos_;
   std::vector<uint32_t> shirt_idx_;
-  std::vector<uint8_t> front_;                    // per hair vertex: in front of the shirt at rest
-  static constexpr glm::vec3 kToViewer{0, 0, 1};  // front view: the avatar faces +Z
+  std::vector<uint8_t> front_;  // per hair vertex: in front of the shirt at rest
+  // The avatar's right (AvatarRight) and its front, towards a viewer in front of it (+Z for an
+  // avatar facing +Z): the head-turn nods about the one, the front strands are seen along the
+  // other.
+  const glm::vec3 right_, to_viewer_;
   // Scratch reused by every run.
   std::vector<glm::mat4> world_, body_world_, palette_;
   std::vector<Transform> body_pose_;
@@ -302,8 +311,8 @@ Status MeasureRun::FindFrontStrands(MeasureReport* report) {
   if (Status st = PoseShirt(rig_.rest_world()); !st.ok()) return st;
   for (size_t h = 0; h < hair_.size(); ++h)
     for (size_t v = 0; v < posed_[h].size(); ++v)
-      if (caster_.DepthBehind(posed_[h][v], -kToViewer) >= 0 &&
-          caster_.DepthBehind(posed_[h][v], kToViewer) < 0) {
+      if (caster_.DepthBehind(posed_[h][v], -to_viewer_) >= 0 &&
+          caster_.DepthBehind(posed_[h][v], to_viewer_) < 0) {
         front_[hair_[h].vertex_offset + v] = 1;
         ++report->front_strand_vertices;
       }
@@ -440,7 +449,7 @@ Status MeasureRun::SampleOcclusion(int* hidden_max, double* depth_max) {
   for (size_t h = 0; h < hair_.size(); ++h)
     for (size_t v = 0; v < posed_[h].size(); ++v) {
       if (!front_[hair_[h].vertex_offset + v]) continue;
-      const float d = caster_.DepthBehind(posed_[h][v], kToViewer);
+      const float d = caster_.DepthBehind(posed_[h][v], to_viewer_);
       if (d > opt_.occlusion_threshold) {
         ++hidden;
         *depth_max = std::max(*depth_max, 1000.0 * d);
@@ -550,8 +559,8 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
     motion = opt_.motion(rig_);
     body_motion = opt_.motion(rig_);
   } else {
-    motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_);
-    body_motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_);
+    motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_, right_);
+    body_motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_, right_);
   }
   ClipDriver driver(sw, *motion);
   driver.Reset();

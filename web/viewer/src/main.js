@@ -227,6 +227,27 @@ function edgeLengths(h) {
   return len;
 }
 
+// The avatar's right at rest, as AvatarRight (src/anim/head_turn.cpp): right minus left upper leg
+// (else upper arm, else shoulder), horizontal, unit, exactly an axis within 0.5 degrees of one;
+// -X (the right of an avatar facing +Z) when the humanoid does not tell. The head-turn nods about
+// it and sways the hips along it, whichever way the avatar faces.
+function avatarRight(humanoid) {
+  const pairs = [['rightUpperLeg', 'leftUpperLeg'], ['rightUpperArm', 'leftUpperArm'], ['rightShoulder', 'leftShoulder']];
+  for (const [r, l] of pairs) {
+    const rn = humanoid.getRawBoneNode(r), ln = humanoid.getRawBoneNode(l);
+    if (!rn || !ln) continue;
+    const d = new THREE.Vector3().setFromMatrixPosition(rn.matrixWorld)
+      .sub(new THREE.Vector3().setFromMatrixPosition(ln.matrixWorld));
+    d.y = 0;
+    if (!(d.length() > 1e-6)) continue;
+    d.normalize();
+    for (const a of [[1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1]])
+      if (d.x * a[0] + d.z * a[2] > 0.99996) return new THREE.Vector3(...a);
+    return d;
+  }
+  return new THREE.Vector3(-1, 0, 0);
+}
+
 function plainAvatar(gltf) {
   const none = () => null;
   const humanoid = { autoUpdateHumanBones: true, resetNormalizedPose() {}, resetRawPose() {}, update() {},
@@ -291,6 +312,7 @@ async function showAvatar(bytes, name) {
     normHead: vrm.humanoid.getNormalizedBoneNode('head'),
     normHips: vrm.humanoid.getNormalizedBoneNode('hips'),
     hipsRest: vrm.humanoid.getNormalizedBoneNode('hips') ? vrm.humanoid.getNormalizedBoneNode('hips').position.clone() : null,
+    right: avatarRight(vrm.humanoid),
     mixer: new THREE.AnimationMixer(vrm.scene),
     clips: [], dropped: [], motion: 'rest', clip: null, action: null,
     t: 0, holdAt: null, fixed: false, record: null, headTurnDone: null,
@@ -324,9 +346,9 @@ function poseBody(tb) {
     if (!S.normHead) return;
     const m = headTurnAngles(tb);
     const qy = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(0, 1, 0), m.yaw);
-    const qx = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(-1, 0, 0), m.pitch);
+    const qx = new THREE.Quaternion().setFromAxisAngle(S.right, m.pitch);
     S.normHead.quaternion.copy(qy.multiply(qx));
-    if (S.normHips) S.normHips.position.set(S.hipsRest.x - m.sway, S.hipsRest.y, S.hipsRest.z);
+    if (S.normHips) S.normHips.position.copy(S.hipsRest).addScaledVector(S.right, m.sway);
   } else if (S.motion === 'clip' && S.action) {
     S.mixer.setTime(tb);
   }
