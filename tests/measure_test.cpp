@@ -745,3 +745,64 @@ TEST(Measure, TheHeadTurnIsTheSameMotionWhicheverWayTheAvatarFaces) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// The avatar as a centimetre export writes it (FBX, Blender's "apply unit scale" off): every
+// length in the file 100 times larger, under a root scaled 0.01. The world is the same.
+Avatar InCentimetres(Avatar av) {
+  constexpr float k = 100.0f;
+  for (Node& n : av.nodes) n.translation *= k;
+  for (Mesh& m : av.meshes)
+    for (Primitive& p : m.primitives) {
+      for (glm::vec3& v : p.positions) v *= k;
+      for (MorphTarget& t : p.targets)
+        for (glm::vec3& v : t.positions) v *= k;
+    }
+  for (Skin& s : av.skins)
+    for (glm::mat4& m : s.inverse_bind) m[3] = glm::vec4(k * glm::vec3(m[3]), 1.0f);
+  for (Spring& s : av.vrm.springs) {
+    for (SpringJoint& j : s.joints) j.hit_radius *= k;
+    s.virtual_tail *= k;
+  }
+  for (Collider& c : av.vrm.colliders) {
+    c.offset *= k, c.tail *= k, c.radius *= k;
+    c.fallback_offset *= k, c.fallback_tail *= k, c.fallback_radius *= k;
+  }
+  Node root;
+  root.name = "Armature";
+  root.scale = glm::vec3(1.0f / k);
+  root.children = av.scene_roots;
+  av.nodes.push_back(root);
+  const int r = static_cast<int>(av.nodes.size()) - 1;
+  for (int c : av.scene_roots) av.nodes[c].parent = r;
+  av.scene_roots = {r};
+  return av;
+}
+
+TEST(Measure, AnAvatarInCentimetresUnderAScaledRootGivesTheSameFigures) {
+  const Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  MeasureOptions opt;
+  opt.fps = {60};
+  opt.solvers = {SolverMode::kArc, SolverMode::kParent};
+  auto base = Measure(av, opt);
+  auto cm = Measure(InCentimetres(av), opt);
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  ASSERT_TRUE(cm.ok()) << cm.status().message();
+  for (size_t i = 0; i < base->results.size(); ++i) {
+    const RunResult &a = base->results[i], &b = cm->results[i];
+    SCOPED_TRACE(SolverModeName(a.solver));
+    auto near = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::fabs(x) + 0.02; };
+    EXPECT_PRED2(near, a.stretch_p99_pct, b.stretch_p99_pct);
+    EXPECT_PRED2(near, a.stretch_worst_pct, b.stretch_worst_pct);
+    EXPECT_PRED2(near, a.stretch_p99_excess_pct, b.stretch_p99_excess_pct);
+    EXPECT_PRED2(near, a.swing_rms_mm, b.swing_rms_mm);
+    EXPECT_PRED2(near, a.shape_error_deg, b.shape_error_deg);
+    EXPECT_PRED2(near, a.flip_deg, b.flip_deg);
+    EXPECT_PRED2(near, a.root_drift_mm, b.root_drift_mm);
+  }
+}
+
+}  // namespace
+}  // namespace hairswing
