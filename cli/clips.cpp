@@ -138,6 +138,7 @@ ClipCheck CheckClip(const std::string& avatar_path, const Avatar& avatar, const 
       ro.width = 320;
       ro.height = 480;
       ro.view = view;
+      ro.right = AvatarRight(avatar, trig);
       ro.centre = 0.5f * (lo + hi);
       ro.metres_per_pixel = std::max(hi.y - lo.y, 0.1f) * 1.4f / ro.height;
       const auto rgb = RenderAvatar(avatar, trig, world, ro);

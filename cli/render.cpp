@@ -36,7 +36,9 @@ void AddRender(CLI::App& app, int& exit_code) {
           },
           "FILE.png"));
   cmd->add_flag("--force", o->force, "replace an existing output");
-  cmd->add_option("--view", o->view, "front, side or back")
+  cmd->add_option("--view", o->view,
+                  "front (at the avatar's face, whichever way it faces; not mirrored), side (at "
+                  "its left) or back")
       ->check(CLI::IsMember({"front", "side", "back"}))
       ->capture_default_str();
   cmd->add_option("--head-turn", o->time,
@@ -91,6 +93,7 @@ void AddRender(CLI::App& app, int& exit_code) {
     RenderOptions ro;
     ro.width = o->size;
     ro.height = o->size * 3 / 2;
+    ro.right = AvatarRight(av, *rig);  // front: at the avatar's face, whichever way it faces
     ro.view = o->view == "side"   ? RenderOptions::View::kSide
               : o->view == "back" ? RenderOptions::View::kBack
                                   : RenderOptions::View::kFront;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "hairswing/anim.h"
 #include "hairswing/files.h"
 #include "hairswing/io.h"
 #include "hairswing/measure.h"
@@ -152,6 +153,8 @@ void RenderTiles(const Avatar& av, const WearReport& r, int tile, std::vector<ui
   std::vector<glm::mat4> world(rig->rest_world().begin(), rig->rest_world().end());
   RenderOptions ro;
   ro.width = ro.height = tile;
+  // Around the character's own axes (its humanoid, else its root's: +X is its left).
+  ro.right = av.vrm.humanoid.empty() ? -r.target.frame[0] : AvatarRight(av, *rig);
   const glm::vec3 up = r.target.frame[1];
   const float s = std::max({r.target.size.x, r.target.size.y, r.target.size.z});
   ro.centre = r.target.centre - 0.35f * s * up;

@@ -9,9 +9,11 @@
 #include <random>
 #include <set>
 
+#include "hairswing/anim.h"
 #include "hairswing/demo.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
+#include "hairswing/render.h"
 #include "synthetic.h"
 #include "test_util.h"
 
@@ -801,6 +803,54 @@ TEST(Measure, AnAvatarInCentimetresUnderAScaledRootGivesTheSameFigures) {
     EXPECT_PRED2(near, a.shape_error_deg, b.shape_error_deg);
     EXPECT_PRED2(near, a.flip_deg, b.flip_deg);
     EXPECT_PRED2(near, a.root_drift_mm, b.root_drift_mm);
+  }
+}
+
+}  // namespace
+}  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// Where RenderAvatar draws a marker at world point p: the centre of its red square (x, y).
+glm::ivec2 MarkerAt(const Avatar& av, RenderOptions ro, const glm::vec3& p) {
+  const Rig rig = *BuildRig(av);
+  ro.width = 200;
+  ro.height = 300;
+  ro.centre = glm::vec3(0, 1.0f, 0);
+  ro.metres_per_pixel = 0.01f;
+  ro.hidden_meshes.assign(av.meshes.size(), 1);  // the marker alone on black
+  ro.markers = {p};
+  ro.marker_colors = {{255, 0, 0}};
+  const std::vector<uint8_t> rgb = RenderAvatar(av, rig, rig.rest_world(), ro);
+  glm::ivec2 sum(0);
+  int n = 0;
+  for (int y = 0; y < ro.height; ++y)
+    for (int x = 0; x < ro.width; ++x)
+      if (rgb[(static_cast<size_t>(y) * ro.width + x) * 3] == 255) sum += glm::ivec2(x, y), ++n;
+  return n ? sum / n : glm::ivec2(-1);
+}
+
+TEST(Render, ViewsAreWhatACameraSeesAroundTheAvatarsOwnAxes) {
+  // The front view looks at the avatar's face: its left hand on the image's right (before, the
+  // image was mirrored: x was -X for an avatar facing +Z). The side view is from its left, its
+  // face towards the image's left. An avatar turned about the vertical gives the same images.
+  const Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  for (float deg : {0.0f, 180.0f, 90.0f}) {
+    SCOPED_TRACE("turned " + std::to_string(deg) + " degrees");
+    const Avatar a = TurnedAboutUp(av, deg);
+    const Rig rig = *BuildRig(a);
+    RenderOptions ro;
+    ro.right = AvatarRight(a, rig);
+    const glm::vec3 f = glm::cross(glm::vec3(0, 1, 0), ro.right);
+    const glm::vec3 left_hand = glm::vec3(rig.rest_world()[HumanoidRigNode(a, rig, "leftHand")][3]);
+    const glm::vec3 head = glm::vec3(rig.rest_world()[HumanoidRigNode(a, rig, "head")][3]);
+    ro.view = RenderOptions::View::kFront;
+    EXPECT_GT(MarkerAt(a, ro, left_hand).x, 130) << "the left hand on the image's right";
+    ro.view = RenderOptions::View::kBack;
+    EXPECT_LT(MarkerAt(a, ro, left_hand).x, 70) << "seen from behind, on the left";
+    ro.view = RenderOptions::View::kSide;
+    EXPECT_LT(MarkerAt(a, ro, head + 0.3f * f).x, 80) << "a point in front of the face";
   }
 }
 

@@ -18,7 +18,11 @@ struct RenderOptions {
     kFront,
     kSide,
     kBack
-  } view = View::kFront;         ///< front looks along -Z at the avatar
+  } view = View::kFront;  ///< front: at the avatar's face; side: at its left; back: at its back
+  /// The avatar's right in world space, horizontal and unit (AvatarRight): the views are taken
+  /// around it (the default is the right of an avatar facing +Z). The image is what a camera
+  /// there sees, not its mirror: in the front view the avatar's left hand is on the image's right.
+  glm::vec3 right{-1, 0, 0};
   int width = 512;               ///< pixels
   int height = 768;              ///< pixels
   glm::vec3 centre{0, 0.9f, 0};  ///< world point at the image centre, metres

@@ -21,26 +21,31 @@ glm::vec3 MaterialColor(const Avatar& av, int material) {
   return {0.8f, 0.8f, 0.8f};
 }
 
-// World -> (pixel x, pixel y, depth towards the viewer).
-glm::vec3 Project(const RenderOptions& o, const glm::vec3& p) {
-  glm::vec3 d = p - o.centre;
-  float x = d.x, depth = d.z;
+// The camera of a view: the image's right and the direction towards the camera (world, unit),
+// from the avatar's right r and forward f = up x r. Front: the camera in front (towards +f), the
+// avatar's left (-r) on the image's right; back: behind, its right on the image's right; side:
+// at its left (towards -r), its face towards the image's left.
+struct ViewAxes {
+  glm::vec3 image_right, to_camera;
+};
+ViewAxes AxesOf(const RenderOptions& o) {
+  const glm::vec3 r = o.right, f = glm::cross(glm::vec3(0, 1, 0), r);
   switch (o.view) {
-    case RenderOptions::View::kFront:
-      x = -d.x;
-      depth = d.z;
-      break;  // camera at +Z looking at -Z
     case RenderOptions::View::kBack:
-      x = d.x;
-      depth = -d.z;
-      break;
+      return {r, -f};
     case RenderOptions::View::kSide:
-      x = d.z;
-      depth = d.x;
-      break;  // camera at +X (avatar's left)
+      return {-f, -r};
+    case RenderOptions::View::kFront:
+      break;
   }
-  return {o.width * 0.5f + x / o.metres_per_pixel, o.height * 0.5f - d.y / o.metres_per_pixel,
-          depth};
+  return {-r, f};
+}
+
+// World -> (pixel x, pixel y, depth towards the viewer).
+glm::vec3 Project(const RenderOptions& o, const ViewAxes& v, const glm::vec3& p) {
+  const glm::vec3 d = p - o.centre;
+  return {o.width * 0.5f + glm::dot(d, v.image_right) / o.metres_per_pixel,
+          o.height * 0.5f - d.y / o.metres_per_pixel, glm::dot(d, v.to_camera)};
 }
 
 }  // namespace
@@ -57,7 +62,10 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig,
       px[2] = static_cast<uint8_t>(std::min(255, v + 10));
     }
   std::vector<float> zbuf(static_cast<size_t>(o.width) * o.height, -1e30f);
-  const glm::vec3 light = glm::normalize(glm::vec3(0.3f, 0.6f, 1.0f));
+  // Lit from above, a little from the image's right, mostly from the camera.
+  const ViewAxes axes = AxesOf(o);
+  const glm::vec3 light =
+      glm::normalize(0.3f * axes.image_right + glm::vec3(0, 0.6f, 0) + 1.0f * axes.to_camera);
   std::vector<glm::mat4> palette(1024);
   std::vector<glm::vec3> posed;
   for (const MeshInstance& inst : rig.meshes()) {
@@ -80,16 +88,11 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig,
         const float nl = glm::length(n);
         if (nl < 1e-12f) continue;
         n /= nl;
-        glm::vec3 view_dir = o.view == RenderOptions::View::kFront  ? glm::vec3(0, 0, 1)
-                             : o.view == RenderOptions::View::kBack ? glm::vec3(0, 0, -1)
-                                                                    : glm::vec3(1, 0, 0);
-        glm::vec3 l = light;
-        if (o.view == RenderOptions::View::kBack) l.z = -l.z;
-        if (o.view == RenderOptions::View::kSide) l = glm::normalize(glm::vec3(1.0f, 0.6f, 0.3f));
-        if (glm::dot(n, view_dir) < 0) n = -n;  // double-sided
-        const float shade = 0.35f + 0.65f * std::max(0.0f, glm::dot(n, l));
+        if (glm::dot(n, axes.to_camera) < 0) n = -n;  // double-sided
+        const float shade = 0.35f + 0.65f * std::max(0.0f, glm::dot(n, light));
         const glm::vec3 col = glm::clamp(base * shade, 0.0f, 1.0f) * 255.0f;
-        const glm::vec3 pa = Project(o, a), pb = Project(o, b), pc = Project(o, c);
+        const glm::vec3 pa = Project(o, axes, a), pb = Project(o, axes, b),
+                        pc = Project(o, axes, c);
         const int x0 = std::max(0, static_cast<int>(std::floor(std::min({pa.x, pb.x, pc.x}))));
         const int x1 =
             std::min(o.width - 1, static_cast<int>(std::ceil(std::max({pa.x, pb.x, pc.x}))));
@@ -118,7 +121,7 @@ std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig,
     }
   }
   for (size_t m = 0; m < o.markers.size(); ++m) {  // markers drawn on top, 5 px squares
-    const glm::vec3 p = Project(o, o.markers[m]);
+    const glm::vec3 p = Project(o, axes, o.markers[m]);
     const glm::u8vec3 c = m < o.marker_colors.size() ? o.marker_colors[m] : glm::u8vec3(255, 0, 0);
     for (int dy = -2; dy <= 2; ++dy)
       for (int dx = -2; dx <= 2; ++dx) {
