@@ -1324,7 +1324,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
           for (int l = 0; l < 4; ++l)
             if ((in >> l & 1) && count[l] < kMaxNormals) nslot[count[l]++].Set(l, ln[l]);
           any |= in;
-          rep.contacts += __builtin_popcount(static_cast<unsigned>(in));
+          // Lanes in contact: bits of a 4-bit mask (no popcnt instruction in the baseline x86-64
+          // target: __builtin_popcount is a library call there).
+          rep.contacts += (in & 1) + (in >> 1 & 1) + (in >> 2 & 1) + (in >> 3 & 1);
         }
         if (any) rep.flags |= kStepContact;
         active &= any;
