@@ -72,6 +72,14 @@ void PrintMeasureTable(const MeasureReport& rep) {
         "note: %d (hair link, collider) pairs overlap already at rest (a collider holding the "
         "hair); \"pen.\" counts only pairs clear of each other at rest\n",
         rep.penetration_rest_pairs);
+  double hung = 0.0;
+  for (const RunResult& r : rep.results) hung = std::max(hung, r.settle_before_s);
+  if (hung > 0.0)
+    std::printf(
+        "note: the springs have gravity: each run first holds the body still until the hair hangs "
+        "still (up to %.1f s), then plays the motion; curl and flip count from the shape it hangs "
+        "in\n",
+        hung);
   std::printf("%-7s %4s %8s %8s %8s %8s %8s %8s %8s %7s %6s %8s %8s %12s %8s %5s %7s %7s\n",
               "solver", "fps", "swing mm", "swng max", "p99 %", "welded %", "worst %", "exc p99",
               "exc wrst", "curl", "flip", "root mm", "settle", "hidden(>1mm)", "depth mm", "pen.",

@@ -856,3 +856,59 @@ TEST(Render, ViewsAreWhatACameraSeesAroundTheAvatarsOwnAxes) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// The body at its rest pose, whatever the time.
+class StillBody : public PoseSampler {
+ public:
+  explicit StillBody(const Rig& rig) : rig_(&rig) {}
+  void Sample(double, std::span<Transform> pose) override {
+    std::copy(rig_->rest_local().begin(), rig_->rest_local().end(), pose.begin());
+  }
+
+ private:
+  const Rig* rig_;
+};
+
+TEST(Measure, HairThatDroopsUnderGravityIsNotCurledAndStartsWhereItHangs) {
+  // With gravity the hair hangs lower than the file's rest pose. Measured from the rest pose, the
+  // droop read as curl and flip (the demo ponytail with gravityPower 1: arc 16.9 deg, parent
+  // 16.0) and every run began with the hair falling into place. Now each run holds the body
+  // still until the hair hangs still, and curl and flip count from that shape.
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  MeasureOptions opt;
+  opt.fps = {60};
+  opt.duration = 6.0;
+  opt.solvers = {SolverMode::kArc, SolverMode::kParent};
+  auto plain = Measure(av, opt);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  for (const RunResult& r : plain->results) EXPECT_EQ(r.settle_before_s, 0.0);
+  for (Spring& s : av.vrm.springs)
+    for (SpringJoint& j : s.joints) j.gravity_power = 1.0f;
+  // Standing still: the hair hangs, nothing swings, curls or flips.
+  MeasureOptions still = opt;
+  still.motion = [](const Rig& rig) { return std::make_unique<StillBody>(rig); };
+  auto hanging = Measure(av, still);
+  ASSERT_TRUE(hanging.ok()) << hanging.status().message();
+  for (const RunResult& r : hanging->results) {
+    SCOPED_TRACE(SolverModeName(r.solver));
+    EXPECT_GT(r.settle_before_s, 0.4);
+    EXPECT_LE(r.settle_before_s, 20.0);
+    EXPECT_LT(r.shape_error_deg, 0.05);
+    EXPECT_LT(r.flip_deg, 0.1);
+    EXPECT_LT(r.swing_rms_mm, 0.1);
+  }
+  // The head-turn: arc curls less than parent, as without gravity (before: 16.9 against 16.0).
+  auto turn = Measure(av, opt);
+  ASSERT_TRUE(turn.ok()) << turn.status().message();
+  const RunResult &arc = turn->results[0], &parent = turn->results[1];
+  ASSERT_EQ(parent.solver, SolverMode::kParent);
+  EXPECT_LT(arc.shape_error_deg, 0.5 * parent.shape_error_deg);
+  EXPECT_GT(arc.shape_error_deg, 0.0);
+  EXPECT_EQ(arc.settle_before_s, hanging->results[0].settle_before_s);
+}
+
+}  // namespace
+}  // namespace hairswing

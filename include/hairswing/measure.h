@@ -153,6 +153,9 @@ struct RunResult {
   /// reads more than 90.
   double flip_deg = 0;
   std::vector<double> flip_per_chain_deg;
+  /// Seconds the hair hung with the body still before the motion started (hair with gravity
+  /// settles first; 0 without gravity). Curl and flip count from the shape it then hangs in.
+  double settle_before_s = 0;
   /// With MeasureOptions::match_swing, for a non-arc solver: the same run with every joint's
   /// stiffness scaled so that swing_rms_mm equals arc's at the same frame rate.
   struct Matched {

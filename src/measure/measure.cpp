@@ -37,18 +37,36 @@ struct WeldedEdges {
   std::vector<int> chain;  // per edge, -1 = no spring weight
 };
 
-// The flip of one chain at the world's current state (ChordFlipDeg); 0 for a chain without a
-// segment.
-double ChainFlipDeg(const Rig& rig, const SpringWorld& w, int chain) {
+// The flip of one chain at the world's current state (ChordFlipDeg) from its reference chord
+// `ref` (attachment frame, ChainReference); 0 for a chain without a segment.
+double ChainFlipDeg(const Rig& rig, const SpringWorld& w, int chain, const glm::vec3& ref) {
   const RigChain& ch = rig.chains()[chain];
   if (ch.joint_end - ch.joint_begin < 2) return 0.0;
   const int root = rig.joint_node()[ch.joint_begin];
-  const int tip = rig.joint_node()[ch.joint_end - 1];
   const glm::mat3 a_now = ch.attach >= 0 ? RotationOnly(w.world()[ch.attach]) : glm::mat3(1.0f);
-  const glm::mat3 a_rest =
-      ch.attach >= 0 ? RotationOnly(rig.rest_world()[ch.attach]) : glm::mat3(1.0f);
-  return ChordFlipDeg(glm::vec3(rig.rest_world()[tip][3]) - glm::vec3(rig.rest_world()[root][3]),
-                      w.tails()[ch.joint_end - 2] - glm::vec3(w.world()[root][3]), a_rest, a_now);
+  return ChordFlipDeg(ref, w.tails()[ch.joint_end - 2] - glm::vec3(w.world()[root][3]),
+                      glm::mat3(1.0f), a_now);
+}
+
+// A motion held at its first pose for `hold` seconds, then played: the pre-roll that lets hair
+// with gravity settle before the motion starts (MeasureRun::Run).
+class HeldStart : public PoseSampler {
+ public:
+  explicit HeldStart(PoseSampler& motion) : motion_(&motion) {}
+  void Sample(double t, std::span<Transform> pose) override {
+    motion_->Sample(t > hold ? t - hold : 0.0, pose);
+  }
+  double hold = 0.0;  // seconds
+
+ private:
+  PoseSampler* motion_;
+};
+
+bool HasGravity(const Rig& rig) {
+  for (size_t j = 0; j < rig.joint_gravity_power().size(); ++j)
+    if (rig.joint_gravity_power()[j] != 0.0f && rig.joint_gravity_dir()[j] != glm::vec3(0.0f))
+      return true;
+  return false;
 }
 
 // Shortest rotation taking unit vector a to unit vector b.
@@ -72,18 +90,57 @@ struct ShapeAcc {
   int arc_n = 0, curl_n = 0;
 };
 
-void ShapeDeviation(const Rig& rig, const SpringWorld& w, int chain, ShapeAcc* acc) {
+// The shape and the chord a chain's curl and flip are measured from, in its attachment frame:
+// per segment joint j, ref_seg[j]; the chain's root-to-tip chord, ref_chord[chain].
+struct ChainReference {
+  std::vector<glm::vec3> seg, chord;
+};
+
+// The rest pose's (the file's): what the hair's shape is without gravity.
+ChainReference RestReference(const Rig& rig) {
+  ChainReference ref;
+  ref.seg.assign(rig.joint_node().size(), glm::vec3(0.0f));
+  ref.chord.assign(rig.chains().size(), glm::vec3(0.0f));
+  for (size_t c = 0; c < rig.chains().size(); ++c) {
+    const RigChain& ch = rig.chains()[c];
+    const glm::mat3 inv_rest = glm::transpose(
+        ch.attach >= 0 ? RotationOnly(rig.rest_world()[ch.attach]) : glm::mat3(1.0f));
+    auto at = [&](int j) { return glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]); };
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+      ref.seg[j] = inv_rest * (at(j + 1) - at(j));
+    if (ch.joint_end - ch.joint_begin >= 2)
+      ref.chord[c] = inv_rest * (at(ch.joint_end - 1) - at(ch.joint_begin));
+  }
+  return ref;
+}
+
+// Where the hair hangs now (after settling under gravity with the body still): each segment and
+// chord as the solver holds it, in the attachment frame.
+ChainReference HangingReference(const Rig& rig, const SpringWorld& w) {
+  ChainReference ref = RestReference(rig);
+  for (size_t c = 0; c < rig.chains().size(); ++c) {
+    const RigChain& ch = rig.chains()[c];
+    const glm::mat3 inv_now =
+        glm::transpose(ch.attach >= 0 ? RotationOnly(w.world()[ch.attach]) : glm::mat3(1.0f));
+    auto at = [&](int j) { return glm::vec3(w.world()[rig.joint_node()[j]][3]); };
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+      ref.seg[j] = inv_now * (w.tails()[j] - at(j));
+    if (ch.joint_end - ch.joint_begin >= 2)
+      ref.chord[c] = inv_now * (w.tails()[ch.joint_end - 2] - at(ch.joint_begin));
+  }
+  return ref;
+}
+
+void ShapeDeviation(const Rig& rig, const SpringWorld& w, int chain, const ChainReference& ref,
+                    ShapeAcc* acc) {
   const RigChain& ch = rig.chains()[chain];
   const auto world = w.world();
   const glm::mat3 a_now = ch.attach >= 0 ? RotationOnly(world[ch.attach]) : glm::mat3(1.0f);
-  const glm::mat3 a_rest =
-      ch.attach >= 0 ? RotationOnly(rig.rest_world()[ch.attach]) : glm::mat3(1.0f);
-  const glm::mat3 inv_now = glm::transpose(a_now), inv_rest = glm::transpose(a_rest);
+  const glm::mat3 inv_now = glm::transpose(a_now);
   glm::mat3 first_swing(1.0f);
   bool have_first = false;
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-    const glm::vec3 rest = inv_rest * (glm::vec3(rig.rest_world()[rig.joint_node()[j + 1]][3]) -
-                                       glm::vec3(rig.rest_world()[rig.joint_node()[j]][3]));
+    const glm::vec3 rest = ref.seg[j];
     const glm::vec3 now = inv_now * (w.tails()[j] - glm::vec3(world[rig.joint_node()[j]][3]));
     if (glm::length(rest) < 1e-9f || glm::length(now) < 1e-9f) continue;
     acc->arc_sum += AngleDeg(rest, now);
@@ -562,8 +619,33 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
     motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_, right_);
     body_motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_, right_);
   }
-  ClipDriver driver(sw, *motion);
+  HeldStart held(*motion);
+  ClipDriver driver(sw, held);
   driver.Reset();
+  // Hair with gravity hangs lower than the file's rest pose. It starts where it hangs: the body
+  // held at the motion's first pose until the tips move less than 0.001 mm in 0.5 s (at most
+  // 20 s; the same steps at every frame rate, so the same end), and its curl and flip count from
+  // that shape, not from the file's: a strand that droops under its own weight is not curled.
+  // Hair without gravity rests at the file's pose: no pre-roll, the file's shape.
+  ChainReference ref = RestReference(rig_);
+  r.settle_before_s = 0.0;
+  if (HasGravity(rig_)) {
+    held.hold = 1e300;
+    std::vector<glm::vec3> before(sw.tails().begin(), sw.tails().end());
+    const int half_second = static_cast<int>(std::lround(0.5 * fps));
+    for (int k = 0; k < 40; ++k) {
+      for (int i = 0; i < half_second; ++i) driver.Advance(1.0 / fps);
+      float moved = 0.0f;
+      for (size_t j = 0; j < before.size(); ++j) {
+        moved = std::max(moved, glm::distance(before[j], sw.tails()[j]));
+        before[j] = sw.tails()[j];
+      }
+      if (!(moved >= 1e-6f)) break;
+    }
+    held.hold = driver.time();
+    r.settle_before_s = held.hold;
+    ref = HangingReference(rig_, sw);
+  }
   std::fill(max_ratio_.begin(), max_ratio_.end(), 1.0);
   std::fill(max_welded_.begin(), max_welded_.end(), 1.0);
   std::fill(max_excess_.begin(), max_excess_.end(), 0.0);
@@ -595,9 +677,9 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
       const glm::mat4& a = ch.attach >= 0 ? sw.world()[ch.attach] : glm::mat4(1.0f);
       tip_local[c].push_back(glm::transpose(RotationOnly(a)) * (tip - glm::vec3(a[3])));
       if (opt_.shape_until < 0 || t <= opt_.shape_until + 1e-9) {
-        ShapeDeviation(rig_, sw, static_cast<int>(c), &shape[c]);
-        r.flip_per_chain_deg[c] =
-            std::max(r.flip_per_chain_deg[c], ChainFlipDeg(rig_, sw, static_cast<int>(c)));
+        ShapeDeviation(rig_, sw, static_cast<int>(c), ref, &shape[c]);
+        r.flip_per_chain_deg[c] = std::max(
+            r.flip_per_chain_deg[c], ChainFlipDeg(rig_, sw, static_cast<int>(c), ref.chord[c]));
       }
     }
     r.hashes.push_back(sw.StateHash());
@@ -821,6 +903,7 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
     for (double v : r.stretch_p99_excess_per_chain_pct) per_chain_ex.push_back(stretch(v));
     o["stretch_p99_excess_per_chain_pct"] = per_chain_ex;
     o["flip_deg"] = r.flip_deg;
+    o["settle_before_s"] = r.settle_before_s;
     o["flip_per_chain_deg"] = r.flip_per_chain_deg;
     if (r.matched)
       o["matched"] = {{"stiffness_scale", r.matched->stiffness_scale},
