@@ -1,6 +1,7 @@
 // hairswing fit AVATAR --hair SELECTOR -o OUT.vrm: the selected-clump hair-chain fitter.
 #include "hairswing/fit.h"
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -171,6 +172,15 @@ void AddFit(CLI::App& app, int& exit_code) {
         exit_code = kExitBadInput;
         return;
       }
+    // A .vrm must face +Z (VRM 1.0) to show the right way round in other VRM apps; a glTF
+    // exported facing -Z keeps its axes here (nothing is turned behind the user's back).
+    if (const float deg = AvatarFacingDeg(av);
+        WritesAsVrm(av) && std::isfinite(deg) && std::fabs(deg) > 1.0f)
+      std::printf(
+          "  note: the avatar faces %.0f degrees off +Z (from its upper legs); VRM 1.0 avatars "
+          "face +Z, so other VRM apps show it turned (hairswing takes its facing from the "
+          "humanoid)\n",
+          std::fabs(deg));
     std::printf("wrote %s\n", o->out.c_str());
   });
 }

@@ -912,3 +912,29 @@ TEST(Measure, HairThatDroopsUnderGravityIsNotCurledAndStartsWhereItHangs) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+TEST(Check, AVrmThatDoesNotFaceItsVersionsWayIsWarnedAbout) {
+  // VRM 1.0 avatars face +Z; one turned shows turned in other VRM apps (hairswing itself takes
+  // the facing from the humanoid). The demo faces +Z: no warning.
+  auto facing = [](const Avatar& av) {
+    std::string found;
+    for (const std::string& w : CheckAvatar(av))
+      if (w.find("is turned") != std::string::npos) found = w;
+    return found;
+  };
+  const Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  EXPECT_EQ(facing(av), "");
+  EXPECT_NE(facing(TurnedAboutUp(av, 180.0f)).find("turned the opposite way"), std::string::npos);
+  EXPECT_NE(facing(TurnedAboutUp(av, 90.0f)).find("turned 90 degrees to its left"),
+            std::string::npos)
+      << facing(TurnedAboutUp(av, 90.0f));
+  EXPECT_NE(facing(TurnedAboutUp(av, -30.0f)).find("turned 30 degrees to its right"),
+            std::string::npos);
+  EXPECT_EQ(facing(TurnedAboutUp(av, 0.5f)), "") << "within a degree";
+}
+
+}  // namespace
+}  // namespace hairswing

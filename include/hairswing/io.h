@@ -73,4 +73,10 @@ Result<std::vector<uint8_t>> EncodeGlb(const Avatar& avatar, bool as_vrm,
 /// zero radii, springs without joints, humanoid roles missing... One message per finding.
 Warnings CheckAvatar(const Avatar& avatar);
 
+/// Which way the avatar's humanoid faces at rest, in degrees about +Y from +Z (positive: turned
+/// to its left, towards +X), from its upper legs (right minus left is its right); NaN when the
+/// humanoid does not tell. CheckAvatar warns when a VRM is off its version's facing by more than
+/// a degree.
+float AvatarFacingDeg(const Avatar& avatar);
+
 }  // namespace hairswing

@@ -1,4 +1,8 @@
 // Non-fatal findings on a loaded avatar, shown by `hairswing inspect`.
+#include <cmath>
+#include <cstdio>
+#include <glm/gtc/quaternion.hpp>
+
 #include "hairswing/humanoid.h"
 #include "hairswing/io.h"
 
@@ -15,7 +19,34 @@ std::string NodeLabel(const Avatar& av, int n) {
   return "node " + std::to_string(n) + " (\"" + av.nodes[n].name + "\")";
 }
 
+// A node's rest position in the world (its parents' translations, rotations and scales).
+glm::vec3 RestPosition(const Avatar& av, int n) {
+  glm::vec3 p(0.0f);
+  for (int guard = 0; n >= 0 && guard <= static_cast<int>(av.nodes.size()); ++guard) {
+    const Node& node = av.nodes[n];
+    p = node.translation + node.rotation * (node.scale * p);
+    n = node.parent;
+  }
+  return p;
+}
+
 }  // namespace
+
+// From the upper legs: right minus left is the avatar's right, its front is up x right.
+float AvatarFacingDeg(const Avatar& av) {
+  const auto r = av.vrm.humanoid.find("rightUpperLeg"), l = av.vrm.humanoid.find("leftUpperLeg");
+  const int n = static_cast<int>(av.nodes.size());
+  if (r == av.vrm.humanoid.end() || l == av.vrm.humanoid.end() || r->second < 0 || r->second >= n ||
+      l->second < 0 || l->second >= n)
+    return NAN;
+  glm::vec3 right = RestPosition(av, r->second) - RestPosition(av, l->second);
+  right.y = 0.0f;
+  if (!(glm::length(right) > 1e-6f)) return NAN;
+  const glm::vec3 front = glm::cross(glm::vec3(0, 1, 0), right);
+  return glm::degrees(std::atan2(front.x, front.z));
+}
+
+namespace {}  // namespace
 
 Warnings CheckAvatar(const Avatar& av) {
   Warnings w;
@@ -64,6 +95,27 @@ Warnings CheckAvatar(const Avatar& av) {
       if (!av.vrm.humanoid.count(std::string(role)))
         missing += (missing.empty() ? "" : ", ") + std::string(role);
     if (!missing.empty()) w.push_back("humanoid: required bones missing: " + missing);
+  }
+  // VRM 1.0 avatars face +Z (VRM 0.x ones -Z in the file, +Z once read). One that faces another
+  // way shows turned in other VRM apps (its look-at and first-person offsets point the wrong
+  // way); hairswing takes the facing from the humanoid where it matters (docs/conventions.md).
+  if (av.vrm.version != VrmVersion::kNone) {
+    const float deg = AvatarFacingDeg(av);
+    if (std::isfinite(deg) && std::fabs(deg) > 1.0f) {
+      const bool v0 = av.vrm.version == VrmVersion::kV0;
+      char turned[64];
+      if (std::fabs(deg) >= 179.5f)
+        std::snprintf(turned, sizeof turned, "the opposite way");
+      else
+        std::snprintf(turned, sizeof turned, "%.0f degrees to its %s", std::fabs(deg),
+                      deg > 0 ? "left" : "right");
+      char b[300];
+      std::snprintf(b, sizeof b,
+                    "the avatar is turned %s (from its upper legs): VRM %s avatars face %s, so "
+                    "other VRM apps show it turned",
+                    turned, v0 ? "0.x" : "1.0", v0 ? "-Z in the file" : "+Z");
+      w.push_back(b);
+    }
   }
   for (size_t n = 0; n < av.nodes.size(); ++n) {
     const glm::vec3& s = av.nodes[n].scale;
