@@ -350,6 +350,11 @@ class SpringWorld {
   bool FlatLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
                 float s, float len, StepReport& rep, const glm::quat* limit_frame = nullptr);
   void EndChain(int chain);
+  // arc and parent: the spring's center node (VRM's "center") moved since the previous step by
+  // D = C_now C_prev^-1: the chain's ends, velocities and previous targets move with it, so the
+  // hair answers motion relative to the center only (a center on the hips: walking carries the
+  // hair along, as vrm mode and three-vrm do).
+  void FollowCenter(int chain);
   void FlatRotations(int chain, int upto);
   // world: write the joints' world matrices too (else the chain's are left to FinishWorld).
   void WriteFlatChain(int chain, std::span<Transform> pose, bool world = true);
@@ -450,6 +455,9 @@ class SpringWorld {
   // Per chain.
   std::vector<glm::mat4> prev_attach_;  // attachment world at the previous step
   std::vector<uint8_t> has_prev_attach_;
+  // arc and parent, a chain with a center node: the center's world at the previous step
+  // (FollowCenter).
+  std::vector<glm::mat4> prev_center_;
   // The chain whose teleport verdict this one shares: the first with the same attachment node
   // when no chain's step moves that node (so both compare the same matrices), else itself.
   std::vector<int> teleport_rep_;

@@ -345,6 +345,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.lane_written_.assign(rig.chains().size(), 0);
   w.lane_write_.assign(w.lane_groups_.size(), 0);
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
+  w.prev_center_.assign(rig.chains().size(), glm::mat4(1.0f));
   w.vrm_initial_local_.resize(nj);
   w.vrm_bone_axis_.resize(nj);
   w.vrm_axis_in_parent_.resize(nj);
@@ -647,6 +648,7 @@ void SpringWorld::ResetChain(int chain, std::span<Transform> pose) {
   }
   prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
   has_prev_attach_[chain] = 1;
+  if (ch.center >= 0) prev_center_[chain] = world_[ch.center];
   prev_root_[chain] = glm::vec3(world_[rig.joint_node()[ch.joint_begin]][3]);
   flat_[chain].pending = 0;  // written here, at rest
   world_lazy_[chain] = 0;
@@ -841,6 +843,7 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
     ++rep.teleports;
     return false;
   }
+  if (ch.center >= 0 && config_.mode != SolverMode::kVrm) FollowCenter(c);
   if (ChainIsFlat(c, pose, check_pose)) return true;
   flat_[c].pending = 0;
   world_lazy_[c] = 0;  // the general path writes its joints' world matrices
@@ -849,6 +852,23 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
   else
     SolveChainArc(c, pose, h, rep);
   return false;
+}
+
+void SpringWorld::FollowCenter(int chain) {
+  const RigChain& ch = rig_->chains()[chain];
+  const glm::mat4& now = world_[ch.center];
+  if (now == prev_center_[chain]) return;
+  const glm::mat4 d = now * glm::inverse(prev_center_[chain]);
+  prev_center_[chain] = now;
+  for (int c = 0; c < 4; ++c)  // a degenerate center (zero scale): the hair stays in the world
+    for (int r = 0; r < 4; ++r)
+      if (!std::isfinite(d[c][r])) return;
+  const glm::mat3 turn(d);
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    tail_[j] = glm::vec3(d * glm::vec4(tail_[j], 1.0f));
+    prev_target_[j] = glm::vec3(d * glm::vec4(prev_target_[j], 1.0f));
+    vel_[j] = turn * vel_[j];
+  }
 }
 
 void SpringWorld::EndChain(int chain) {
