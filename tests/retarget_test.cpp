@@ -2,6 +2,7 @@
 #include "hairswing/retarget.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "hairswing/anim.h"
 #include "hairswing/demo.h"
@@ -272,6 +273,54 @@ TEST(Vrma, LoadsWithHumanoidTracks) {
   for (const Track& t : clip->tracks)
     for (const auto& [bone, node] : m.bones) humanoid_tracks += rig->node_to_rig()[node] == t.node;
   EXPECT_GE(humanoid_tracks, 1);
+}
+
+}  // namespace
+}  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+// The demo avatar's humanoid nodes renamed through a built-in family's map (`prefix` before each
+// name), its VRM humanoid dropped: a plain glTF skeleton of that family.
+Avatar RenamedAs(const char* family, const std::string& prefix) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  nlohmann::json bones;
+  for (const auto& [name, text] : BuiltinHumanoidMaps())
+    if (name == family) bones = nlohmann::json::parse(text)["bones"];
+  EXPECT_FALSE(bones.empty()) << family;
+  for (const auto& [bone, node] : av.vrm.humanoid)
+    if (bones.contains(bone)) av.nodes[node].name = prefix + bones[bone].get<std::string>();
+  // A finger, as these skeletons have (the demo has none).
+  Node finger;
+  finger.name = prefix + bones["leftIndexProximal"].get<std::string>();
+  finger.parent = av.vrm.humanoid.at("leftHand");
+  finger.translation = glm::vec3(0.05f, 0, 0);
+  av.nodes.push_back(finger);
+  av.nodes[finger.parent].children.push_back(static_cast<int>(av.nodes.size()) - 1);
+  av.vrm.humanoid.clear();
+  return av;
+}
+
+TEST(HumanoidMap, MixamoAndVroidSkeletonsAreMatchedWithOrWithoutANamespace) {
+  // Mixamo and Ready Player Me characters (Hips, Spine1, LeftUpLeg...; Mixamo's FBX files put
+  // "mixamorig:" before every name) and VRoid's own J_Bip_* names were not matched at all:
+  // retargeting and fitting refused them for missing bones.
+  const Avatar demo = MakeDemoAvatar(DemoVariant::kLayered);
+  for (const auto& [family, prefix] :
+       {std::pair{"mixamo", std::string("mixamorig:")}, std::pair{"mixamo", std::string()},
+        std::pair{"mixamo", std::string("mixamorig1:")}, std::pair{"vroid", std::string()}}) {
+    SCOPED_TRACE(std::string(family) + " " + prefix);
+    const Avatar av = RenamedAs(family, prefix);
+    const HumanoidMap m = MatchHumanoid(av);
+    // (cmu-bvh's names are a subset of mixamo's: the finger tells them apart.)
+    EXPECT_EQ(m.family, family);
+    EXPECT_TRUE(m.missing_required.empty());
+    for (const auto& [bone, node] : m.bones)
+      if (bone != "leftIndexProximal") EXPECT_EQ(demo.vrm.humanoid.at(bone), node) << bone;
+    EXPECT_EQ(m.bones.at("leftIndexProximal"), static_cast<int>(av.nodes.size()) - 1);
+    EXPECT_GE(m.bones.size(), 15u);
+  }
 }
 
 }  // namespace

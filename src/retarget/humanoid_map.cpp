@@ -3,6 +3,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "hairswing/humanoid.h"
 #include "hairswing/retarget.h"
@@ -23,12 +24,26 @@ void FillMissing(HumanoidMap& m) {
     if (!m.bones.count(std::string(b))) m.missing_required.emplace_back(b);
 }
 
-// Resolves a name map against the avatar's nodes: exact names first, then case-insensitive.
+// Resolves a name map against the avatar's nodes: exact names first, then case-insensitive, then
+// without a namespace prefix (FBX and Mixamo write "mixamorig:Hips", "mixamorig1:Hips").
 HumanoidMap Resolve(const Avatar& av, const std::string& family, const nlohmann::json& bones) {
-  std::map<std::string, int> exact, lower;
+  // A name held by a bone (a skin's joint) and by another node (a mesh node "Head") is the bone's.
+  std::vector<uint8_t> joint(av.nodes.size(), 0);
+  for (const Skin& s : av.skins)
+    for (int j : s.joints)
+      if (j >= 0 && j < static_cast<int>(av.nodes.size())) joint[j] = 1;
+  std::map<std::string, int> exact, lower, unprefixed;
+  auto put = [&](std::map<std::string, int>& m, const std::string& key, int n) {
+    auto [it, added] = m.emplace(key, n);
+    if (!added && !joint[it->second] && joint[n]) it->second = n;
+  };
   for (size_t n = 0; n < av.nodes.size(); ++n) {
-    exact.emplace(av.nodes[n].name, static_cast<int>(n));
-    lower.emplace(Lower(av.nodes[n].name), static_cast<int>(n));
+    const std::string& name = av.nodes[n].name;
+    const int i = static_cast<int>(n);
+    put(exact, name, i);
+    put(lower, Lower(name), i);
+    if (const size_t colon = name.rfind(':'); colon != std::string::npos)
+      put(unprefixed, Lower(name.substr(colon + 1)), i);
   }
   HumanoidMap m;
   m.family = family;
@@ -37,11 +52,14 @@ HumanoidMap Resolve(const Avatar& av, const std::string& family, const nlohmann:
     if (!it.value().is_string()) continue;
     ++total;
     const std::string name = it.value().get<std::string>();
+    // The first level with a match; a bone there over another node at an earlier level.
     int node = -1;
-    if (auto e = exact.find(name); e != exact.end())
-      node = e->second;
-    else if (auto l = lower.find(Lower(name)); l != lower.end())
-      node = l->second;
+    for (const auto* level : {&exact, &lower, &unprefixed}) {
+      auto it = level->find(level == &exact ? name : Lower(name));
+      if (it == level->end()) continue;
+      if (node < 0 || (!joint[node] && joint[it->second])) node = it->second;
+      if (joint[node]) break;
+    }
     if (node < 0) continue;
     m.bones[it.key()] = node;
     ++found;
@@ -91,9 +109,12 @@ HumanoidMap MatchHumanoid(const Avatar& av) {
   for (const auto& [name, text] : BuiltinHumanoidMaps()) {
     const auto j = nlohmann::json::parse(text);
     HumanoidMap m = Resolve(av, j.value("family", name), j["bones"]);
-    // Prefer more required bones found, then higher confidence.
+    // Prefer more required bones found, then more bones found (a family that names more of
+    // the skeleton: mixamo's Spine2 and fingers over cmu-bvh's subset of the same names), then
+    // the higher share of the family's own bones.
     const auto key = [](const HumanoidMap& h) {
-      return std::make_pair(-static_cast<int>(h.missing_required.size()), h.confidence);
+      return std::make_tuple(-static_cast<int>(h.missing_required.size()), h.bones.size(),
+                             h.confidence);
     };
     if (best.family.empty() || key(m) > key(best)) best = std::move(m);
   }
