@@ -302,14 +302,16 @@ Avatar RenamedAs(const char* family, const std::string& prefix) {
   return av;
 }
 
-TEST(HumanoidMap, MixamoAndVroidSkeletonsAreMatchedWithOrWithoutANamespace) {
+TEST(HumanoidMap, MixamoVroidAndHumanoidNamedSkeletonsAreMatchedWithOrWithoutANamespace) {
   // Mixamo and Ready Player Me characters (Hips, Spine1, LeftUpLeg...; Mixamo's FBX files put
-  // "mixamorig:" before every name) and VRoid's own J_Bip_* names were not matched at all:
-  // retargeting and fitting refused them for missing bones.
+  // "mixamorig:" before every name), VRoid's own J_Bip_* names and bones named as the humanoid
+  // (Unity exports: Hips, Chest, LeftUpperArm) were not matched at all: retargeting and fitting
+  // refused them for missing bones.
   const Avatar demo = MakeDemoAvatar(DemoVariant::kLayered);
   for (const auto& [family, prefix] :
        {std::pair{"mixamo", std::string("mixamorig:")}, std::pair{"mixamo", std::string()},
-        std::pair{"mixamo", std::string("mixamorig1:")}, std::pair{"vroid", std::string()}}) {
+        std::pair{"mixamo", std::string("mixamorig1:")}, std::pair{"vroid", std::string()},
+        std::pair{"humanoid-names", std::string()}}) {
     SCOPED_TRACE(std::string(family) + " " + prefix);
     const Avatar av = RenamedAs(family, prefix);
     const HumanoidMap m = MatchHumanoid(av);
