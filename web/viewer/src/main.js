@@ -456,6 +456,13 @@ function sample() {
     stretch = all[Math.min(all.length - 1, Math.floor(0.99 * all.length))];
   }
   const tips = tipPositionsInHead();
+  // The body at its rest pose and the hair still since the last sample (0.01 mm): where the hair
+  // hangs is the reference. Hair with gravity hangs below the file's rest pose; that droop is not
+  // lag (as `hairswing measure`, which lets it settle first).
+  const still = S.prevTips && S.prevTips.length === tips.length &&
+    tips.every((p, i) => p.distanceTo(S.prevTips[i]) < 1e-5);
+  if (S.motion === 'rest' && still && tips.length) S.tipRest = tips;
+  S.prevTips = tips;
   let lag = 0;
   if (tips.length && S.tipRest && S.tipRest.length === tips.length) {
     let s = 0;

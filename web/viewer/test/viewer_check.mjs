@@ -334,6 +334,19 @@ try {
     const slide = (id, value) => page.$eval(id, (e, v) => { e.value = String(v); e.dispatchEvent(new Event('input', { bubbles: true })); }, value);
     await fresh();
     assert.equal((await state()).chains, 12);
+    // Gravity on a chain, the body at rest: the hair drops, then hangs still, and the tip lag
+    // reads 0 again (the droop is not lag; before, it read the drop for ever).
+    await page.selectOption('#tune-chain', '3');
+    await slide('#tune-gravity', 1.0);
+    await page.evaluate(() => window.__hs.step(0.2));
+    const dropping = (await state()).lag;
+    await page.evaluate(() => window.__hs.step(4.0));
+    await page.evaluate(() => window.__hs.step(0.5));
+    const hanging = (await state()).lag;
+    log(`gravity 1 on hair_3 at rest: tip lag ${dropping.toFixed(2)} mm while it drops, ${hanging.toFixed(3)} mm hanging still`);
+    assert.ok(dropping > 0.5, `the chain with gravity did not drop (tip lag ${dropping} mm)`);
+    assert.ok(hanging < 0.05, `hanging still reads a tip lag of ${hanging} mm`);
+    await fresh();
     await page.click('#headturn');
     const plain = await page.evaluate(() => window.__hs.step(1.0));
     await fresh();
