@@ -53,6 +53,7 @@ OJson BakeReportJson(const BakeReport& b, const std::string& solver, bool with_s
   OJson j = {{"clip", b.clip},
              {"mode", b.cyclic ? "cyclic" : "one-shot"},
              {"solver", solver},
+             {"settle_before_s", Num(b.settle_before_s)},
              {"cycles_to_periodic", b.cyclic ? OJson(b.cycles_to_periodic) : OJson()},
              {"seam_position_mm", Num(b.cyclic ? b.seam_position_mm : nan)},
              {"body_seam_mm", Num(b.cyclic ? b.body_seam_mm : nan)},

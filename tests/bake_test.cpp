@@ -330,3 +330,47 @@ TEST(Bake, BakedSpringsSurviveWriteAndReadAndAreNotSimulated) {
 
 }  // namespace
 }  // namespace hairswing
+
+namespace hairswing {
+namespace {
+
+TEST(Bake, HairWithGravityStartsWhereItHangs) {
+  // Hair with gravity hangs lower than the rest pose. A one-shot bake began at the rest pose, so
+  // the baked clip opened with the hair falling into place; now it settles first, with the body
+  // held at the clip's first pose. A still body: the baked hair is still from the first key on.
+  Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  for (Spring& s : av.vrm.springs)
+    for (SpringJoint& j : s.joints) j.gravity_power = 0.5f;
+  const Rig rig = *BuildRig(av);
+  const int head = HumanoidRigNode(av, rig, "head");
+  Clip still = HeadLoop(rig, head, 1.0);
+  for (size_t k = 0; k < still.tracks[0].values.size(); k += 4) {
+    const glm::quat q = rig.rest_local()[head].rotation;
+    std::copy_n(&q.x, 4, &still.tracks[0].values[k]);  // x, y, z, w as glTF stores them
+  }
+  BakeOptions opt;
+  opt.cyclic = false;
+  auto b = BakeClip(rig, still, {}, opt);
+  ASSERT_TRUE(b.ok());
+  EXPECT_GT(b->report.settle_before_s, 0.4);
+  const size_t nj = rig.joint_node().size(), nf = b->reference_times.size();
+  ASSERT_GT(nf, 10u);
+  float moved = 0.0f, hung = 0.0f;
+  std::vector<glm::mat4> rest_world(rig.rest_world().begin(), rig.rest_world().end());
+  for (size_t j = 0; j < nj; ++j) {
+    moved = std::max(
+        moved, glm::distance(b->reference_positions[j], b->reference_positions[(nf - 1) * nj + j]));
+    hung = std::max(hung, glm::distance(b->reference_positions[j],
+                                        glm::vec3(rest_world[rig.joint_node()[j]][3])));
+  }
+  EXPECT_LT(moved, 5e-5f) << "metres the baked hair moves while the body stands still";
+  EXPECT_GT(hung, 0.005f) << "metres below the rest pose the hair hangs at the first key";
+  // Without gravity nothing is held.
+  Fixture fx;
+  auto plain = OneShotHeadTurn(fx, 0.0);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->report.settle_before_s, 0.0);
+}
+
+}  // namespace
+}  // namespace hairswing

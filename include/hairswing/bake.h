@@ -11,7 +11,8 @@
 // i.e. the clip plays at T / (N / 120) of its speed while the hair is simulated (at most half a
 // step, 1/240 s, per loop).
 // One-shot clips: from rest through the clip, then settle_seconds with the body holding its last
-// pose.
+// pose. Either way hair with gravity first settles with the body held at the clip's first pose
+// (SettleUnderGravity), so the clip does not begin with the hair falling into place.
 // Keyframe reduction: per joint, keys that slerp between their kept neighbours reproduces within
 // max_error_deg are dropped; and per chain the bound is halved until every joint's world position
 // stays within max_error_m of the unreduced tracks (angle errors add up along a chain).
@@ -47,6 +48,9 @@ struct BakeOptions {
 struct BakeReport {
   std::string clip;
   bool cyclic = true;
+  /// Seconds the hair hung with the body held at the clip's first pose before the clip started
+  /// (SettleUnderGravity: hair with gravity hangs lower than the rest pose; 0 without gravity).
+  double settle_before_s = 0.0;
   /// Cyclic: loops run before the hair repeated itself; -1 when it did not within max_cycles
   /// (the last loop is baked anyway and the seam figures say how far off it is).
   int cycles_to_periodic = 0;

@@ -12,6 +12,18 @@
 
 namespace hairswing {
 
+/// Whether any spring joint of the rig has gravity (gravityPower and a direction).
+bool HasGravity(const Rig& rig);
+
+/// Hair with gravity hangs lower than the file's rest pose. Holds the body at `sampler`'s pose at
+/// time 0 and steps `world` (fixed 1/120 s steps) until no tail moves more than 0.001 mm in
+/// 0.5 s, checked every 0.5 s, for at most `max_seconds`; returns the seconds held. Without
+/// gravity nothing runs (the rest pose is where the hair hangs) and it returns 0. `pose` is
+/// scratch of rig.node_count() transforms. Used after a Reset, before a motion starts
+/// (measure, bake), so the motion does not begin with the hair falling into place.
+double SettleUnderGravity(SpringWorld& world, PoseSampler& sampler, std::span<Transform> pose,
+                          double max_seconds = 20.0);
+
 /// Clip-driven stepping: at each fixed step n the sampler is asked for time n*h, then the hair
 /// is solved on that pose. Results at common times are bitwise identical whatever the caller's
 /// frame rate, because step times are integers times h and nothing depends on the frame size.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/det_math.h"
+#include "hairswing/motion.h"
 #include "hairswing/stats.h"
 
 namespace hairswing {
@@ -187,6 +188,7 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
     };
     sampler.Sample(0.0, pose);
     world->Reset(pose);
+    rep.settle_before_s = SettleUnderGravity(*world, sampler, pose);  // hair with gravity hangs
     std::vector<glm::vec3> prev_t(world->tails().begin(), world->tails().end());
     std::vector<glm::vec3> prev_v(world->velocities().begin(), world->velocities().end());
     rep.cycles_to_periodic = -1;
@@ -222,6 +224,8 @@ Result<BakedClip> BakeClip(const Rig& rig, const Clip& source,
     const long frames = std::max(1L, static_cast<long>(std::ceil(total * opt.rate - 1e-6)));
     sampler.Sample(0.0, pose);
     world->Reset(pose);
+    // Hair with gravity starts where it hangs, not falling from the rest pose.
+    rep.settle_before_s = SettleUnderGravity(*world, sampler, pose);
     record(0.0);
     long k = 0;
     for (long f = 1; f <= frames; ++f) {

@@ -48,27 +48,6 @@ double ChainFlipDeg(const Rig& rig, const SpringWorld& w, int chain, const glm::
                       glm::mat3(1.0f), a_now);
 }
 
-// A motion held at its first pose for `hold` seconds, then played: the pre-roll that lets hair
-// with gravity settle before the motion starts (MeasureRun::Run).
-class HeldStart : public PoseSampler {
- public:
-  explicit HeldStart(PoseSampler& motion) : motion_(&motion) {}
-  void Sample(double t, std::span<Transform> pose) override {
-    motion_->Sample(t > hold ? t - hold : 0.0, pose);
-  }
-  double hold = 0.0;  // seconds
-
- private:
-  PoseSampler* motion_;
-};
-
-bool HasGravity(const Rig& rig) {
-  for (size_t j = 0; j < rig.joint_gravity_power().size(); ++j)
-    if (rig.joint_gravity_power()[j] != 0.0f && rig.joint_gravity_dir()[j] != glm::vec3(0.0f))
-      return true;
-  return false;
-}
-
 // Shortest rotation taking unit vector a to unit vector b.
 glm::mat3 RotationBetween(const glm::vec3& a, const glm::vec3& b) {
   const float d = glm::dot(a, b);
@@ -619,33 +598,15 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
     motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_, right_);
     body_motion = std::make_unique<HeadTurnMotion>(rig_, head_, hips_, right_);
   }
-  HeldStart held(*motion);
-  ClipDriver driver(sw, held);
+  ClipDriver driver(sw, *motion);
   driver.Reset();
-  // Hair with gravity hangs lower than the file's rest pose. It starts where it hangs: the body
-  // held at the motion's first pose until the tips move less than 0.001 mm in 0.5 s (at most
-  // 20 s; the same steps at every frame rate, so the same end), and its curl and flip count from
-  // that shape, not from the file's: a strand that droops under its own weight is not curled.
-  // Hair without gravity rests at the file's pose: no pre-roll, the file's shape.
+  // Hair with gravity hangs lower than the file's rest pose. It starts where it hangs (the body
+  // held at the motion's first pose until the hair is still, SettleUnderGravity), and its curl
+  // and flip count from that shape, not from the file's: a strand that droops under its own
+  // weight is not curled. Hair without gravity rests at the file's pose: nothing runs.
   ChainReference ref = RestReference(rig_);
-  r.settle_before_s = 0.0;
-  if (HasGravity(rig_)) {
-    held.hold = 1e300;
-    std::vector<glm::vec3> before(sw.tails().begin(), sw.tails().end());
-    const int half_second = static_cast<int>(std::lround(0.5 * fps));
-    for (int k = 0; k < 40; ++k) {
-      for (int i = 0; i < half_second; ++i) driver.Advance(1.0 / fps);
-      float moved = 0.0f;
-      for (size_t j = 0; j < before.size(); ++j) {
-        moved = std::max(moved, glm::distance(before[j], sw.tails()[j]));
-        before[j] = sw.tails()[j];
-      }
-      if (!(moved >= 1e-6f)) break;
-    }
-    held.hold = driver.time();
-    r.settle_before_s = held.hold;
-    ref = HangingReference(rig_, sw);
-  }
+  r.settle_before_s = SettleUnderGravity(sw, *motion, body_pose_);
+  if (r.settle_before_s > 0.0) ref = HangingReference(rig_, sw);
   std::fill(max_ratio_.begin(), max_ratio_.end(), 1.0);
   std::fill(max_welded_.begin(), max_welded_.end(), 1.0);
   std::fill(max_excess_.begin(), max_excess_.end(), 0.0);

@@ -19,6 +19,35 @@ Transform Interpolate(const Transform& a, const Transform& b, float t) {
   return out;
 }
 
+bool HasGravity(const Rig& rig) {
+  for (size_t j = 0; j < rig.joint_gravity_power().size(); ++j)
+    if (rig.joint_gravity_power()[j] != 0.0f && rig.joint_gravity_dir()[j] != glm::vec3(0.0f))
+      return true;
+  return false;
+}
+
+double SettleUnderGravity(SpringWorld& world, PoseSampler& sampler, std::span<Transform> pose,
+                          double max_seconds) {
+  if (!HasGravity(world.rig())) return 0.0;
+  constexpr int kWindow = 60;  // steps: 0.5 s
+  std::vector<glm::vec3> before(world.tails().begin(), world.tails().end());
+  int steps = 0;
+  while (steps * SpringWorld::kStep < max_seconds - 1e-9) {
+    for (int i = 0; i < kWindow; ++i) {
+      sampler.Sample(0.0, pose);
+      world.Step(pose);
+    }
+    steps += kWindow;
+    float moved = 0.0f;
+    for (size_t j = 0; j < before.size(); ++j) {
+      moved = std::max(moved, glm::distance(before[j], world.tails()[j]));
+      before[j] = world.tails()[j];
+    }
+    if (!(moved >= 1e-6f)) break;  // NaN stops too: nothing to wait for
+  }
+  return steps * SpringWorld::kStep;
+}
+
 ClipDriver::ClipDriver(SpringWorld& world, PoseSampler& sampler)
     : world_(&world),
       sampler_(&sampler),
