@@ -695,17 +695,40 @@ TEST(Measure, FrameRatesWithTheSameStateShareTheSkinnedMeshFigures) {
 namespace hairswing {
 namespace {
 
-// The demo avatar under a new scene root turned `deg` degrees about +Y.
-Avatar TurnedAboutUp(Avatar av, float deg) {
-  Node root;
-  root.name = "Turned";
-  root.rotation = glm::angleAxis(glm::radians(deg), glm::vec3(0, 1, 0));
+// The avatar with every scene root under `root`, a new node.
+Avatar UnderNewRoot(Avatar av, Node root) {
   root.children = av.scene_roots;
   av.nodes.push_back(root);
   const int r = static_cast<int>(av.nodes.size()) - 1;
   for (int c : av.scene_roots) av.nodes[c].parent = r;
   av.scene_roots = {r};
   return av;
+}
+
+// The avatar under a new scene root turned `deg` degrees about +Y.
+Avatar TurnedAboutUp(const Avatar& av, float deg) {
+  Node root;
+  root.name = "Turned";
+  root.rotation = glm::angleAxis(glm::radians(deg), glm::vec3(0, 1, 0));
+  return UnderNewRoot(av, root);
+}
+
+// Two reports of the same avatar seen another way (turned, other units): every figure within 1 %
+// (+ 0.02), solver by solver.
+void ExpectSameFigures(const MeasureReport& base, const MeasureReport& other) {
+  ASSERT_EQ(other.results.size(), base.results.size());
+  for (size_t i = 0; i < base.results.size(); ++i) {
+    const RunResult &a = base.results[i], &b = other.results[i];
+    SCOPED_TRACE(SolverModeName(a.solver));
+    auto near = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::fabs(x) + 0.02; };
+    EXPECT_PRED2(near, a.stretch_p99_pct, b.stretch_p99_pct);
+    EXPECT_PRED2(near, a.stretch_worst_pct, b.stretch_worst_pct);
+    EXPECT_PRED2(near, a.stretch_p99_excess_pct, b.stretch_p99_excess_pct);
+    EXPECT_PRED2(near, a.swing_rms_mm, b.swing_rms_mm);
+    EXPECT_PRED2(near, a.shape_error_deg, b.shape_error_deg);
+    EXPECT_PRED2(near, a.flip_deg, b.flip_deg);
+    EXPECT_PRED2(near, a.root_drift_mm, b.root_drift_mm);
+  }
 }
 
 TEST(Measure, TheHeadTurnIsTheSameMotionWhicheverWayTheAvatarFaces) {
@@ -730,18 +753,7 @@ TEST(Measure, TheHeadTurnIsTheSameMotionWhicheverWayTheAvatarFaces) {
     EXPECT_LT(glm::length(r - right), 1e-5f) << r.x << " " << r.y << " " << r.z;
     auto rep = Measure(turned, opt);
     ASSERT_TRUE(rep.ok()) << rep.status().message();
-    ASSERT_EQ(rep->results.size(), base->results.size());
-    for (size_t i = 0; i < rep->results.size(); ++i) {
-      const RunResult &a = base->results[i], &b = rep->results[i];
-      SCOPED_TRACE(SolverModeName(a.solver));
-      auto near = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::fabs(x) + 0.02; };
-      EXPECT_PRED2(near, a.stretch_p99_pct, b.stretch_p99_pct);
-      EXPECT_PRED2(near, a.stretch_worst_pct, b.stretch_worst_pct);
-      EXPECT_PRED2(near, a.stretch_p99_excess_pct, b.stretch_p99_excess_pct);
-      EXPECT_PRED2(near, a.swing_rms_mm, b.swing_rms_mm);
-      EXPECT_PRED2(near, a.shape_error_deg, b.shape_error_deg);
-      EXPECT_PRED2(near, a.flip_deg, b.flip_deg);
-    }
+    ExpectSameFigures(*base, *rep);
   }
 }
 
@@ -775,12 +787,7 @@ Avatar InCentimetres(Avatar av) {
   Node root;
   root.name = "Armature";
   root.scale = glm::vec3(1.0f / k);
-  root.children = av.scene_roots;
-  av.nodes.push_back(root);
-  const int r = static_cast<int>(av.nodes.size()) - 1;
-  for (int c : av.scene_roots) av.nodes[c].parent = r;
-  av.scene_roots = {r};
-  return av;
+  return UnderNewRoot(std::move(av), root);
 }
 
 TEST(Measure, AnAvatarInCentimetresUnderAScaledRootGivesTheSameFigures) {
@@ -792,18 +799,7 @@ TEST(Measure, AnAvatarInCentimetresUnderAScaledRootGivesTheSameFigures) {
   auto cm = Measure(InCentimetres(av), opt);
   ASSERT_TRUE(base.ok()) << base.status().message();
   ASSERT_TRUE(cm.ok()) << cm.status().message();
-  for (size_t i = 0; i < base->results.size(); ++i) {
-    const RunResult &a = base->results[i], &b = cm->results[i];
-    SCOPED_TRACE(SolverModeName(a.solver));
-    auto near = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::fabs(x) + 0.02; };
-    EXPECT_PRED2(near, a.stretch_p99_pct, b.stretch_p99_pct);
-    EXPECT_PRED2(near, a.stretch_worst_pct, b.stretch_worst_pct);
-    EXPECT_PRED2(near, a.stretch_p99_excess_pct, b.stretch_p99_excess_pct);
-    EXPECT_PRED2(near, a.swing_rms_mm, b.swing_rms_mm);
-    EXPECT_PRED2(near, a.shape_error_deg, b.shape_error_deg);
-    EXPECT_PRED2(near, a.flip_deg, b.flip_deg);
-    EXPECT_PRED2(near, a.root_drift_mm, b.root_drift_mm);
-  }
+  ExpectSameFigures(*base, *cm);
 }
 
 }  // namespace
