@@ -72,8 +72,9 @@ void AddFit(CLI::App& app, int& exit_code) {
                 "widen each chain's head-to-first-joint skin blend that is narrower than its first "
                 "segment to one segment (--reweight-segments), reported per chain (after --hair "
                 "when both are given); "
-                "spreads the root bend so every runtime stretches the mesh less there; undone "
-                "bit for bit by --undo");
+                "spreads the root bend so every runtime stretches the mesh less there; the head "
+                "then carries part of the hair, which swings less (the report gives that share "
+                "per chain); undone bit for bit by --undo");
   cmd->add_option("--reweight-segments", o->reweight_segments,
                   "with --reweight-roots: the blend's width in first-segment lengths")
       ->check(CLI::Range(0.25f, 4.0f))

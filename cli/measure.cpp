@@ -80,10 +80,10 @@ void PrintMeasureTable(const MeasureReport& rep) {
         "still (up to %.1f s), then plays the motion; curl and flip count from the shape it hangs "
         "in\n",
         hung);
-  std::printf("%-7s %4s %8s %8s %8s %8s %8s %8s %8s %7s %6s %8s %8s %12s %8s %5s %7s %7s\n",
-              "solver", "fps", "swing mm", "swng max", "p99 %", "welded %", "worst %", "exc p99",
-              "exc wrst", "curl", "flip", "root mm", "settle", "hidden(>1mm)", "depth mm", "pen.",
-              "p50 ms", "p95 ms");
+  std::printf("%-7s %4s %8s %8s %8s %8s %8s %8s %8s %8s %7s %6s %8s %8s %12s %8s %5s %7s %7s\n",
+              "solver", "fps", "swing mm", "swng max", "mesh mm", "p99 %", "welded %", "worst %",
+              "exc p99", "exc wrst", "curl", "flip", "root mm", "settle", "hidden(>1mm)",
+              "depth mm", "pen.", "p50 ms", "p95 ms");
   // Stretch of hair that no skinned vertex follows cannot be measured: "n/a", not 0.00.
   auto pct = [&](double v) {
     if (!rep.skinned_hair) return std::string("n/a");
@@ -98,17 +98,19 @@ void PrintMeasureTable(const MeasureReport& rep) {
         "bones), so stretch is n/a; swing and shape are the joints' own\n");
   for (const RunResult& r : rep.results)
     std::printf(
-        "%-7s %4d %8.2f %8.2f %8s %8s %8s %8s %8s %7.2f %6.1f %8.1e %8.1e %12s %8s %5d %7.3f "
-        "%7.3f\n",
-        SolverModeName(r.solver), r.fps, r.swing_rms_mm, r.swing_max_mm,
+        "%-7s %4d %8.2f %8.2f %8.2f %8s %8s %8s %8s %8s %7.2f %6.1f %8.1e %8.1e %12s %8s %5d "
+        "%7.3f %7.3f\n",
+        SolverModeName(r.solver), r.fps, r.swing_rms_mm, r.swing_max_mm, r.swing_mesh_rms_mm,
         pct(r.stretch_p99_pct).c_str(), pct(r.stretch_p99_welded_pct).c_str(),
         pct(r.stretch_worst_pct).c_str(), pct(r.stretch_p99_excess_pct).c_str(),
         pct(r.stretch_worst_excess_pct).c_str(), r.shape_error_deg, r.flip_deg, r.root_drift_mm,
         r.settle_mm, Opt(r.occlusion_hidden).c_str(), Opt(r.occlusion_max_depth_mm).c_str(),
         r.penetration_samples, r.update_p50_ms, r.update_p95_ms);
   std::printf(
-      "(welded = stretch on welded positions; exc = excess stretch, what the hair solver adds over "
-      "hair held rigid; curl = shape error in deg; flip = largest chord angle in deg)\n");
+      "(swing = the chains' tips, in their attachment frames; mesh = the same for every hair "
+      "vertex against hair held rigid, which skin weights change; welded = stretch on welded "
+      "positions; exc = excess stretch, what the hair solver adds over hair held rigid; curl = "
+      "shape error in deg; flip = largest chord angle in deg)\n");
   std::printf("frame-rate identity (30/60/120 fps, hashes at common times): %s\n",
               rep.fps_identical ? "identical" : "DIFFERENT");
   int shared = 0;

@@ -194,8 +194,8 @@ th{background:#f3f3f3} td:first-child{text-align:left}
             " front-strand vertices. Frame-rate identity (30/60/120 fps): <b>" +
             (d["fps_identical"].get<bool>() ? "identical" : "different") + "</b>.</p>\n";
     html +=
-        "<table><tr><th>solver</th><th>fps</th><th>swing rms mm</th><th>swing max mm</th><th>p99 "
-        "stretch %</th>"
+        "<table><tr><th>solver</th><th>fps</th><th>swing rms mm</th><th>swing max mm</th>"
+        "<th>mesh swing rms mm</th><th>p99 stretch %</th>"
         "<th>p99 welded %</th><th>worst edge %</th><th>excess p99 %</th><th>excess worst %</th>"
         "<th>flip &deg;</th><th>root drift mm</th>"
         "<th>settle mm</th><th>shape error &deg;</th><th>hidden by shirt (&gt;1 mm)</th><th>max "
@@ -207,6 +207,7 @@ th{background:#f3f3f3} td:first-child{text-align:left}
           "<tr><td>" + r["solver"].get<std::string>() + "</td><td>" +
           std::to_string(r["fps"].get<int>()) + "</td><td>" + HtmlNum(r["swing_rms_mm"], 2) +
           "</td><td>" + HtmlNum(r["swing_max_mm"], 1) + "</td><td>" +
+          HtmlNum(r.value("swing_mesh_rms_mm", nlohmann::json()), 2) + "</td><td>" +
           HtmlNum(r["stretch_p99_pct"], 2) + "</td><td>" + HtmlNum(r["stretch_p99_welded_pct"], 2) +
           "</td><td>" + HtmlNum(r["stretch_worst_pct"], 2) + "</td><td>" +
           HtmlNum(r["stretch_p99_excess_pct"], 2) + "</td><td>" +

@@ -546,6 +546,8 @@ TEST(Measure, ExcessStretchIsZeroWhenTheHairStaysRigid) {
     EXPECT_LT(std::fabs(r.stretch_p99_excess_pct), 0.01);
     EXPECT_LT(std::fabs(r.stretch_worst_excess_pct), 0.01);
     EXPECT_LT(r.swing_rms_mm, 1e-3);
+    // The strip swings with the shoulder in the run and in the baseline alike: no mesh swing.
+    EXPECT_LT(r.swing_mesh_rms_mm, 1e-3);
   }
   // The same strip under the head-turn: now the hair moves and the excess is its own stretch.
   opt.motion = nullptr;
@@ -555,6 +557,9 @@ TEST(Measure, ExcessStretchIsZeroWhenTheHairStaysRigid) {
   for (const RunResult& r : turn->results) {
     SCOPED_TRACE(SolverModeName(r.solver));
     EXPECT_GT(r.swing_rms_mm, 1.0);
+    // Every hair vertex moves less than the tip, which moves farthest, and more than nothing.
+    EXPECT_GT(r.swing_mesh_rms_mm, 0.1);
+    EXPECT_LT(r.swing_mesh_rms_mm, r.swing_max_mm);
     EXPECT_GT(r.stretch_worst_excess_pct, 0.5);
     EXPECT_LE(r.stretch_p99_excess_pct, r.stretch_worst_excess_pct);
   }

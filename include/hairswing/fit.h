@@ -120,6 +120,11 @@ struct ReweightResult {
     /// What a bend of the first joint costs the mesh, from the weights: the largest first-order
     /// edge length change at the chain's vertices, % per degree, before and after.
     double cost_before = 0, cost_after = 0;
+    /// The head's mean share (0..1) of the weight of the chain's vertices (head plus chain),
+    /// before and after: the part of the hair that moves with the head instead of the joints.
+    /// Widening the blend lowers the bend's cost by letting the head carry more of the hair, so
+    /// the mesh swings less than the joints at the same joint motion.
+    double head_share_before = 0, head_share_after = 0;
     /// The same for every joint with a segment, root first, from the weights the file keeps
     /// (after): a joint's bend turns the joints below with it. Where the root costs no less
     /// than the costliest joint below, a chain swinging from its root stretches more than the

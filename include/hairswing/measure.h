@@ -134,6 +134,11 @@ struct RunResult {
   double swing_rms_mm = 0;
   double swing_max_mm = 0;
   std::vector<double> swing_rms_per_chain_mm;
+  /// Swing of the hair mesh itself, not of its joints: each hair vertex's distance (welded, with
+  /// spring weight) from where the rigid baseline of the excess stretch puts it, in its chain's
+  /// attachment frame, less that offset at the first sample; rms over vertices and samples, mm.
+  /// Skin weights that let the head carry more of the mesh lower it at the same joint motion.
+  double swing_mesh_rms_mm = 0;
   /// Stretch on welded positions: vertices at the same rest position (UV seams, split normals)
   /// are one vertex and each edge counts once. Per chain: the edges whose vertices' largest
   /// spring weight lies on that chain (NaN, JSON null, for a chain that owns no edge).

@@ -208,7 +208,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     }
     const float width = std::max(0.0f, s_end - s_begin);
     const float target = opt.blend_segments * seg;
-    ReweightResult::Chain rc{name, width, target, 0, 0, 0, 0, {}};
+    ReweightResult::Chain rc{name, width, target, 0, 0, 0, 0, 0, 0, {}};
     rc.cost_before = BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
     rc.cost_after = rc.cost_before;
     // The chain as the file keeps it (rc.cost_after is its root's cost then): every joint's cost,
@@ -228,6 +228,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     // The head's share fades linearly over the target width from the top of the chain's
     // vertices; a vertex never loses head weight (the blend only widens).
     std::map<std::pair<int, int>, std::map<uint32_t, std::array<uint32_t, 8>>> local;
+    double share_before = 0, share_after = 0;
     for (const Vert& vt : verts) {
       Primitive& p = av.meshes[vt.prim->mesh].primitives[vt.prim->prim];
       glm::vec4& w = p.weights[vt.v];
@@ -246,6 +247,8 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       const float total = w_chain + w_head;
       const float h_new =
           std::max(w_head / total, std::clamp(1.0f - (vt.s - s_begin) / target, 0.0f, 1.0f));
+      share_before += w_head / total;
+      share_after += w_head / total;
       if (h_new * total <= w_head + 1e-6f) continue;  // already at least as much head
       // The head needs a slot when it has none: a free one (weight 0), in the skin's joint list.
       int free_slot = -1, head_index = -1;
@@ -279,11 +282,14 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
         }
       }
       w[head_slot] = std::max(0.0f, head_total);
+      share_after += h_new - w_head / total;
       ++rc.vertices;
     }
     // Kept only where it pays: the root bend's cost from the new weights against the old (a
     // chain whose blend sits at the joint, e.g. a one-segment bang, gains nothing).
     rc.cost_after = BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
+    rc.head_share_before = share_before / static_cast<double>(verts.size());
+    rc.head_share_after = share_after / static_cast<double>(verts.size());
     if (!(rc.cost_after < 0.9 * rc.cost_before)) {
       for (const auto& [key, rows] : local)
         for (const auto& [v, o] : rows) {
@@ -300,17 +306,24 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
                     1000 * width, 1000 * target, rc.cost_before, rc.cost_after);
       rc.vertices = 0;
       rc.cost_after = rc.cost_before;
+      rc.head_share_after = rc.head_share_before;
       record(b);
       continue;
     }
     for (auto& [key, rows] : local)
       for (auto& [v, o] : rows) original[key].emplace(v, o);
-    char b[300];
+    char b[512];
     std::snprintf(
         b, sizeof b,
         ": head-to-first-joint blend %.1f mm widened to %.1f mm (first segment: %.1f mm), "
-        "%d vertices re-weighted, root bend %.2f -> %.2f %% stretch per degree%s",
+        "%d vertices re-weighted, root bend %.2f -> %.2f %% stretch per degree, the head "
+        "carries %.0f -> %.0f %% of the chain's vertex weight (that part moves with the head, "
+        "not the joints%s)%s",
         1000 * width, 1000 * target, 1000 * seg, rc.vertices, rc.cost_before, rc.cost_after,
+        100 * rc.head_share_before, 100 * rc.head_share_after,
+        rc.head_share_after > 0.5 ? "; more than half: this hair will swing visibly less, try a "
+                                    "narrower --reweight-segments"
+                                  : "",
         rc.skipped ? (", " + std::to_string(rc.skipped) +
                       " kept (no free influence slot or the head is not in the skin)")
                          .c_str()

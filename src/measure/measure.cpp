@@ -34,7 +34,8 @@ struct WeldedEdges {
   std::vector<std::pair<uint32_t, uint32_t>> rep;  // welded vertex -> (hair primitive, vertex)
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   std::vector<float> rest_len;
-  std::vector<int> chain;  // per edge, -1 = no spring weight
+  std::vector<int> chain;       // per edge, -1 = no spring weight
+  std::vector<int> vert_chain;  // per welded vertex: the chain of its largest spring weight, or -1
 };
 
 // The flip of one chain at the world's current state (ChordFlipDeg) from its reference chord
@@ -215,6 +216,12 @@ class MeasureRun {
   std::vector<glm::mat4> world_, body_world_, palette_;
   std::vector<Transform> body_pose_;
   std::vector<double> max_ratio_, max_welded_, max_excess_, sample_ratios_;
+  // Mesh swing (RunResult::swing_mesh_rms_mm): per welded hair vertex, its offset from the
+  // rigid baseline in its chain's attachment frame at the first sample, and the sum of squared
+  // lags (mm^2) over vertices and samples.
+  std::vector<glm::vec3> mesh_ref_;
+  double mesh_sq_ = 0;
+  size_t mesh_n_ = 0;
   // Per chain link x chain collider (chain by chain, link-major): 1 = overlaps at rest, so no
   // solver can avoid it and it is not counted as penetration (a head sphere larger than the head
   // holding the hair). pair_offset_[c] = first entry of chain c.
@@ -308,6 +315,7 @@ void MeasureRun::Weld() {
     }
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
+  welded_.vert_chain = rep_chain;
   for (const auto& [a, b] : all) {
     const auto [ha, va] = welded_.rep[a];
     const auto [hb, vb] = welded_.rep[b];
@@ -408,6 +416,23 @@ Status MeasureRun::SampleStretch(RunResult& r) {
     const double rigid = glm::length(rigid_[ha][va] - rigid_[hb][vb]);
     max_welded_[e] = std::max(max_welded_[e], len / rest);
     max_excess_[e] = std::max(max_excess_[e], (len - rigid) / rest);
+  }
+  // Mesh swing: how far each hair vertex is from where the rigid baseline puts it, in its
+  // chain's attachment frame, against the same offset at the first sample (hair that hangs under
+  // gravity starts off the rest pose and that offset is not swing).
+  const bool first = r.sample_times.size() == 1;
+  if (first) mesh_ref_.assign(welded_.rep.size(), glm::vec3(0.0f));
+  for (size_t v = 0; v < welded_.rep.size(); ++v) {
+    const int c = welded_.vert_chain[v];
+    if (c < 0) continue;
+    const int attach = rig_.chains()[c].attach;
+    const glm::mat3 a = attach >= 0 ? RotationOnly(world_[attach]) : glm::mat3(1.0f);
+    const auto [h, i] = welded_.rep[v];
+    const glm::vec3 off = glm::transpose(a) * (posed_[h][i] - rigid_[h][i]);
+    if (first) mesh_ref_[v] = off;
+    const double lag = 1000.0 * glm::length(off - mesh_ref_[v]);
+    mesh_sq_ += lag * lag;
+    ++mesh_n_;
   }
   if (opt_.series)
     r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios_, 0.99) - 1.0));
@@ -561,6 +586,7 @@ void MeasureRun::SummariseMesh(RunResult& r) const {
       excess_hair.empty() ? StretchSummary{} : SummariseStretch(excess_hair);
   r.stretch_p99_excess_pct = ex_all.p99_pct;
   r.stretch_worst_excess_pct = ex_all.worst_pct;
+  r.swing_mesh_rms_mm = mesh_n_ ? std::sqrt(mesh_sq_ / static_cast<double>(mesh_n_)) : 0.0;
   std::vector<std::vector<double>> per_chain(rig_.chains().size()), per_chain_ex(per_chain.size());
   for (size_t e = 0; e < welded_.edges.size(); ++e)
     if (welded_.chain[e] >= 0) {
@@ -610,6 +636,8 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
   std::fill(max_ratio_.begin(), max_ratio_.end(), 1.0);
   std::fill(max_welded_.begin(), max_welded_.end(), 1.0);
   std::fill(max_excess_.begin(), max_excess_.end(), 0.0);
+  mesh_sq_ = 0.0;
+  mesh_n_ = 0;
   r.flip_per_chain_deg.assign(rig_.chains().size(), 0.0);
   const size_t chains = rig_.chains().size();
   r.tip_paths.assign(chains, {});
@@ -800,6 +828,7 @@ std::string FirstNonFiniteFigure(const MeasureReport& report) {
         {"arc_deviation_deg", r.arc_deviation_deg},
         {"swing_rms_mm", r.swing_rms_mm},
         {"swing_max_mm", r.swing_max_mm},
+        {"swing_mesh_rms_mm", r.swing_mesh_rms_mm},
         {"stretch_p99_excess_pct", r.stretch_p99_excess_pct},
         {"flip_deg", r.flip_deg}};
     for (const auto& [name, value] : figures)
@@ -853,6 +882,7 @@ std::string MeasureReportJson(const MeasureReport& rep, bool include_series) {
     o["swing_rms_mm"] = r.swing_rms_mm;
     o["swing_max_mm"] = r.swing_max_mm;
     o["swing_rms_per_chain_mm"] = r.swing_rms_per_chain_mm;
+    o["swing_mesh_rms_mm"] = r.swing_mesh_rms_mm;
     o["stretch_p99_welded_pct"] = stretch(r.stretch_p99_welded_pct);
     o["stretch_worst_welded_pct"] = stretch(r.stretch_worst_welded_pct);
     Json per_chain = Json::array();
