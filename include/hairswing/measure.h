@@ -136,7 +136,8 @@ struct RunResult {
   std::vector<double> swing_rms_per_chain_mm;
   /// Swing of the hair mesh itself, not of its joints: each hair vertex's distance (welded, with
   /// spring weight) from where the rigid baseline of the excess stretch puts it, in its chain's
-  /// attachment frame, less that offset at the first sample; rms over vertices and samples, mm.
+  /// attachment frame, against that offset at the end of the run (as the tips' swing); rms over
+  /// vertices and samples, mm.
   /// Skin weights that let the head carry more of the mesh lower it at the same joint motion.
   double swing_mesh_rms_mm = 0;
   /// Stretch on welded positions: vertices at the same rest position (UV seams, split normals)

@@ -216,12 +216,13 @@ class MeasureRun {
   std::vector<glm::mat4> world_, body_world_, palette_;
   std::vector<Transform> body_pose_;
   std::vector<double> max_ratio_, max_welded_, max_excess_, sample_ratios_;
-  // Mesh swing (RunResult::swing_mesh_rms_mm): per welded hair vertex, its offset from the
-  // rigid baseline in its chain's attachment frame at the first sample, and the sum of squared
-  // lags (mm^2) over vertices and samples.
-  std::vector<glm::vec3> mesh_ref_;
-  double mesh_sq_ = 0;
-  size_t mesh_n_ = 0;
+  // Mesh swing (RunResult::swing_mesh_rms_mm): per welded hair vertex, its offset d from the
+  // rigid baseline in its chain's attachment frame (mm): the sum of d and of |d|^2 over the
+  // samples and the latest d, so that the rms of d - d_end comes out at the end without keeping
+  // every sample: sum |d - e|^2 = sum |d|^2 - 2 e . sum d + n |e|^2.
+  std::vector<glm::dvec3> mesh_sum_, mesh_last_;
+  std::vector<double> mesh_sum_sq_;
+  size_t mesh_samples_ = 0;
   // Per chain link x chain collider (chain by chain, link-major): 1 = overlaps at rest, so no
   // solver can avoid it and it is not counted as penetration (a head sphere larger than the head
   // holding the hair). pair_offset_[c] = first entry of chain c.
@@ -418,22 +419,27 @@ Status MeasureRun::SampleStretch(RunResult& r) {
     max_excess_[e] = std::max(max_excess_[e], (len - rigid) / rest);
   }
   // Mesh swing: how far each hair vertex is from where the rigid baseline puts it, in its
-  // chain's attachment frame, against the same offset at the first sample (hair that hangs under
-  // gravity starts off the rest pose and that offset is not swing).
-  const bool first = r.sample_times.size() == 1;
-  if (first) mesh_ref_.assign(welded_.rep.size(), glm::vec3(0.0f));
+  // chain's attachment frame (summed here, against where it is at the end in SummariseMesh, as
+  // the tips' swing: hair that hangs under gravity or rests against a collider is off the rest
+  // pose for good, and that offset is not swing).
+  if (r.sample_times.size() == 1) {
+    mesh_sum_.assign(welded_.rep.size(), glm::dvec3(0.0));
+    mesh_last_.assign(welded_.rep.size(), glm::dvec3(0.0));
+    mesh_sum_sq_.assign(welded_.rep.size(), 0.0);
+    mesh_samples_ = 0;
+  }
   for (size_t v = 0; v < welded_.rep.size(); ++v) {
     const int c = welded_.vert_chain[v];
     if (c < 0) continue;
     const int attach = rig_.chains()[c].attach;
     const glm::mat3 a = attach >= 0 ? RotationOnly(world_[attach]) : glm::mat3(1.0f);
     const auto [h, i] = welded_.rep[v];
-    const glm::vec3 off = glm::transpose(a) * (posed_[h][i] - rigid_[h][i]);
-    if (first) mesh_ref_[v] = off;
-    const double lag = 1000.0 * glm::length(off - mesh_ref_[v]);
-    mesh_sq_ += lag * lag;
-    ++mesh_n_;
+    const glm::dvec3 off = 1000.0 * glm::dvec3(glm::transpose(a) * (posed_[h][i] - rigid_[h][i]));
+    mesh_sum_[v] += off;
+    mesh_sum_sq_[v] += glm::dot(off, off);
+    mesh_last_[v] = off;
   }
+  ++mesh_samples_;
   if (opt_.series)
     r.stretch_p99_series_pct.push_back(100.0 * (QuantileInPlace(sample_ratios_, 0.99) - 1.0));
   return Status::Ok();
@@ -586,7 +592,17 @@ void MeasureRun::SummariseMesh(RunResult& r) const {
       excess_hair.empty() ? StretchSummary{} : SummariseStretch(excess_hair);
   r.stretch_p99_excess_pct = ex_all.p99_pct;
   r.stretch_worst_excess_pct = ex_all.worst_pct;
-  r.swing_mesh_rms_mm = mesh_n_ ? std::sqrt(mesh_sq_ / static_cast<double>(mesh_n_)) : 0.0;
+  double mesh_sq = 0.0;
+  size_t mesh_verts = 0;
+  const double n = static_cast<double>(mesh_samples_);
+  for (size_t v = 0; v < mesh_sum_.size(); ++v) {
+    if (welded_.vert_chain[v] < 0) continue;
+    const glm::dvec3& e = mesh_last_[v];
+    mesh_sq +=
+        std::max(0.0, mesh_sum_sq_[v] - 2.0 * glm::dot(e, mesh_sum_[v]) + n * glm::dot(e, e));
+    ++mesh_verts;
+  }
+  r.swing_mesh_rms_mm = mesh_verts && mesh_samples_ ? std::sqrt(mesh_sq / (n * mesh_verts)) : 0.0;
   std::vector<std::vector<double>> per_chain(rig_.chains().size()), per_chain_ex(per_chain.size());
   for (size_t e = 0; e < welded_.edges.size(); ++e)
     if (welded_.chain[e] >= 0) {
@@ -636,8 +652,7 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
   std::fill(max_ratio_.begin(), max_ratio_.end(), 1.0);
   std::fill(max_welded_.begin(), max_welded_.end(), 1.0);
   std::fill(max_excess_.begin(), max_excess_.end(), 0.0);
-  mesh_sq_ = 0.0;
-  mesh_n_ = 0;
+  mesh_samples_ = 0;
   r.flip_per_chain_deg.assign(rig_.chains().size(), 0.0);
   const size_t chains = rig_.chains().size();
   r.tip_paths.assign(chains, {});
