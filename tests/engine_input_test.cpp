@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "hairswing/anim.h"
 #include "hairswing/crowd.h"
@@ -121,11 +122,19 @@ TEST(EngineInput, NonFiniteDriverTransformIsRefusedUnchanged) {
   w->ResetDriven(drivers);
   const uint64_t before = w->StateHash();
   std::vector<glm::quat> rot(rig->joint_node().size(), glm::quat(1, 0, 0, 0));
-  drivers.back()[3][1] = std::nanf("");
-  const StepReport r = w->StepDriven(drivers, rot);
-  EXPECT_TRUE(r.flags & kStepRefusedNonFinite);
-  EXPECT_EQ(r.steps_run, 0);
-  EXPECT_EQ(w->StateHash(), before);
+  // NaN, +inf and -inf, in a translation, a rotation column and a projective row.
+  const std::tuple<float, int, int> bad[] = {
+      {std::nanf(""), 3, 1}, {INFINITY, 0, 2}, {-INFINITY, 1, 3}, {INFINITY, 2, 0}};
+  for (const auto& [value, col, row] : bad) {
+    std::vector<glm::mat4> broken = drivers;
+    broken.back()[col][row] = value;
+    const StepReport r = w->StepDriven(broken, rot);
+    EXPECT_TRUE(r.flags & kStepRefusedNonFinite) << value << " at " << col << "," << row;
+    EXPECT_EQ(r.steps_run, 0);
+    EXPECT_EQ(w->StateHash(), before);
+  }
+  // The same matrices, finite: the step runs.
+  EXPECT_EQ(w->StepDriven(drivers, rot).steps_run, 1);
 }
 
 // The frame driver over driver transforms runs the same number of steps as the whole-pose one and
