@@ -489,6 +489,7 @@ class SpringWorld {
   std::vector<uint8_t> attach_still_;  // per chain: it hangs from a node no chain's step moves
   std::vector<uint8_t> lane_written_;  // WriteBack scratch: the chain was written in lanes
   std::vector<int> lane_write_;        // WriteBack scratch: the lane groups to write
+  std::vector<int> write_left_;        // WriteBack scratch: the flat chains written one by one
   int rot_cache_node_ = -2;            // this step: the node whose world rotation rot_cache_ holds
   glm::quat rot_cache_{1, 0, 0, 0};
   int sim_cache_node_ = -2;  // this step: the node whose world matrix sim_cache_ judged

@@ -1752,18 +1752,18 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
   // so the processor idles between them. Chains do not depend on each other: building the
   // rotations of all chains depth by depth gives it independent work to overlap. Same
   // operations, same bits.
-  auto left = [&](int c) { return flat_[c].pending && !lane_written_[c]; };
-  int depth = 0;
+  int left = 0, depth = 0;
   for (int c = 0; c < chains; ++c)
-    if (left(c))
+    if (flat_[c].pending && !lane_written_[c]) {
+      write_left_[left++] = c;
       depth = std::max(depth, rig.chains()[c].joint_end - rig.chains()[c].joint_begin - 1);
-  for (int d = 1; d <= depth; ++d)
-    for (int c = 0; c < chains; ++c) {
-      const RigChain& ch = rig.chains()[c];
-      if (left(c) && ch.joint_begin + d < ch.joint_end) FlatRotations(c, ch.joint_begin + d);
     }
-  for (int c = 0; c < chains; ++c)
-    if (left(c)) WriteFlatChain(c, pose, world);
+  for (int d = 1; d <= depth; ++d)
+    for (int i = 0; i < left; ++i) {
+      const RigChain& ch = rig.chains()[write_left_[i]];
+      if (ch.joint_begin + d < ch.joint_end) FlatRotations(write_left_[i], ch.joint_begin + d);
+    }
+  for (int i = 0; i < left; ++i) WriteFlatChain(write_left_[i], pose, world);
   if (!world) world_lazy_any_ = true;
 }
 

@@ -344,6 +344,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   }
   w.lane_written_.assign(rig.chains().size(), 0);
   w.lane_write_.assign(w.lane_groups_.size(), 0);
+  w.write_left_.assign(rig.chains().size(), 0);
   w.prev_attach_.assign(rig.chains().size(), glm::mat4(1.0f));
   w.prev_center_.assign(rig.chains().size(), glm::mat4(1.0f));
   w.vrm_initial_local_.resize(nj);
