@@ -85,6 +85,7 @@ Json RowJson(const RunResult& r) {
   return Json{{"solver", SolverModeName(r.solver)},
               {"fps", r.fps},
               {"swing_rms_mm", num(r.swing_rms_mm)},
+              {"swing_mesh_rms_mm", num(r.swing_mesh_rms_mm)},
               {"stretch_p99_welded_pct", num(r.stretch_p99_welded_pct)},
               {"stretch_p99_excess_pct", num(r.stretch_p99_excess_pct)},
               {"stretch_worst_excess_pct", num(r.stretch_worst_excess_pct)},
@@ -104,7 +105,7 @@ Json RowJson(const RunResult& r) {
 }
 
 struct SolverSummary {
-  double median_excess = 0, median_swing = 0, median_curl = 0, max_flip = 0;
+  double median_excess = 0, median_swing = 0, median_mesh_swing = 0, median_curl = 0, max_flip = 0;
   int motions = 0;
 };
 std::map<std::string, SolverSummary> Summarise(const std::vector<SuiteRow>& rows) {
@@ -112,16 +113,18 @@ std::map<std::string, SolverSummary> Summarise(const std::vector<SuiteRow>& rows
   for (const SuiteRow& row : rows) by[SolverModeName(row.result.solver)].push_back(&row.result);
   std::map<std::string, SolverSummary> out;
   for (const auto& [solver, runs] : by) {
-    std::vector<double> ex, sw, cu;
+    std::vector<double> ex, sw, msw, cu;
     SolverSummary s;
     for (const RunResult* r : runs) {
       ex.push_back(r->stretch_p99_excess_pct);
       sw.push_back(r->swing_rms_mm);
+      msw.push_back(r->swing_mesh_rms_mm);
       cu.push_back(r->shape_error_deg);
       s.max_flip = std::max(s.max_flip, r->flip_deg);
     }
     s.median_excess = Median(ex);
     s.median_swing = Median(sw);
+    s.median_mesh_swing = Median(msw);
     s.median_curl = Median(cu);
     s.motions = static_cast<int>(runs.size());
     out[solver] = s;
@@ -404,6 +407,7 @@ nlohmann::ordered_json SuiteJson(const SuiteResults& res) {
       sum[solver] = {{"motions", s.motions},
                      {"median_stretch_p99_excess_pct", s.median_excess},
                      {"median_swing_rms_mm", s.median_swing},
+                     {"median_swing_mesh_rms_mm", s.median_mesh_swing},
                      {"median_shape_error_deg", s.median_curl},
                      {"max_flip_deg", s.max_flip}};
     j["suite_summary"] = sum;
