@@ -360,9 +360,12 @@ void AddMeasure(CLI::App& app, int& exit_code) {
                 "retargeted onto the avatar, every solver; per clip and overall (median over "
                 "motions): excess stretch, swing, curl and flip");
   cmd->add_option("--suite-clips", o->flags.suite_file,
-                  "the clip library of --suite (default: " + DefaultSuiteFile() + ")");
+                  "the clip library of --suite (default: " + DefaultSuiteFile() +
+                      "); one without some of the clips above runs the ones it has, one with "
+                      "none of them runs its own clips (up to 16), and the table says which");
   cmd->add_option("--suite-seconds", o->flags.suite_seconds,
-                  "length of each suite clip's run (clips loop)")
+                  "length of each suite clip's run (clips named *_Loop, or *loop* in another "
+                  "library, loop; the others play once and hold their last pose)")
       ->check(FiniteRange(2.0, 60.0))
       ->capture_default_str();
   cmd->add_option("--sweep", o->flags.sweep,

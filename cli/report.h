@@ -81,6 +81,9 @@ struct SweepPoint {
 struct SuiteResults {
   std::vector<SuiteRow> suite;  ///< head-turn first, then the clips; every solver
   std::vector<SweepPoint> sweep;
+  /// What the suite ran instead of the standard clips (a --suite-clips library without some or
+  /// all of them), for the table's heading and the JSON.
+  std::vector<std::string> notes;
 };
 /// The clips of the suite, by name in the UAL library.
 const std::vector<std::string>& SuiteClips();

@@ -42,13 +42,20 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+std::string Short(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // Sets opt's motion to `clip` (a clip of rt's source) retargeted and looped.
+// With `index` >= 0 the source's animation of that index, whatever its name.
 std::string UseClip(const std::shared_ptr<Retargeter>& rt, const Avatar& source,
                     const Avatar& target, const std::string& clip_name, MeasureOptions* opt,
-                    ClipSampler::Playback playback = ClipSampler::Playback::kLoop) {
+                    ClipSampler::Playback playback = ClipSampler::Playback::kLoop, int index = -1) {
   std::shared_ptr<Clip> clip;
   std::string wanted = clip_name;  // exact, or ignoring case when that picks one
-  if (!wanted.empty()) {
+  if (index >= 0) wanted = source.animations[index].name;
+  if (!wanted.empty() && index < 0) {
     std::vector<std::string> names;
     for (const auto& a : source.animations) names.push_back(a.name);
     auto found = FindName(wanted, names, "clip");
@@ -56,7 +63,9 @@ std::string UseClip(const std::shared_ptr<Retargeter>& rt, const Avatar& source,
     wanted = names[*found];
   }
   for (size_t a = 0; a < source.animations.size() && !clip; ++a) {
-    if (!wanted.empty() && source.animations[a].name != wanted) continue;
+    if (index >= 0 ? static_cast<int>(a) != index
+                   : !wanted.empty() && source.animations[a].name != wanted)
+      continue;
     auto source_clip = Clip::FromAvatar(source, rt->source_rig(), static_cast<int>(a));
     if (!source_clip.ok()) return source_clip.status().message();
     clip = std::make_shared<Clip>(rt->Retarget(source_clip.value()));
@@ -65,7 +74,8 @@ std::string UseClip(const std::shared_ptr<Retargeter>& rt, const Avatar& source,
   auto cs = BuildConstraints(target, rt->target_rig());
   if (!cs.ok()) return cs.status().message();
   auto constraints = std::make_shared<std::vector<RigConstraint>>(std::move(cs).value());
-  opt->motion_name = clip->name;
+  // A clip without a name (a VRM Animation has one clip, often unnamed) goes by its file.
+  opt->motion_name = clip->name.empty() ? Short(source.source_path) : clip->name;
   opt->shape_until = -1.0;  // a clip moves all along: curl and flip over the whole run
   // The measurement builds its own Rig from the same avatar: identical node order.
   opt->motion = [clip, constraints, playback](const Rig& rig) -> std::unique_ptr<PoseSampler> {
@@ -225,11 +235,6 @@ std::string Verdict(const RunResult& b, const RunResult& a) {
   return buf;
 }
 
-std::string Short(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 const std::vector<std::string>& SuiteClips() {
@@ -292,18 +297,65 @@ std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
              " could not be loaded (give another with --suite-clips): " + src.status().message();
     auto rt = MakeRetargeter(src->avatar, avatar);
     if (!rt.ok()) return "--suite: " + rt.status().message();
+    // The standard clips by name. A library of other clips (--suite-clips) runs those of them it
+    // has, and one with none of them runs each of its own clips (at most kMaxOwnClips), so that
+    // a studio's own motions can be the suite; the default library must have all of them.
+    struct Pick {
+      std::string label;
+      int index;
+      bool loop;
+    };
+    std::vector<Pick> picks;
+    std::vector<std::string> missing;
+    auto index_of = [&](const std::string& name) {
+      for (size_t a = 0; a < src->avatar.animations.size(); ++a)
+        if (src->avatar.animations[a].name == name) return static_cast<int>(a);
+      return -1;
+    };
     for (const std::string& name : SuiteClips()) {
-      MeasureOptions o = common;
-      o.duration = flags.suite_seconds;
+      const int a = index_of(name);
+      if (a < 0 && flags.suite_file.empty())
+        return "--suite: the clip library " + file + " has no clip named \"" + name +
+               "\" (give another library with --suite-clips)";
       // A one-shot clip (a jump, a roll) plays once and holds its last pose: looped, its end
       // would jump back to its start, a jerk no animation has.
-      const bool loop = name.size() > 5 && name.compare(name.size() - 5, 5, "_Loop") == 0;
-      if (const std::string err =
-              UseClip(rt.value(), src->avatar, avatar, name, &o,
-                      loop ? ClipSampler::Playback::kLoop : ClipSampler::Playback::kOnce);
+      if (a >= 0)
+        picks.push_back(
+            {name, a, name.size() > 5 && name.compare(name.size() - 5, 5, "_Loop") == 0});
+      else
+        missing.push_back(name);
+    }
+    constexpr size_t kMaxOwnClips = 16;
+    if (picks.empty()) {
+      const size_t n = std::min(src->avatar.animations.size(), kMaxOwnClips);
+      if (n == 0) return "--suite: the clip library " + file + " has no animations";
+      for (size_t a = 0; a < n; ++a) {
+        const std::string& name = src->avatar.animations[a].name;
+        // Looped when its name says so; otherwise played once, holding its last pose.
+        const bool loop = ToLower(name).find("loop") != std::string::npos;
+        picks.push_back({name.empty() ? "clip " + std::to_string(a) : name.substr(0, 40),
+                         static_cast<int>(a), loop});
+      }
+      out->notes.push_back(Short(file) + " has none of the standard suite clips: its own " +
+                           std::to_string(n) + " clip(s) ran" +
+                           (src->avatar.animations.size() > n
+                                ? " (the first " + std::to_string(n) + " of " +
+                                      std::to_string(src->avatar.animations.size()) + ")"
+                                : std::string()));
+    } else if (!missing.empty()) {
+      std::string list;
+      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+      out->notes.push_back(Short(file) + " lacks " + list + ": the suite ran without them");
+    }
+    for (const Pick& pick : picks) {
+      MeasureOptions o = common;
+      o.duration = flags.suite_seconds;
+      if (const std::string err = UseClip(
+              rt.value(), src->avatar, avatar, pick.label, &o,
+              pick.loop ? ClipSampler::Playback::kLoop : ClipSampler::Playback::kOnce, pick.index);
           !err.empty())
         return "--suite: " + err;
-      runs.emplace_back(name, o);
+      runs.emplace_back(pick.label, o);
     }
   }
   size_t suite_runs = runs.size();
@@ -364,6 +416,7 @@ void PrintSuite(const SuiteResults& res) {
     std::printf(
         "\nmotion suite (60 fps; excess = the stretch the hair adds over hair held rigid, p99 and "
         "worst welded edge %%; curl = shape error deg; flip = largest chord angle deg):\n");
+    for (const std::string& n : res.notes) std::printf("note: %s\n", n.c_str());
     std::printf("%-13s %-7s %9s %9s %9s %9s %8s %8s\n", "motion", "solver", "swing mm", "exc p99",
                 "exc worst", "p99 %", "curl", "flip");
     for (const SuiteRow& row : res.suite) {
@@ -411,6 +464,7 @@ nlohmann::ordered_json SuiteJson(const SuiteResults& res) {
                      {"median_shape_error_deg", s.median_curl},
                      {"max_flip_deg", s.max_flip}};
     j["suite_summary"] = sum;
+    j["suite_notes"] = res.notes;
   }
   if (!res.sweep.empty()) {
     Json pts = Json::array();
@@ -435,7 +489,10 @@ std::string SuiteHtml(const SuiteResults& res, const std::string& who) {
         "avatar, 60 fps. Excess stretch is what the hair solver adds over hair held rigid in its "
         "attachment frame; flip is the largest angle of a chain's root-to-tip chord from rest "
         "(over "
-        "90&deg; = thrown over the head).</p><table><tr><th>motion</th><th>solver</th><th>swing "
+        "90&deg; = thrown over the head).</p>";
+    for (const std::string& n : res.notes) html += "<p class=\"note\">" + HtmlEsc(n) + "</p>";
+    html +=
+        "<table><tr><th>motion</th><th>solver</th><th>swing "
         "rms mm</th><th>excess p99 %</th><th>excess worst %</th><th>p99 welded %</th><th>curl "
         "&deg;</th><th>flip &deg;</th></tr>\n";
     for (const SuiteRow& row : res.suite) {

@@ -29,7 +29,9 @@ std::string ToLower(std::string s) {
 namespace {
 std::string Quoted(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "\"" : ", \"") + n + "\"";
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") +
+           (n.empty() ? std::string("(one without a name)") : "\"" + n + "\"");
   return out;
 }
 }  // namespace
