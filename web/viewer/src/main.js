@@ -354,14 +354,20 @@ function poseBody(tb) {
   }
 }
 
+// One frame: the body at time tb, then the humanoid, look-at, expressions and the hair (the
+// package replaced the manager); recorded when a head-turn test runs.
+function stepFrame(dt, tb) {
+  poseBody(tb);
+  S.vrm.update(dt);
+  if (S.vrm.plain && S.springs) S.springs.update(dt);
+  if (S.record) S.record.frames.push({ dt, m: Array.from(S.springs.driverMatrices()) });
+}
+
 function advance(dt) {
   S.t += dt;
   const tb = S.holdAt != null ? Math.min(S.t, S.holdAt) : S.t;
   S.bodyTime = tb;
-  poseBody(tb);
-  S.vrm.update(dt); // humanoid, look-at, expressions, and the hair (the package replaced the manager)
-  if (S.vrm.plain && S.springs) S.springs.update(dt);
-  if (S.record) S.record.frames.push({ dt, m: Array.from(S.springs.driverMatrices()) });
+  stepFrame(dt, tb);
   if (!S.tipRest && S.springs && S.springs.stats.steps > S.stepsAtRestart) captureTipRest(); // tails exist after a step
   if (S.motion === 'headturn' && S.fixed && S.t >= HEAD_TURN_SECONDS - 1e-9) finishHeadTurn();
 }
@@ -404,13 +410,34 @@ function startHeadTurnTest() {
   S.vrm.scene.updateMatrixWorld(true);
   S.vrm.humanoid.update();
   S.springs.reset();
-  S.fixed = true; // one 1/60 s step per rendered frame: the same run however fast the page renders
   S.record = { drivers: S.springs.drivers.length, reset: Array.from(S.springs.driverMatrices()), frames: [] };
+  S.hungBefore = hangUnderGravity();
+  S.fixed = true; // one 1/60 s step per rendered frame: the same run however fast the page renders
   S.headTurnDone = null;
   paused = false;
   updatePauseButton();
-  $('hash').textContent = 'head-turn test running (12 s at 60 Hz)…';
+  $('hash').textContent = 'head-turn test running (12 s at 60 Hz' +
+    (S.hungBefore > 0 ? `, after ${S.hungBefore.toFixed(1)} s of letting the hair hang` : '') + ')…';
   return S.record;
+}
+
+// Hair with gravity hangs lower than the file's rest pose. As `hairswing measure` and `bake` do,
+// the body is held at the motion's first pose until no chain tip moves 0.001 mm in 0.5 s (at most
+// 20 s), so the test starts from hanging hair instead of showing it fall into place. Run at once
+// (a few ms), on the same 60 Hz clock, and recorded: `hairswing hash --replay` replays it too.
+// Returns the seconds held (0 without gravity).
+function hangUnderGravity() {
+  if (!S.springs.joints.some((j) => j.settings.gravityPower > 0)) return 0;
+  const dt = 1 / 60, span = 30, most = 1200;
+  let frames = 0, before = null;
+  while (frames < most) {
+    for (let i = 0; i < span; ++i, ++frames) stepFrame(dt, 0); // the clock does not move
+    const now = tipPositionsInHead();
+    const moved = before ? Math.max(0, ...now.map((p, i) => p.distanceTo(before[i]))) : Infinity;
+    before = now;
+    if (moved < 1e-6) break;
+  }
+  return frames * dt;
 }
 
 function finishHeadTurn() {
@@ -1169,7 +1196,7 @@ window.__hs = {
   runHeadTurnNow() {
     startHeadTurnTest();
     while (S.fixed) advance(1 / 60);
-    return { hash: S.headTurnDone.hash, recording: S.headTurnDone.recording };
+    return { hash: S.headTurnDone.hash, recording: S.headTurnDone.recording, hungBefore: S.hungBefore };
   },
   pixelStats,
   internals: () => S, // for debugging in the console

@@ -111,6 +111,7 @@ try {
     await page.click(`#solver button:text-is("${button}")`);
     assert.equal((await state()).mode, mode);
     const run = await page.evaluate(() => window.__hs.runHeadTurnNow());
+    assert.equal(run.hungBefore, 0, 'hair without gravity is not held before the head-turn');
     const rec = path.join(work, `headturn-${mode}.json`);
     fs.writeFileSync(rec, JSON.stringify(run.recording));
     const nativeHash = execFileSync(cli, ['hash', native, '--solver', mode, '--replay', rec], { encoding: 'utf8' }).trim();
@@ -346,6 +347,23 @@ try {
     log(`gravity 1 on hair_3 at rest: tip lag ${dropping.toFixed(2)} mm while it drops, ${hanging.toFixed(3)} mm hanging still`);
     assert.ok(dropping > 0.5, `the chain with gravity did not drop (tip lag ${dropping} mm)`);
     assert.ok(hanging < 0.05, `hanging still reads a tip lag of ${hanging} mm`);
+    // The head-turn test with that gravity: the hair first hangs still with the body held (as
+    // measure and bake do), recorded, so it starts from hanging hair and native replay agrees.
+    const hungRun = await page.evaluate(() => window.__hs.runHeadTurnNow());
+    const extra = hungRun.recording.frames.length - 720;
+    log(`head-turn with gravity on hair_3: ${hungRun.hungBefore.toFixed(2)} s of hanging first (${extra} frames)`);
+    assert.ok(hungRun.hungBefore >= 0.5 && hungRun.hungBefore <= 20, `held ${hungRun.hungBefore} s before the head-turn`);
+    assert.equal(extra, Math.round(hungRun.hungBefore * 60), 'the held frames are not in the recording');
+    // Native replay of the same run, on the file with that gravity as Save writes it.
+    await page.$eval('#tune-save', (e) => e.scrollIntoView());
+    const [gravityDownload] = await Promise.all([page.waitForEvent('download'), page.click('#tune-save')]);
+    const gravityFile = path.join(work, `gravity-${gravityDownload.suggestedFilename()}`);
+    await gravityDownload.saveAs(gravityFile);
+    const gravityRec = path.join(work, 'headturn-gravity.json');
+    fs.writeFileSync(gravityRec, JSON.stringify(hungRun.recording));
+    const gravityNative = execFileSync(cli, ['hash', gravityFile, '--solver', 'arc', '--replay', gravityRec], { encoding: 'utf8' }).trim();
+    log(`head-turn with gravity: browser ${hungRun.hash}, native replay ${gravityNative}`);
+    assert.equal(hungRun.hash, gravityNative, 'with gravity: the browser\'s head-turn differs from native');
     await fresh();
     await page.click('#headturn');
     const plain = await page.evaluate(() => window.__hs.step(1.0));
