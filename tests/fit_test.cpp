@@ -595,6 +595,10 @@ TEST(Reweight, KeepsAChainWhereWideningWouldNotPay) {
       found = true;
       EXPECT_EQ(c.vertices, 0);
       EXPECT_EQ(c.cost_after, c.cost_before);
+      // A kept chain reports its head share as it is (the tube's blend at the tie), unchanged.
+      EXPECT_GT(c.head_share_before, 0.0);
+      EXPECT_LT(c.head_share_before, 0.5);
+      EXPECT_EQ(c.head_share_after, c.head_share_before);
     }
   EXPECT_TRUE(found);
   const Avatar fresh = MakeDemoAvatar(DemoVariant::kPonytail);

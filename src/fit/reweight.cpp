@@ -183,6 +183,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     };
     std::vector<Vert> verts;
     float s_begin = 1e30f, s_end = -1e30f;
+    double share = 0;  // the head's share of the chain's vertex weight, summed
     for (Prim& pr : prims) {
       const Primitive& p = av.meshes[pr.mesh].primitives[pr.prim];
       std::fill(pr.on_chain.begin(), pr.on_chain.end(), 0);
@@ -198,6 +199,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
         pr.on_chain[v] = 1;
         const float s = glm::dot(pr.rest[v] - p0, dir);
         verts.push_back({&pr, v, s});
+        share += w_head / (w_head + w_chain);
         s_begin = std::min(s_begin, s);
         if (w_head > 1e-3f * (w_head + w_chain)) s_end = std::max(s_end, s);
       }
@@ -209,6 +211,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     const float width = std::max(0.0f, s_end - s_begin);
     const float target = opt.blend_segments * seg;
     ReweightResult::Chain rc{name, width, target, 0, 0, 0, 0, 0, 0, {}};
+    rc.head_share_before = rc.head_share_after = share / static_cast<double>(verts.size());
     rc.cost_before = BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
     rc.cost_after = rc.cost_before;
     // The chain as the file keeps it (rc.cost_after is its root's cost then): every joint's cost,
@@ -228,7 +231,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     // The head's share fades linearly over the target width from the top of the chain's
     // vertices; a vertex never loses head weight (the blend only widens).
     std::map<std::pair<int, int>, std::map<uint32_t, std::array<uint32_t, 8>>> local;
-    double share_before = 0, share_after = 0;
+    double share_after = 0;
     for (const Vert& vt : verts) {
       Primitive& p = av.meshes[vt.prim->mesh].primitives[vt.prim->prim];
       glm::vec4& w = p.weights[vt.v];
@@ -247,7 +250,6 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       const float total = w_chain + w_head;
       const float h_new =
           std::max(w_head / total, std::clamp(1.0f - (vt.s - s_begin) / target, 0.0f, 1.0f));
-      share_before += w_head / total;
       share_after += w_head / total;
       if (h_new * total <= w_head + 1e-6f) continue;  // already at least as much head
       // The head needs a slot when it has none: a free one (weight 0), in the skin's joint list.
@@ -288,7 +290,6 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     // Kept only where it pays: the root bend's cost from the new weights against the old (a
     // chain whose blend sits at the joint, e.g. a one-segment bang, gains nothing).
     rc.cost_after = BendCostPctPerDeg(av, prims, ch, ch.joint_begin, rig, p0, dir);
-    rc.head_share_before = share_before / static_cast<double>(verts.size());
     rc.head_share_after = share_after / static_cast<double>(verts.size());
     if (!(rc.cost_after < 0.9 * rc.cost_before)) {
       for (const auto& [key, rows] : local)
