@@ -222,6 +222,7 @@ class MeasureRun {
   // every sample: sum |d - e|^2 = sum |d|^2 - 2 e . sum d + n |e|^2.
   std::vector<glm::dvec3> mesh_sum_, mesh_last_;
   std::vector<double> mesh_sum_sq_;
+  std::vector<glm::mat3> to_attach_;  // per chain, this sample: world to attachment frame
   size_t mesh_samples_ = 0;
   // Per chain link x chain collider (chain by chain, link-major): 1 = overlaps at rest, so no
   // solver can avoid it and it is not counted as penetration (a head sphere larger than the head
@@ -428,13 +429,16 @@ Status MeasureRun::SampleStretch(RunResult& r) {
     mesh_sum_sq_.assign(welded_.rep.size(), 0.0);
     mesh_samples_ = 0;
   }
+  to_attach_.resize(rig_.chains().size());
+  for (size_t c = 0; c < to_attach_.size(); ++c) {
+    const int attach = rig_.chains()[c].attach;
+    to_attach_[c] = attach >= 0 ? glm::transpose(RotationOnly(world_[attach])) : glm::mat3(1.0f);
+  }
   for (size_t v = 0; v < welded_.rep.size(); ++v) {
     const int c = welded_.vert_chain[v];
     if (c < 0) continue;
-    const int attach = rig_.chains()[c].attach;
-    const glm::mat3 a = attach >= 0 ? RotationOnly(world_[attach]) : glm::mat3(1.0f);
     const auto [h, i] = welded_.rep[v];
-    const glm::dvec3 off = 1000.0 * glm::dvec3(glm::transpose(a) * (posed_[h][i] - rigid_[h][i]));
+    const glm::dvec3 off = 1000.0 * glm::dvec3(to_attach_[c] * (posed_[h][i] - rigid_[h][i]));
     mesh_sum_[v] += off;
     mesh_sum_sq_[v] += glm::dot(off, off);
     mesh_last_[v] = off;
