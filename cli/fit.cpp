@@ -147,7 +147,12 @@ void AddFit(CLI::App& app, int& exit_code) {
                             {"blend_mm", 1000.0 * c.blend_m},
                             {"target_mm", 1000.0 * c.target_m},
                             {"vertices", c.vertices},
-                            {"skipped", c.skipped}});
+                            {"skipped", c.skipped},
+                            {"root_cost_pct_per_deg_before", c.cost_before},
+                            {"root_cost_pct_per_deg_after", c.cost_after},
+                            {"joint_cost_pct_per_deg", c.joint_cost},
+                            {"head_share_before", c.head_share_before},
+                            {"head_share_after", c.head_share_after}});
         rep["reweight"] = chains;
       }
       if (o->colliders) {
