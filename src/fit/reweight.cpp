@@ -231,7 +231,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
     // The head's share fades linearly over the target width from the top of the chain's
     // vertices; a vertex never loses head weight (the blend only widens).
     std::map<std::pair<int, int>, std::map<uint32_t, std::array<uint32_t, 8>>> local;
-    double share_after = 0;
+    double share_after = share;  // what each re-weighted vertex adds to the head's share, below
     for (const Vert& vt : verts) {
       Primitive& p = av.meshes[vt.prim->mesh].primitives[vt.prim->prim];
       glm::vec4& w = p.weights[vt.v];
@@ -250,7 +250,6 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       const float total = w_chain + w_head;
       const float h_new =
           std::max(w_head / total, std::clamp(1.0f - (vt.s - s_begin) / target, 0.0f, 1.0f));
-      share_after += w_head / total;
       if (h_new * total <= w_head + 1e-6f) continue;  // already at least as much head
       // The head needs a slot when it has none: a free one (weight 0), in the skin's joint list.
       int free_slot = -1, head_index = -1;

@@ -656,7 +656,6 @@ Status MeasureRun::Run(SolverMode mode, int fps, float scale, bool full, RunResu
   std::fill(max_ratio_.begin(), max_ratio_.end(), 1.0);
   std::fill(max_welded_.begin(), max_welded_.end(), 1.0);
   std::fill(max_excess_.begin(), max_excess_.end(), 0.0);
-  mesh_samples_ = 0;
   r.flip_per_chain_deg.assign(rig_.chains().size(), 0.0);
   const size_t chains = rig_.chains().size();
   r.tip_paths.assign(chains, {});
