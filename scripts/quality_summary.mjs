@@ -1,7 +1,8 @@
 // Summary of scripts/quality: reads out/quality/NAME.json (the defaults: head-turn at 30/60/120 fps
 // and, with ../shared/data, the motion suite) and NAME.rwW.SETTING.json (the whole path: the file
 // re-weighted with blend width W, arc's SETTING on it) for each "name:file:kind" argument, prints
-// the tables with every target met or MISSED, and writes summary.json and summary.md beside them.
+// the tables with every target met or MISSED, and writes summary.json and summary.md beside them;
+// NAME.gG.json (the file with its springs' gravity power set to G, head-turn at 60 fps) too.
 //   node scripts/quality_summary.mjs OUTDIR SECONDS|null name:file:kind...
 // The targets (docs/solver.md, "Defaults"): figures are the head-turn at 60 fps unless said.
 import fs from 'node:fs';
@@ -15,6 +16,7 @@ const at60 = (rep) => Object.fromEntries(rep.results.filter((r) => r.fps === 60)
 
 const defaults = [];
 const whole = [];
+const gravity = [];
 for (const entry of entries) {
   const [name, , kind] = entry.split(':');
   const rep = read(path.join(dir, `${name}.json`));
@@ -59,6 +61,27 @@ for (const entry of entries) {
     row.targets.flip = thrown.length === 0 ? null : thrown.every(([, f]) => f.arc <= 60);
   }
   defaults.push(row);
+
+  // The same head-turn targets with gravity: the file's springs set to gravity power G.
+  for (const g of ['0.3', '1']) {
+    const gr = read(path.join(dir, `${name}.g${g}.json`));
+    if (!gr) continue;
+    const on = at60(gr);
+    const r = {
+      avatar: name,
+      gravity_power: Number(g),
+      excess_p99_pct: { arc: on.arc.stretch_p99_excess_pct, parent: on.parent.stretch_p99_excess_pct, vrm: on.vrm.stretch_p99_excess_pct },
+      excess_worst_pct: { arc: on.arc.stretch_worst_excess_pct, parent: on.parent.stretch_worst_excess_pct, vrm: on.vrm.stretch_worst_excess_pct },
+      curl_deg: { arc: on.arc.shape_error_deg, parent: on.parent.shape_error_deg },
+      swing_mm: { arc: on.arc.swing_rms_mm, parent: on.parent.swing_rms_mm, vrm: on.vrm.swing_rms_mm },
+    };
+    r.targets = {
+      p99_below_parent: r.excess_p99_pct.arc < r.excess_p99_pct.parent,
+      worst_below_parent: r.excess_worst_pct.arc < r.excess_worst_pct.parent,
+      curl: r.curl_deg.arc < r.curl_deg.parent,
+    };
+    gravity.push(r);
+  }
 
   // The whole path, against parent and vrm on the original file at the author's settings.
   const budget = Math.min(parent.stretch_p99_excess_pct, vrm.stretch_p99_excess_pct);
@@ -141,11 +164,23 @@ if (whole.length) {
     return `${a}: ${ok.length ? ok.join(', ') : 'none'}`;
   }).join('; '));
 }
+if (gravity.length) {
+  md.push('', '### The defaults with gravity (`tune --all --gravity-power G`), head-turn at 60 fps', '',
+    'The same files with every spring\'s gravity power set to G (the demo avatars and the fitted haircuts have none; many artist rigs have some). Targets as in the first table: arc\'s excess p99 and worst edge below parent\'s, curl below parent\'s.', '');
+  md.push(...table(['avatar', 'G', 'excess p99 % arc / parent / vrm', 'worst excess % arc / parent / vrm', 'curl deg arc / parent',
+    'swing mm arc / parent / vrm', 'T p99 < parent', 'T worst < parent', 'T curl'],
+  gravity.map((r) => [r.avatar, String(r.gravity_power),
+    `${fmt(r.excess_p99_pct.arc)} / ${fmt(r.excess_p99_pct.parent)} / ${fmt(r.excess_p99_pct.vrm)}`,
+    `${fmt(r.excess_worst_pct.arc)} / ${fmt(r.excess_worst_pct.parent)} / ${fmt(r.excess_worst_pct.vrm)}`,
+    `${fmt(r.curl_deg.arc, 2)} / ${fmt(r.curl_deg.parent, 2)}`,
+    `${fmt(r.swing_mm.arc)} / ${fmt(r.swing_mm.parent)} / ${fmt(r.swing_mm.vrm)}`,
+    mark(r.targets.p99_below_parent), mark(r.targets.worst_below_parent), mark(r.targets.curl)])));
+}
 const seconds = secondsArg === 'null' ? null : Number(secondsArg);
 md.push('', `measure --suite on the layered demo: ${seconds === null ? 'not run (no clip library)' : `${fmt(seconds, 2)} s (target < 5 s on the 2-core machine: ${mark(seconds < 5)})`}`);
 
 const text = md.join('\n') + '\n';
 fs.writeFileSync(path.join(dir, 'summary.md'), text);
-fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify({ defaults, whole_path: whole, measure_suite_seconds: seconds }, null, 2) + '\n');
+fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify({ defaults, whole_path: whole, gravity, measure_suite_seconds: seconds }, null, 2) + '\n');
 console.log('\n' + text);
 console.log(`summary: ${path.join(dir, 'summary.md')} and summary.json; per avatar NAME.json and NAME.html in ${dir}`);
