@@ -250,6 +250,7 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
   auto text = ReadRegularFile(manifest_path, kMaxSideFileBytes);
   if (!text.ok()) return Status(StatusCode::kInvalidInput, text.status().message());
   if (const std::string deep = JsonNestingError(*text); !deep.empty()) return Bad(m, deep);
+  if (const std::string many = JsonValuesError(*text); !many.empty()) return Bad(m, many);
   plan.manifest_sha256 = Sha256(*text);
   plan.dir = fs::path(manifest_path).parent_path().string();
   if (plan.dir.empty()) plan.dir = ".";

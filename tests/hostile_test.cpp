@@ -1,10 +1,12 @@
 // Hostile-input fixes of issue 16, one root cause per test, on the broken corpus' valid base
 // scene edited in memory (the CLI-level corpus is tests/hostile, run by ctest hostile.corpus).
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "hairswing/demo.h"
+#include "hairswing/files.h"
 #include "hairswing/fit.h"
 #include "hairswing/io.h"
 #include "test_util.h"
@@ -46,6 +48,44 @@ TEST(Hostile, DeepNestingIsRefusedBeforeParsing) {
   // 100 levels are fine (the limit is not in the way of real extras).
   j["nodes"][0]["extras"] = Json::parse(std::string(100, '[') + std::string(100, ']'));
   EXPECT_TRUE(LoadJson(j).ok());
+}
+
+TEST(Hostile, AMemoryBombOfSmallValuesIsRefusedBeforeParsing) {
+  // 10 MB of `[0,0,...]` in an extras took 1 GB to parse (about 100 bytes per value): refused by
+  // its count before any parser sees it, with the byte where it passed the limit.
+  Json j = Base();
+  const size_t base_count = [&] {
+    const std::string t = j.dump();
+    return static_cast<size_t>(
+        std::count_if(t.begin(), t.end(), [](char c) { return c == ',' || c == '[' || c == '{'; }));
+  }();
+  j["nodes"][0]["extras"] = "@";
+  std::string text = j.dump();
+  auto zeros = [](size_t n) {  // n values counted: the '[' and n - 1 commas
+    std::string z = "[0";
+    z.reserve(2 * n + 1);
+    for (size_t i = 1; i < n; ++i) z += ",0";
+    return z + "]";
+  };
+  std::string bomb = text;
+  bomb.replace(bomb.find("\"@\""), 3, zeros(kMaxJsonValues - base_count + 1));
+  auto r = LoadText(bomb);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than 4000000 values"), std::string::npos)
+      << r.status().message();
+  // Exactly at the limit the count passes (parsing 4 million values is left out: 400 MB).
+  std::string at = text;
+  at.replace(at.find("\"@\""), 3, zeros(kMaxJsonValues - base_count));
+  EXPECT_EQ(JsonValuesError(at), "");
+  EXPECT_NE(JsonValuesError(bomb), "");
+}
+
+TEST(Hostile, JsonValuesAreCountedOutsideStringsOnly) {
+  EXPECT_EQ(JsonValuesError(R"({"a": [1, 2], "b": {}})", 5), "");  // { [ , , {
+  EXPECT_NE(JsonValuesError(R"({"a": [1, 2], "b": {}})", 4), "");
+  // Commas, brackets and escaped quotes inside strings are not values.
+  EXPECT_EQ(JsonValuesError(R"({"a": ",,,[[{{\",,"})", 1), "");
+  EXPECT_NE(JsonValuesError(R"({"a": ",,,[[{{\",,", "b": 1})", 1), "");
 }
 
 TEST(Hostile, WrongJsonTypesAreRejectedNotDropped) {

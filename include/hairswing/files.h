@@ -47,4 +47,19 @@ constexpr size_t kMaxJsonDepth = 128;
 /// else a message naming the byte offset where it went deeper.
 std::string JsonNestingError(std::string_view text, size_t max_depth = kMaxJsonDepth);
 
+/// The most JSON values an avatar or clip file may hold, counted as JsonValuesError counts them.
+/// A parsed value costs 100-450 bytes of memory (the JSON tree, then tinygltf's model), so 10 MB
+/// of `[0,0,0,...]` took 1 GB: without a limit, a file of a few hundred MB dropped into the
+/// viewer could take all the memory of the machine. At the limit, parsing takes at most about
+/// 1.8 GB. Real files hold far fewer: the UAL clip library about 134,000, the fitted and
+/// re-weighted files of scripts/quality at most 83,000 (a re-weighting's undo record holds about
+/// 9 per vertex it changed: a hair mesh of 400,000 re-weighted vertices would reach the limit).
+constexpr size_t kMaxJsonValues = 4'000'000;
+
+/// Counts the values of JSON text in one scan (strings and escapes skipped) as the commas, `[`
+/// and `{` outside strings (each element of an array or member of an object after the first is
+/// preceded by a comma; each container adds one): "" when the count stays within `max_values`,
+/// else a message naming the byte offset where it passed the limit.
+std::string JsonValuesError(std::string_view text, size_t max_values = kMaxJsonValues);
+
 }  // namespace hairswing

@@ -110,8 +110,11 @@ Result<std::string> ReadRegularFile(const std::string& path, size_t max_bytes) {
   return text;
 }
 
-std::string JsonNestingError(std::string_view text, size_t max_depth) {
-  size_t depth = 0;
+namespace {
+// Calls visit(c, i) for every character of JSON text outside strings (escapes skipped) until it
+// returns a message; returns that message, or "" at the end.
+template <typename Visit>
+std::string ScanJson(std::string_view text, Visit visit) {
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -122,15 +125,37 @@ std::string JsonNestingError(std::string_view text, size_t max_depth) {
         in_string = false;
     } else if (c == '"') {
       in_string = true;
-    } else if (c == '[' || c == '{') {
+    } else if (std::string m = visit(c, i); !m.empty()) {
+      return m;
+    }
+  }
+  return {};
+}
+}  // namespace
+
+std::string JsonNestingError(std::string_view text, size_t max_depth) {
+  size_t depth = 0;
+  return ScanJson(text, [&](char c, size_t i) -> std::string {
+    if (c == '[' || c == '{') {
       if (++depth > max_depth)
         return "arrays and objects nested deeper than " + std::to_string(max_depth) +
                " levels (at byte " + std::to_string(i) + ")";
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
-  }
-  return {};
+    return {};
+  });
+}
+
+std::string JsonValuesError(std::string_view text, size_t max_values) {
+  size_t count = 0;
+  return ScanJson(text, [&](char c, size_t i) -> std::string {
+    if ((c == ',' || c == '[' || c == '{') && ++count > max_values)
+      return "more than " + std::to_string(max_values) + " values (at byte " + std::to_string(i) +
+             "): refused, parsing would take gigabytes of memory; real avatars and clip "
+             "libraries hold far fewer";
+    return {};
+  });
 }
 
 }  // namespace hairswing

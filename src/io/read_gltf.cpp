@@ -102,6 +102,9 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
   if (std::string deep = JsonNestingError(json_text); !deep.empty())
     return fail(StatusCode::kInvalidInput,
                 std::string(is_glb ? "JSON chunk" : "JSON") + ": " + deep);
+  if (std::string many = JsonValuesError(json_text); !many.empty())
+    return fail(StatusCode::kInvalidInput,
+                std::string(is_glb ? "JSON chunk" : "JSON") + ": " + many);
   Json root;
   try {
     root = Json::parse(json_text);

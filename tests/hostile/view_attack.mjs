@@ -147,6 +147,19 @@ for (const uri of uris) {
   await alive('the header flood');
 }
 {
+  // A memory bomb: 60 MB of small JSON values (about 6 GB parsed at 100 bytes a value) is
+  // refused by its count before any parser sees it; the server's memory stays small.
+  const zeros = '[0' + ',0'.repeat(30_000_000) + ']';
+  const bomb = `{"asset":{"version":"2.0"},"extras":${zeros}}`;
+  const t0 = Date.now();
+  const r = await post('/api/springs', [{ name: 'avatar', filename: 'bomb.gltf', content: bomb }]);
+  const body = r.body.toString();
+  check(r.status === 400 && body.includes('values'), `a 60 MB glTF of 30 million values refused: ${r.status} in ${Date.now() - t0} ms (${body.slice(0, 90)})`);
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  check(rss < 1000, `server memory after the bomb: ${rss.toFixed(0)} MB`);
+  await alive('the memory bomb');
+}
+{
   // Slow clients: connections that send a few bytes of a request head and then nothing.
   const slow = [];
   const t00 = Date.now();
