@@ -234,6 +234,45 @@ TEST(Compressed, AMeshoptViewClaimingGigabytesIsRefused) {
   EXPECT_NE(r.status().message().find("1 GiB"), std::string::npos) << r.status().message();
 }
 
+// The decoded streams of one file share one budget (LoadOptions::max_decoded_values x 4 bytes):
+// a file of many views, each under the 1 GiB of one view, cannot decode to more than that in all.
+TEST(Compressed, MeshoptViewsTogetherOverTheDecodedBudgetAreRefused) {
+  std::ifstream in(test::TestData("compressed/strip_meshopt.glb"), std::ios::binary);
+  std::string glb((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint32_t json_len;
+  std::memcpy(&json_len, glb.data() + 12, 4);
+  const auto doc = nlohmann::json::parse(glb.substr(20, json_len));
+  size_t total = 0, largest = 0, views = 0;
+  for (const auto& v : doc["bufferViews"]) {
+    if (!v.contains("extensions")) continue;
+    const auto& e = v["extensions"]["EXT_meshopt_compression"];
+    const size_t bytes = e["count"].get<size_t>() * e["byteStride"].get<size_t>();
+    total += bytes;
+    largest = std::max(largest, bytes);
+    ++views;
+  }
+  ASSERT_GE(views, 2u);
+  ASSERT_EQ(total % 4, 0u);
+  // Exactly enough for the streams: they decode, and what stops the load is the accessors
+  // reading them again (their own count against the same budget, 2,200 values here).
+  LoadOptions enough;
+  enough.max_decoded_values = total / 4;
+  auto at = LoadAvatar(test::TestData("compressed/strip_meshopt.glb"), enough);
+  ASSERT_FALSE(at.ok());
+  EXPECT_EQ(at.status().message().find("budget for decoded data"), std::string::npos)
+      << at.status().message();
+  EXPECT_NE(at.status().message().find("accessors["), std::string::npos) << at.status().message();
+  LoadOptions short_by_one;
+  short_by_one.max_decoded_values = total / 4 - 1;
+  ASSERT_GE(short_by_one.max_decoded_values * 4, largest);  // each view alone would fit
+  auto r = LoadAvatar(test::TestData("compressed/strip_meshopt.glb"), short_by_one);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("budget for decoded data"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("EXT_meshopt_compression"), std::string::npos)
+      << r.status().message();
+}
+
 // A stream that claims more than the budget allows is refused before anything is allocated.
 TEST(Compressed, MeshoptCountOverTheBudgetIsRefused) {
   LoadOptions small;

@@ -5,6 +5,7 @@
 // and every offset into the compressed bytes is checked against its buffer.
 #include "io/decode_compressed.h"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -31,6 +32,19 @@ namespace hairswing::io {
 namespace {
 
 constexpr size_t kMaxDecodedBytes = size_t(1) << 30;  ///< per buffer view or attribute
+
+#if HAIRSWING_MESHOPT || HAIRSWING_DRACO
+// Takes `bytes` of decoded output from what is left of the file's budget (`*left`): a few bytes
+// of stream can claim up to 1 GiB per view or attribute, and a file can hold many of them.
+void TakeDecoded(size_t bytes, size_t* left, const std::string& field) {
+  if (bytes > *left)
+    throw ReadError(field, "decodes to " + std::to_string(bytes) + " bytes, more than the " +
+                               std::to_string(*left) +
+                               " left of the file's budget for decoded data "
+                               "(LoadOptions::max_decoded_values x 4 bytes, over all streams)");
+  *left -= bytes;
+}
+#endif
 
 const Json* ExtensionOf(const Json& obj, const char* name) {
   if (!obj.is_object()) return nullptr;
@@ -89,7 +103,7 @@ void CheckDecodable(const Json& ext, const std::string& f, const char* extension
 
 // ---- EXT_meshopt_compression ----------------------------------------------------------------
 
-void DecodeMeshoptViews(tinygltf::Model& m, const Json& root, size_t max_values) {
+void DecodeMeshoptViews(tinygltf::Model& m, const Json& root, size_t max_values, size_t* left) {
   const Json* views = Find(root, "bufferViews");
   if (!views || !views->is_array()) return;
   for (size_t i = 0; i < views->size() && i < m.bufferViews.size(); ++i) {
@@ -116,6 +130,7 @@ void DecodeMeshoptViews(tinygltf::Model& m, const Json& root, size_t max_values)
     if (count * stride > kMaxDecodedBytes)
       throw ReadError(f, "decodes to " + std::to_string(count * stride) +
                              " bytes, over the limit of 1 GiB for one buffer view");
+    TakeDecoded(count * stride, left, f);
     std::vector<unsigned char> out(count * stride);
     int rc = -1;
     if (mode == "ATTRIBUTES") {
@@ -153,7 +168,7 @@ void DecodeMeshoptViews(tinygltf::Model& m, const Json& root, size_t max_values)
     view.buffer = AppendBuffer(m, std::move(out));
     view.byteOffset = 0;
 #else
-    (void)max_values;
+    (void)max_values, (void)left;
 #endif
   }
 }
@@ -210,7 +225,7 @@ void SetAccessorData(tinygltf::Model& m, int* acc, std::set<int>& taken,
 }
 #endif
 
-void DecodeDracoPrimitives(tinygltf::Model& m, const Json& root, size_t max_values) {
+void DecodeDracoPrimitives(tinygltf::Model& m, const Json& root, size_t max_values, size_t* left) {
   const Json* meshes = Find(root, "meshes");
   if (!meshes || !meshes->is_array()) return;
 #if HAIRSWING_DRACO
@@ -279,6 +294,7 @@ void DecodeDracoPrimitives(tinygltf::Model& m, const Json& root, size_t max_valu
           throw ReadError(Idx("accessors", acc), "invalid type or componentType");
         const size_t elem = static_cast<size_t>(nc) * cs;
         if (points * elem > kMaxDecodedBytes) throw ReadError(af, "decodes to more than 1 GiB");
+        TakeDecoded(points * elem, left, af);
         std::vector<unsigned char> bytes(points * elem);
         for (size_t p = 0; p < points; ++p)
           if (!ConvertTo(*att, att->mapped_index(draco::PointIndex(static_cast<uint32_t>(p))), ct,
@@ -291,6 +307,7 @@ void DecodeDracoPrimitives(tinygltf::Model& m, const Json& root, size_t max_valu
       if (prim.attributes.find("POSITION") == prim.attributes.end() || !attrs->contains("POSITION"))
         throw ReadError(f + ".attributes", "no POSITION");
 
+      TakeDecoded(corners * 4, left, f + " (indices)");
       std::vector<unsigned char> idx(corners * 4);
       for (draco::FaceIndex fi(0); fi < mesh->num_faces(); ++fi) {
         const auto& face = mesh->face(fi);
@@ -307,7 +324,7 @@ void DecodeDracoPrimitives(tinygltf::Model& m, const Json& root, size_t max_valu
       ia.type = TINYGLTF_TYPE_SCALAR;
       ia.normalized = false;
 #else
-      (void)max_values;
+      (void)max_values, (void)left;
 #endif
     }
   }
@@ -352,9 +369,11 @@ bool PrepareCompressedForParser(Json& root) {
   return changed;
 }
 
-void DecodeCompressedGeometry(tinygltf::Model& m, const Json& root, size_t max_values) {
-  DecodeMeshoptViews(m, root, max_values);  // Draco streams may lie in meshopt views: first
-  DecodeDracoPrimitives(m, root, max_values);
+void DecodeCompressedGeometry(tinygltf::Model& m, const Json& root, size_t max_values,
+                              size_t max_bytes) {
+  size_t left = max_bytes;
+  DecodeMeshoptViews(m, root, max_values, &left);  // Draco streams may lie in meshopt views: first
+  DecodeDracoPrimitives(m, root, max_values, &left);
 }
 
 }  // namespace hairswing::io

@@ -27,9 +27,11 @@ bool PrepareCompressedForParser(Json& root);
 
 /// After tinygltf parsed the document: decodes every EXT_meshopt_compression buffer view and
 /// every KHR_draco_mesh_compression primitive into new buffers of `m` and points the views and
-/// accessors at them. `max_values` bounds the decoded elements (LoadOptions::max_elements);
-/// a stream that does not decode is a ReadError naming the view or primitive.
-void DecodeCompressedGeometry(tinygltf::Model& m, const Json& root, size_t max_values);
+/// accessors at them. `max_values` bounds the decoded elements of each stream
+/// (LoadOptions::max_elements), `max_bytes` the decoded bytes of all streams together; a stream
+/// that does not decode, or goes past either, is a ReadError naming the view or primitive.
+void DecodeCompressedGeometry(tinygltf::Model& m, const Json& root, size_t max_values,
+                              size_t max_bytes);
 
 /// Whether this build decodes the extension (false in the WebAssembly package).
 bool CanDecode(const std::string& extension);

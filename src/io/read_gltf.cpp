@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -205,7 +206,10 @@ Result<LoadedAvatar> LoadAvatarFromMemory(const uint8_t* data, size_t size, cons
       std::string first = err.substr(0, err.find('\n'));
       return fail(StatusCode::kInvalidInput, first.empty() ? "not a valid glTF file" : first);
     }
-    DecodeCompressedGeometry(model, root, options.max_elements);
+    // The decoded streams share the budget of decoded values (4 bytes each), as accessors do.
+    DecodeCompressedGeometry(
+        model, root, options.max_elements,
+        options.max_decoded_values > SIZE_MAX / 4 ? SIZE_MAX : options.max_decoded_values * 4);
     Reader reader{model, {}, options.max_elements, options.max_decoded_values};
     for (size_t i = 0; i < model.buffers.size(); ++i) {
       const std::string uri = model.buffers[i].uri;
