@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hairswing/demo.h"
@@ -54,6 +55,34 @@ TEST(CApi, ModesOutsideTheEnumAreRefusedAsBadArguments) {
   EXPECT_EQ(hs_world_set_mode(w, static_cast<hs_mode>(-1)), HS_INVALID_ARGUMENT);
   EXPECT_EQ(hs_world_set_mode(w, HS_MODE_VRM), HS_OK);
   hs_world_destroy(w);
+}
+
+// hs_config carries its own size: a config that skipped hs_config_default, or one laid out by
+// another version of hairswing.h, is refused naming struct_size, not read from the wrong place.
+TEST(CApi, AConfigOfAnotherSizeIsRefused) {
+  Loaded l;
+  ASSERT_NE(l.av, nullptr);
+  hs_config c;
+  hs_config_default(&c);
+  EXPECT_EQ(c.struct_size, sizeof(hs_config));
+  hs_world* w = nullptr;
+  ASSERT_EQ(hs_world_create(l.av, &c, &w), HS_OK) << hs_last_error();
+  hs_world_destroy(w);
+  for (const auto& [size, status] : {std::pair<uint32_t, hs_status>{0, HS_INVALID_ARGUMENT},
+                                     {36, HS_INVALID_ARGUMENT},  // the layout before struct_size
+                                     {sizeof(hs_config) + 4, HS_UNSUPPORTED}}) {
+    hs_config odd = c;
+    odd.struct_size = size;
+    w = reinterpret_cast<hs_world*>(&odd);  // must be set to NULL, not left or used
+    EXPECT_EQ(hs_world_create(l.av, &odd, &w), status) << size;
+    EXPECT_EQ(w, nullptr);
+    EXPECT_NE(std::strstr(hs_last_error(), "struct_size"), nullptr) << hs_last_error();
+  }
+  // Without hs_config_default: a zeroed config is refused, not taken as mode 0 with zero stiffness.
+  hs_config zeroed;
+  std::memset(&zeroed, 0, sizeof zeroed);
+  EXPECT_EQ(hs_world_create(l.av, &zeroed, &w), HS_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(hs_last_error(), "hs_config_default"), nullptr) << hs_last_error();
 }
 
 TEST(CApi, AFrameRateOutOfRangeIsABadArgumentNotBadInput) {

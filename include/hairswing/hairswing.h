@@ -95,9 +95,16 @@ typedef struct hs_step_report {
   int32_t contacts;
 } hs_step_report;
 
+/* Start from hs_config_default, which sets every field, struct_size included, then change what
+ * you need. struct_size is sizeof(hs_config) as the caller was compiled: hs_world_create refuses
+ * 0 (a config that skipped hs_config_default) and any size it does not know, so a caller built
+ * against another version of this header gets an error instead of fields read from the wrong
+ * place. A later version that adds fields at the end will accept this version's size and give
+ * the fields it lacks their defaults. */
 typedef struct hs_config {
-  hs_mode mode;  /* default HS_MODE_ARC */
-  int32_t tuned; /* arc/parent: 1 = tuned damping (default), 0 = plain VRM mapping */
+  uint32_t struct_size; /* sizeof(hs_config), set by hs_config_default */
+  hs_mode mode;         /* default HS_MODE_ARC */
+  int32_t tuned;        /* arc/parent: 1 = tuned damping (default), 0 = plain VRM mapping */
   /* arc: 0..1 of the author's swing kept as a rigid swing; default 0, the article's setting (the
    * author's drag per segment); 1 = the "lively" setting, swinging about as far as VRM */
   float arc_liveliness;

@@ -295,6 +295,7 @@ hs_status hs_head_turn_hash(const hs_avatar* a, hs_mode mode, int32_t fps, uint6
 void hs_config_default(hs_config* c) {
   if (!c) return;
   const hairswing::SpringConfig d;
+  c->struct_size = sizeof(hs_config);
   c->mode = HS_MODE_ARC;
   c->tuned = d.tuned ? 1 : 0;
   c->arc_liveliness = d.arc_liveliness;
@@ -326,7 +327,22 @@ hs_status hs_world_create(const hs_avatar* a, const hs_config* config, hs_world*
     if (!a || !out) return Fail(HS_INVALID_ARGUMENT, "hs_world_create: NULL argument");
     hs_config c;
     hs_config_default(&c);
-    if (config) c = *config;
+    if (config) {
+      // The caller's layout, by its size: this version knows one (a later one that adds fields
+      // at the end copies the sizes it knows and keeps the defaults of the fields past them).
+      const uint32_t size = config->struct_size;
+      if (size == 0)
+        return Fail(HS_INVALID_ARGUMENT,
+                    "hs_world_create: config->struct_size is 0: start from hs_config_default, "
+                    "which sets it to sizeof(hs_config)");
+      if (size != sizeof(hs_config))
+        return Fail(size < sizeof(hs_config) ? HS_INVALID_ARGUMENT : HS_UNSUPPORTED,
+                    "hs_world_create: config->struct_size is " + std::to_string(size) +
+                        " bytes; this hairswing (" + hs_version() + ") knows hs_config as " +
+                        std::to_string(sizeof(hs_config)) +
+                        " bytes: rebuild against its hairswing.h");
+      c = *config;
+    }
     if (!ValidMode(c.mode)) return Fail(HS_INVALID_ARGUMENT, "hs_world_create: unknown mode");
     if (!(c.arc_liveliness >= 0.0f && c.arc_liveliness <= 1.0f))
       return Fail(HS_INVALID_ARGUMENT, "hs_world_create: arc_liveliness must be in [0, 1]");

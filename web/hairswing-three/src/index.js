@@ -20,8 +20,9 @@ const COLLIDER_BYTES = 48; // hs_collider: node, shape, offset[3], tail[3], norm
 const STEPPINGS = ['fixed', 'frame'];
 const STATUS = ['ok', 'invalid input', 'invalid argument', 'out of memory', 'internal error',
   'unsupported', 'i/o error'];
-const CONFIG_BYTES = 36; // hs_config: mode, tuned, arc_liveliness, stiffness_scale,
-// vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness, arc_follow (9 x 4 bytes)
+const CONFIG_BYTES = 40; // hs_config: struct_size, mode, tuned, arc_liveliness, stiffness_scale,
+// vrm_three_compat, teleport_distance, teleport_angle, arc_stiffness, arc_follow (10 x 4 bytes);
+// the library refuses a config whose struct_size is not its own sizeof(hs_config)
 const REPORT_BYTES = 20; // hs_step_report: flags, steps_run, steps_dropped, teleports, contacts
 const TIMING_WINDOW = 256; // updates kept for the p50/p95 of stats
 // The update in which an object's world matrix was last brought up to date (_updateDriverWorlds),
@@ -374,15 +375,16 @@ export class HairswingSpringBones {
       const i32 = M.HEAP32;
       const f32 = M.HEAPF32;
       const b = cfg >> 2;
-      i32[b] = MODES.indexOf(c.mode);
-      i32[b + 1] = c.tuned ? 1 : 0;
-      f32[b + 2] = c.arcLiveliness;
-      f32[b + 3] = c.stiffnessScale;
-      i32[b + 4] = c.threeVrmCompat ? 1 : 0;
-      f32[b + 5] = c.teleportDistance;
-      f32[b + 6] = c.teleportAngle;
-      f32[b + 7] = c.arcStiffness;
-      f32[b + 8] = c.arcFollow;
+      M.HEAPU32[b] = CONFIG_BYTES;
+      i32[b + 1] = MODES.indexOf(c.mode);
+      i32[b + 2] = c.tuned ? 1 : 0;
+      f32[b + 3] = c.arcLiveliness;
+      f32[b + 4] = c.stiffnessScale;
+      i32[b + 5] = c.threeVrmCompat ? 1 : 0;
+      f32[b + 6] = c.teleportDistance;
+      f32[b + 7] = c.teleportAngle;
+      f32[b + 8] = c.arcStiffness;
+      f32[b + 9] = c.arcFollow;
       status = M._hs_world_create(this._avatar, cfg, out);
       if (status === 0) {
         if (this._world) this._freeWorld();

@@ -133,13 +133,18 @@ test('ARC_SETTINGS are the library\'s named settings; arcFollow reaches the solv
   const M = springs._M; // the library's own values, through its C API (hs_config_arc_setting)
   const cfg = M._malloc(64);
   const name = M._malloc(16);
+  // The layout src/index.js writes (CONFIG_BYTES, the fields' offsets) is the library's: its
+  // hs_config is 40 bytes, struct_size first (a world is refused for any other size).
+  M._hs_config_default(cfg);
+  assert.equal(M.HEAPU32[cfg >> 2], 40, 'sizeof(hs_config)');
+  assert.equal(M.HEAP32[(cfg >> 2) + 1], 0, 'mode arc second');
   assert.deepEqual(Object.keys(ARC_SETTINGS), ['article', 'lively', 'follow']);
   for (const [key, values] of Object.entries(ARC_SETTINGS)) {
     M.stringToUTF8(key, name, 16);
     assert.equal(M._hs_config_arc_setting(cfg, name), 0, key);
     const f32 = M.HEAPF32;
     const b = cfg >> 2;
-    assert.deepEqual([f32[b + 2], f32[b + 7], f32[b + 8]],
+    assert.deepEqual([f32[b + 3], f32[b + 8], f32[b + 9]],
       [values.arcLiveliness, values.arcStiffness, values.arcFollow].map(Math.fround), `${key} differs from the library's`);
   }
   M.stringToUTF8('bouncy', name, 16);
