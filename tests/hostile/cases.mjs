@@ -376,6 +376,11 @@ export function buildCases(demoBytes, fittedBytes) {
     doc.extensionsUsed.push("VRMC_node_constraint");
     add("bombs", "clip", name, { "a.vrm": writeGlb(doc, Buffer.from(demo.bin)), "c.glb": null });
   }
+  // 5 million small values in an extras (about 10 MB of JSON; 1 GB to parse before the value
+  // count refused it).
+  avatar("bombs", "json_5m_values", (d) => {
+    d.extras = { bomb: new Array(5000000).fill(0) };
+  });
   avatar("bombs", "accessor_50m_eight_primitives", (d) => {
     d.accessors.push({ componentType: 5126, count: 50000000, type: "VEC3" });
     const acc = d.accessors.length - 1;
