@@ -143,6 +143,10 @@ TEST(Wear, ACapInsideASyntheticHeadSitsOnItsScalpAtTheClearance) {
   opt.keep_hair = true;
   auto rep = WearHairstyle(target, cap, opt);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
+  // A hair-only file: its head is an estimate, and the report says how to give the real one.
+  EXPECT_TRUE(std::any_of(rep->warnings.begin(), rep->warnings.end(), [](const std::string& w) {
+    return w.find("--source-head") != std::string::npos;
+  })) << "no --source-head hint";
   EXPECT_GT(rep->inside_placed, 100) << "the cap was placed inside the head";
   EXPECT_EQ(rep->inside, 0);
   const std::vector<glm::vec3> worn = MeshWorld(target, WornMesh(*rep));
@@ -390,6 +394,12 @@ TEST(Wear, EyebrowsThatShareAHairMaterialStay) {
   Avatar target = body_file.avatar;
   auto rep = WearHairstyle(target, hair_file.avatar, WearOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
+  // Hair_Long without its body: the head is estimated (0.913, not 1: docs/wear.md) and said so.
+  EXPECT_NEAR(rep->scale, 0.913f, 0.005f);
+  EXPECT_EQ(std::count_if(
+                rep->warnings.begin(), rep->warnings.end(),
+                [](const std::string& w) { return w.find("--source-head") != std::string::npos; }),
+            1);
   int brows = -1;
   for (size_t m = 0; m < target.meshes.size(); ++m)
     if (target.meshes[m].name == "Eyebrows") brows = static_cast<int>(m);

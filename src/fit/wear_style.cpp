@@ -792,6 +792,12 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
     rep.source.frame = CharacterFrame(hair_file, *hair_rig,
                                       hair_rig->source_node()[hair_rig->meshes()[0].node], &how);
     if (Status e = EstimateHeadFromHair(hair, &rep.source, &src_scalp); !e.ok()) return e;
+    // The estimate reads the inner surface as the scalp: hair that stands off the head at the
+    // sides reads as a wider head and is worn too small (UBC Hair_Long on its own body: 0.913).
+    rep.warnings.push_back(
+        "the head the hairstyle was made for is estimated from the hair's inner surface (the scale "
+        "can be off by several percent where the hair stands off the head); name the character "
+        "it was made for with --source-head for the exact size");
   }
   const WearHead& S = rep.source;
   const WearHead& T = rep.target;
