@@ -307,28 +307,62 @@ void RunLibrary(const Opts& o, int& exit_code) {
   }
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The sheet keeps the rows of hairstyles worn on at least one target (a hairstyle that failed
+  // everywhere, such as eyebrows without --source-head, would be a row of empty tiles); a failed
+  // pair in a kept row stays a dark tile. wear.json lists the rows left out.
   Json names = Json::object();
-  for (const auto& st : *styles) names["rows"].push_back(st.name);
+  names["rows"] = Json::array();
+  names["left_out"] = Json::array();
+  int kept = 0;
+  const size_t row_bytes = 3 * static_cast<size_t>(sheet_w) * o.tile;
+  for (int s = 0; s < rows; ++s) {
+    const bool any = std::any_of(table.begin(), table.end(), [&](const Json& r) {
+      return r["hairstyle"] == (*styles)[s].name && r.contains("output");
+    });
+    if (!any) {
+      names["left_out"].push_back((*styles)[s].name);
+      continue;
+    }
+    if (kept != s)
+      std::copy_n(sheet.begin() + static_cast<ptrdiff_t>(s * row_bytes), row_bytes,
+                  sheet.begin() + static_cast<ptrdiff_t>(kept * row_bytes));
+    names["rows"].push_back((*styles)[s].name);
+    ++kept;
+  }
+  sheet.resize(static_cast<size_t>(kept) * row_bytes);
   for (const auto& t : targets) names["columns"].push_back(Stem(t.first));
   Json all = {{"library", o.library},
-              {"contact_sheet", "contact-sheet.png"},
-              {"layout", "one row per hairstyle, two tiles (front, side) per target"},
+              {"contact_sheet", kept > 0 ? Json("contact-sheet.png") : Json(nullptr)},
+              {"layout",
+               "one row per hairstyle worn on at least one target, two tiles (front, "
+               "side) per target; a dark tile is a pair that failed"},
               {"rows", names["rows"]},
+              {"rows_left_out", names["left_out"]},
               {"columns", names["columns"]},
               {"seconds", secs},
               {"worn", done},
               {"failed", failed},
               {"pairs", table}};
   const std::string sheet_path = (fs::path(o.out) / "contact-sheet.png").string();
-  Status ps = WritePng(sheet_path, sheet_w, sheet_h, sheet, true);
+  Status ps = kept > 0 ? WritePng(sheet_path, sheet_w, kept * o.tile, sheet, true) : Status::Ok();
   Status js = WriteFileAtomic((fs::path(o.out) / "wear.json").string(), all.dump(2) + "\n", true);
   if (!ps.ok() || !js.ok()) {
     std::fprintf(stderr, "error: %s\n", (!ps.ok() ? ps : js).message().c_str());
     exit_code = kExitBadInput;
     return;
   }
-  std::printf("%d of %d pairs worn in %.1f s; wrote %s and %s\n", done, done + failed, secs,
-              sheet_path.c_str(), (fs::path(o.out) / "wear.json").string().c_str());
+  std::printf("%d of %d pairs worn in %.1f s; wrote %s%s\n", done, done + failed, secs,
+              kept > 0 ? (sheet_path + " and ").c_str() : "",
+              (fs::path(o.out) / "wear.json").string().c_str());
+  if (!names["left_out"].empty())
+    std::printf("  left out of the sheet (worn on no target): %s\n",
+                [&] {
+                  std::string l;
+                  for (const auto& n : names["left_out"])
+                    l += (l.empty() ? "" : ", ") + n.get<std::string>();
+                  return l;
+                }()
+                    .c_str());
   if (failed) exit_code = kExitFailure;
 }
 

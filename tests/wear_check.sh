@@ -58,4 +58,22 @@ png = open(sys.argv[1] + "/contact-sheet.png", 'rb').read()
 w, h = struct.unpack('>II', png[16:24])
 assert (w, h) == (2 * 2 * 64, 16 * 64), (w, h)
 PY
+# The UBC hair-only files without the characters they were made for: the eyebrows and the beard
+# do not wrap around a head and fail (exit 1); the sheet keeps the four rows that were worn.
+rc=0
+"$cli" wear --library "$shared/hairstyles/ubc-unrigged" \
+  --on "$shared/avatars/ubc/Superhero_Female_FullBody.gltf" --out unrigged --tile 32 > unrigged.out || rc=$?
+[[ $rc == 1 ]] || fail "wear --library with failing pairs: exit $rc, expected 1"
+grep -q "left out of the sheet (worn on no target): Eyebrows_Female, Eyebrows_Regular, Hair_Beard" \
+  unrigged.out || fail "the rows left out are not named: $(tail -2 unrigged.out)"
+python3 - unrigged <<'PY'
+import json, struct, sys
+d = json.load(open(sys.argv[1] + "/wear.json"))
+assert d["worn"] == 4 and d["failed"] == 3, (d["worn"], d["failed"])
+assert d["rows_left_out"] == ["Eyebrows_Female", "Eyebrows_Regular", "Hair_Beard"], d["rows_left_out"]
+assert len(d["rows"]) == 4, d["rows"]
+png = open(sys.argv[1] + "/contact-sheet.png", 'rb').read()
+w, h = struct.unpack('>II', png[16:24])
+assert (w, h) == (2 * 32, 4 * 32), (w, h)
+PY
 echo "wear_check: ok"
