@@ -4,6 +4,7 @@
 // such as an out-of-range enum value fails there).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -77,6 +78,37 @@ TEST(CApi, AConfigOfAnotherSizeIsRefused) {
     EXPECT_EQ(hs_world_create(l.av, &odd, &w), status) << size;
     EXPECT_EQ(w, nullptr);
     EXPECT_NE(std::strstr(hs_last_error(), "struct_size"), nullptr) << hs_last_error();
+  }
+  // hs_config_init writes no more than the size it is given: a caller built against a smaller
+  // (older) or larger (newer) hs_config keeps the bytes past its own, and gets its size refused.
+  struct Padded {
+    hs_config c;
+    unsigned char canary[16];
+  };
+  for (size_t size : {sizeof(hs_config) - 4, sizeof(hs_config), sizeof(hs_config) + 8}) {
+    Padded p;
+    std::memset(&p, 0xab, sizeof p);
+    hs_config_init(&p.c, size);
+    EXPECT_EQ(p.c.struct_size, size);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&p);
+    for (size_t b = 4; b < sizeof p; ++b)
+      if (b >= size)
+        EXPECT_EQ(bytes[b], 0xab) << "byte " << b << " of a " << size << " byte config";
+    if (size == sizeof(hs_config)) {
+      EXPECT_EQ(std::memcmp(&p.c, &c, sizeof c), 0) << "hs_config_init differs from the default";
+      continue;
+    }
+    w = reinterpret_cast<hs_world*>(&p);
+    EXPECT_EQ(hs_world_create(l.av, &p.c, &w),
+              size < sizeof(hs_config) ? HS_INVALID_ARGUMENT : HS_UNSUPPORTED);
+    EXPECT_EQ(w, nullptr);
+  }
+  {  // A size that cannot hold struct_size: nothing written.
+    Padded p;
+    std::memset(&p, 0xab, sizeof p);
+    hs_config_init(&p.c, 3);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&p);
+    EXPECT_TRUE(std::all_of(bytes, bytes + sizeof p, [](unsigned char x) { return x == 0xab; }));
   }
   // Without hs_config_default: a zeroed config is refused, not taken as mode 0 with zero stiffness.
   hs_config zeroed;

@@ -95,12 +95,13 @@ typedef struct hs_step_report {
   int32_t contacts;
 } hs_step_report;
 
-/* Start from hs_config_default, which sets every field, struct_size included, then change what
- * you need. struct_size is sizeof(hs_config) as the caller was compiled: hs_world_create refuses
- * 0 (a config that skipped hs_config_default) and any size it does not know, so a caller built
- * against another version of this header gets an error instead of fields read from the wrong
- * place. A later version that adds fields at the end will accept this version's size and give
- * the fields it lacks their defaults. */
+/* Start from hs_config_default (a macro: hs_config_init with the caller's sizeof(hs_config)),
+ * which sets every field, struct_size included, then change what you need. struct_size is the
+ * size of hs_config as the caller was compiled: hs_world_create refuses 0 (a config that skipped
+ * hs_config_default) and any size it does not know, so a caller built against another version of
+ * this header gets an error instead of fields read from the wrong place. A later version that
+ * adds fields at the end will accept this version's size and give the fields it lacks their
+ * defaults; its hs_config_init writes no more than the size it is given. */
 typedef struct hs_config {
   uint32_t struct_size; /* sizeof(hs_config), set by hs_config_default */
   hs_mode mode;         /* default HS_MODE_ARC */
@@ -174,7 +175,11 @@ HS_API hs_status hs_avatar_collider_group(const hs_avatar* avatar, size_t group,
 HS_API hs_status hs_head_turn_hash(const hs_avatar* avatar, hs_mode mode, int32_t fps,
                                    uint64_t* out);
 
-HS_API void hs_config_default(hs_config* config);
+/* Fills the first `size` bytes of *config with the defaults (this version's fields that fit) and
+ * sets struct_size to `size`; writes nothing when `size` cannot hold struct_size. Bindings in
+ * other languages call it with their struct's size; C and C++ use the macro below. */
+HS_API void hs_config_init(hs_config* config, size_t size);
+#define hs_config_default(config) hs_config_init((config), sizeof(hs_config))
 /* Sets arc's named setting in *config (arc_liveliness, arc_stiffness, arc_follow; the other fields
  * are left alone): "article" (the defaults: the article's improved solver, calm and least
  * stretch), "lively" (swings about as far as the VRM reference, as a rigid swing) or "follow"

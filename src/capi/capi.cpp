@@ -2,7 +2,9 @@
 // every entry point checks its pointers and catches everything, failures set a per-thread
 // message. The engine-facing calls copy the caller's flat float arrays into the world's own
 // buffers (sized at hs_world_create), so a frame allocates nothing.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -292,19 +294,24 @@ hs_status hs_head_turn_hash(const hs_avatar* a, hs_mode mode, int32_t fps, uint6
   });
 }
 
-void hs_config_default(hs_config* c) {
-  if (!c) return;
+void hs_config_init(hs_config* config, size_t size) {
+  // Never more than the caller's `size` bytes: a caller built against an older, smaller
+  // hs_config gets the fields it has, and one built against a newer header keeps its extra bytes
+  // (hs_world_create then refuses that size by name rather than ignore them).
+  if (!config || size < sizeof(uint32_t)) return;
   const hairswing::SpringConfig d;
-  c->struct_size = sizeof(hs_config);
-  c->mode = HS_MODE_ARC;
-  c->tuned = d.tuned ? 1 : 0;
-  c->arc_liveliness = d.arc_liveliness;
-  c->stiffness_scale = d.stiffness_scale;
-  c->vrm_three_compat = d.vrm_three_compat ? 1 : 0;
-  c->teleport_distance = d.teleport_distance;
-  c->teleport_angle = d.teleport_angle;
-  c->arc_stiffness = d.arc_stiffness;
-  c->arc_follow = d.arc_follow;
+  hs_config c;
+  c.struct_size = static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX));
+  c.mode = HS_MODE_ARC;
+  c.tuned = d.tuned ? 1 : 0;
+  c.arc_liveliness = d.arc_liveliness;
+  c.stiffness_scale = d.stiffness_scale;
+  c.vrm_three_compat = d.vrm_three_compat ? 1 : 0;
+  c.teleport_distance = d.teleport_distance;
+  c.teleport_angle = d.teleport_angle;
+  c.arc_stiffness = d.arc_stiffness;
+  c.arc_follow = d.arc_follow;
+  std::memcpy(config, &c, std::min(size, sizeof(hs_config)));
 }
 
 hs_status hs_config_arc_setting(hs_config* c, const char* name) {

@@ -133,11 +133,15 @@ test('ARC_SETTINGS are the library\'s named settings; arcFollow reaches the solv
   const M = springs._M; // the library's own values, through its C API (hs_config_arc_setting)
   const cfg = M._malloc(64);
   const name = M._malloc(16);
-  // The layout src/index.js writes (CONFIG_BYTES, the fields' offsets) is the library's: its
-  // hs_config is 40 bytes, struct_size first (a world is refused for any other size).
-  M._hs_config_default(cfg);
-  assert.equal(M.HEAPU32[cfg >> 2], 40, 'sizeof(hs_config)');
+  // The layout src/index.js writes (CONFIG_BYTES, the fields' offsets) is the library's: given
+  // 64 bytes, hs_config_init writes its own sizeof(hs_config), 40, and leaves the rest alone
+  // (a world is refused for any other struct_size).
+  M.HEAPU8.fill(0xab, cfg, cfg + 64);
+  M._hs_config_init(cfg, 64);
+  assert.equal(M.HEAPU32[cfg >> 2], 64, 'struct_size is the size given');
   assert.equal(M.HEAP32[(cfg >> 2) + 1], 0, 'mode arc second');
+  assert.notEqual(M.HEAPU8[cfg + 39], 0xab, 'arc_follow written');
+  assert.deepEqual([...M.HEAPU8.subarray(cfg + 40, cfg + 64)], new Array(24).fill(0xab), 'sizeof(hs_config) is 40');
   assert.deepEqual(Object.keys(ARC_SETTINGS), ['article', 'lively', 'follow']);
   for (const [key, values] of Object.entries(ARC_SETTINGS)) {
     M.stringToUTF8(key, name, 16);
