@@ -635,8 +635,8 @@ void SpringWorld::ResolveColliders(bool scale_radius) {
 void SpringWorld::ResolveOutsideCollider(int c, bool scale_radius) {
   // ResolveColliders' work for a sphere or capsule, the matrix products in SSE lanes: the same
   // operations in the same order as ColliderToWorld's glm code, component by component, so the
-  // same bits (the fourth lane is never read). Half the instructions of the scalar code, which
-  // every step runs for every collider.
+  // same bits (the fourth lane is never read). About 30 % fewer instructions than the scalar
+  // code (151 against 212 per collider under callgrind), which every step runs for every collider.
   const Rig& rig = *rig_;
   const glm::mat4& m = world_[rig.collider_node()[c]];
   const __m128 c0 = _mm_loadu_ps(&m[0][0]), c1 = _mm_loadu_ps(&m[1][0]),
