@@ -310,23 +310,24 @@ void RunLibrary(const Opts& o, int& exit_code) {
   // The sheet keeps the rows of hairstyles worn on at least one target (a hairstyle that failed
   // everywhere, such as eyebrows without --source-head, would be a row of empty tiles); a failed
   // pair in a kept row stays a dark tile. wear.json lists the rows left out.
-  Json names = Json::object();
-  names["rows"] = Json::array();
-  names["left_out"] = Json::array();
+  Json names = {{"rows", Json::array()}, {"left_out", Json::array()}};
+  std::string left_out;  // the same names, for the console
   int kept = 0;
   const size_t row_bytes = 3 * static_cast<size_t>(sheet_w) * o.tile;
   for (int s = 0; s < rows; ++s) {
+    const std::string& name = (*styles)[s].name;
     const bool any = std::any_of(table.begin(), table.end(), [&](const Json& r) {
-      return r["hairstyle"] == (*styles)[s].name && r.contains("output");
+      return r["hairstyle"] == name && r.contains("output");
     });
     if (!any) {
-      names["left_out"].push_back((*styles)[s].name);
+      names["left_out"].push_back(name);
+      left_out += (left_out.empty() ? "" : ", ") + name;
       continue;
     }
     if (kept != s)
       std::copy_n(sheet.begin() + static_cast<ptrdiff_t>(s * row_bytes), row_bytes,
                   sheet.begin() + static_cast<ptrdiff_t>(kept * row_bytes));
-    names["rows"].push_back((*styles)[s].name);
+    names["rows"].push_back(name);
     ++kept;
   }
   sheet.resize(static_cast<size_t>(kept) * row_bytes);
@@ -354,15 +355,8 @@ void RunLibrary(const Opts& o, int& exit_code) {
   std::printf("%d of %d pairs worn in %.1f s; wrote %s%s\n", done, done + failed, secs,
               kept > 0 ? (sheet_path + " and ").c_str() : "",
               (fs::path(o.out) / "wear.json").string().c_str());
-  if (!names["left_out"].empty())
-    std::printf("  left out of the sheet (worn on no target): %s\n",
-                [&] {
-                  std::string l;
-                  for (const auto& n : names["left_out"])
-                    l += (l.empty() ? "" : ", ") + n.get<std::string>();
-                  return l;
-                }()
-                    .c_str());
+  if (!left_out.empty())
+    std::printf("  left out of the sheet (worn on no target): %s\n", left_out.c_str());
   if (failed) exit_code = kExitFailure;
 }
 

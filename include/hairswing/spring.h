@@ -273,7 +273,6 @@ class SpringWorld {
   void SetDriverWorld(std::span<const glm::mat4> driver_world);
   void PrepareWorld(std::span<Transform> pose);
   void ResolveColliders(bool scale_radius);
-  void ResolveOutsideCollider(int c, bool scale_radius);  // a sphere or capsule, in SSE lanes
   void UpdateRootWorld(const RigChain& ch, std::span<const Transform> pose);
   // world_[node] = its parent's world matrix x the node's local transform.
   void UpdateNodeWorld(int node, const Transform& local);
