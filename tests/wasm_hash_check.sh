@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The WebAssembly build gives bitwise the native solver's results: for both demo avatars, the
-# layered one with angle limits, and godette (when ../shared is present), in every mode, `hairswing hash` (native, 60 fps) and
+# layered one with angle limits and with gravity, and godette (when ../shared is present), in every mode, `hairswing hash` (native, 60 fps) and
 # web/hairswing-three/bin/hairswing-hash.mjs (WebAssembly in node, 30 and 120 fps) must print the
 # same 16 hex digits. Skips (77) when the module was not built (scripts/build-wasm).
 # Usage: wasm_hash_check.sh REPO CLI WORKDIR
@@ -23,6 +23,11 @@ done
 "$cli" tune "$work/limited1.vrm" --chain hair_0 --limit hinge:20:z -o "$work/limited2.vrm" >/dev/null
 "$cli" tune "$work/limited2.vrm" --chain hair_1 --limit spherical:30,10 -o "$work/limited.vrm" >/dev/null
 files+=("$work/limited.vrm")
+# Gravity (arc turns each chain's arc on its own, the lanes with a frame each): every chain pulled
+# down, one sideways and harder.
+"$cli" tune "$work/layered.vrm" --all --gravity-power 0.6 -o "$work/gravity1.vrm" >/dev/null
+"$cli" tune "$work/gravity1.vrm" --chain hair_0 --gravity-power 1.5 --gravity-dir 1,0,0 -o "$work/gravity.vrm" >/dev/null
+files+=("$work/gravity.vrm")
 godette=$repo/../shared/data/avatars/godette.vrm
 if [[ -f $godette ]]; then files+=("$godette"); else echo "note: $godette absent, not compared"; fi
 bad=0

@@ -448,7 +448,17 @@ class SpringWorld {
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
   std::vector<glm::vec3> rest_chord_;  // per chain: root to last end at rest, attachment frame
-  std::vector<float> rest_length_;     // metres at rest
+  // arc with gravity (ArcFrame, Lifted): per joint, the displacement gravity gives its end
+  // against the stiffness (g / k, world metres; the arc coefficient's g is then 0); per chain,
+  // the sum over its joints.
+  std::vector<glm::vec3> arc_lift_;
+  std::vector<glm::vec3> chain_lift_;
+  std::vector<uint8_t> chain_lifted_;  // per chain: a joint has a lift (ArcFrame, Lifted apply)
+  // Chain c's attachment frame this step (rotation x scale), and that frame turned as gravity
+  // turns the chain's arc as a whole (arc mode; for a chain with chain_lifted_).
+  glm::mat3 AttachFrame(int c) const;
+  glm::mat3 ArcFrame(int c, const glm::mat3& attach) const;
+  std::vector<float> rest_length_;          // metres at rest
   std::vector<int> path_begin_, path_end_;  // nodes from joint (excl.) to the next joint (incl.)
   std::vector<int> path_nodes_;
 

@@ -4,6 +4,8 @@
 //   rest vector  arc:    R_H R_i^0 (s a_i)  = mat3(W_attach) * arc_attach_i  (original arc)
 //                parent: R_joint(rest rotation under the bent parent) * (s a_i)
 //   f = k (r - x) + g;  u = e^(-c h) (v + h f);  y = x + h u;  x^ = o + L (y - o)/|y - o|
+// (arc with gravity: g is 0 in f; the chain's arc turns as a whole towards where gravity
+// balances its chord (ArcFrame) and each rest vector is scaled by gravity along it (Lifted))
 // then contacts without bounce: v* = (x^ - x)/h is rebuilt before any push-out; each push-out
 // along n removes only the inward part of v*; the projection is repeated; finally the radial
 // velocity along the link is removed.
@@ -69,6 +71,17 @@ glm::vec3 FollowRest(const glm::vec3& rest_vec, const glm::quat& first_swing, fl
   const glm::vec3 swung = first_swing * rest_vec;
   const glm::vec3 m = (1.0f - follow) * rest_vec + follow * swung;
   return m * (glm::length(rest_vec) / std::max(glm::length(m), 1e-12f));
+}
+
+// arc with gravity: the rest vector of a segment whose pull keeps the part of gravity along it
+// (lift = g / k): k (r - x) + (g . r^) r^ is k (mu r - x) with mu = 1 + (lift . r) / |r|^2.
+// Hanging, gravity stiffens the segment as before (mu > 1); standing up, it softens it, never
+// below kMinLift of its pull (a segment standing straight up under gravity as strong as its
+// stiffness would have none). A chain without gravity never comes here.
+constexpr float kMinLift = 0.1f;
+glm::vec3 Lifted(const glm::vec3& rest_vec, const glm::vec3& lift) {
+  const float d = std::max(glm::dot(rest_vec, rest_vec), 1e-30f);
+  return rest_vec * std::max(1.0f + glm::dot(lift, rest_vec) / d, kMinLift);
 }
 
 // The point at distance len from the joint o in the direction of p (the rest direction when p
@@ -235,8 +248,34 @@ int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, fl
   return n;
 }
 
+glm::mat3 SpringWorld::AttachFrame(int c) const {
+  const int attach = rig_->chains()[c].attach;
+  return attach >= 0 ? glm::mat3(world_[attach]) : glm::mat3(1.0f);
+}
+
+glm::mat3 SpringWorld::ArcFrame(int c, const glm::mat3& attach) const {
+  // Gravity in arc (docs/solver.md, "Gravity in arc"): the chain's arc turns as a whole, about
+  // its root, to where its rest chord c balances against gravity as one segment would: towards
+  // c + the sum of its segments' lifts (g / k each; for equal segments the same balance as one
+  // segment of the chord's length with the same stiffness and gravity). Each segment's pull
+  // keeps only the part of gravity along it (Lifted), so the arc keeps its shape when it hangs:
+  // segments balanced one by one sag by angles set by their own directions, so a turn of the
+  // head against gravity bends the strand between them (a curl with no motion of the hair).
+  const glm::vec3& lift = chain_lift_[c];
+  const glm::vec3 chord = attach * rest_chord_[c];
+  const float c2 = glm::dot(chord, chord);
+  const glm::vec3 hang = chord + lift;
+  const float h2 = glm::dot(hang, hang);
+  if (!(c2 > 0.0f) || !(h2 > 0.0f)) return attach;  // no chord, or gravity cancels it exactly
+  const glm::quat turn =
+      internal::FromUnitVectors(chord * (1.0f / std::sqrt(c2)), hang * (1.0f / std::sqrt(h2)));
+  return glm::mat3_cast(turn) * attach;
+}
+
 bool SpringWorld::ChainThrown(const LinkContext& lc) const {
-  const glm::vec3 r = lc.attach * rest_chord_[lc.chain];
+  const glm::mat3 attach = AttachFrame(lc.chain);
+  const glm::vec3 r =
+      (chain_lifted_[lc.chain] ? ArcFrame(lc.chain, attach) : attach) * rest_chord_[lc.chain];
   const glm::vec3 c = tail_[rig_->chains()[lc.chain].joint_end - 2] - lc.root;
   // NaN counts as thrown, as OutsideLagCone's NaN counts as outside.
   return !(glm::dot(c, r) >= lag_cos_ * std::sqrt(glm::dot(c, c) * glm::dot(r, r)));
@@ -407,6 +446,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
   int cached_node = -1;
   glm::quat cached_rot(1, 0, 0, 0);
   const float follow = arc ? config_.arc_follow : 0.0f;
+  const bool lifted = arc && chain_lifted_[chain];
   glm::quat first_swing(1, 0, 0, 0);
 
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
@@ -433,6 +473,7 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
         arc && !drape ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
     if (arc && !drape && follow > 0.0f && j > ch.joint_begin)
       rest_vec = FollowRest(rest_vec, first_swing, follow);  // SpringConfig::arc_follow
+    if (lifted) rest_vec = Lifted(rest_vec, arc_lift_[j]);   // gravity along the segment
     const float joint_scale = glm::length(glm::vec3(joint_world[0]));
     const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
@@ -572,18 +613,20 @@ void SpringWorld::PackLanes() {
 SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3& root,
                                                       float root_scale, float h) {
   // What every link of the chain shares this step, the broad phase included.
-  const RigChain& ch = rig_->chains()[chain];
   const bool arc = config_.mode == SolverMode::kArc;
-  return LinkContext{&Coefficients(arc),
-                     ch.attach >= 0 ? glm::mat3(world_[ch.attach]) : glm::mat3(1.0f),
-                     h,
-                     1.0f / h,
-                     h == static_cast<float>(kStep),
-                     arc,
-                     config_.segment_checks[chain] != 0,
-                     NearColliders(chain, root, std::max(root_scale, 1e-6f), h),
-                     chain,
-                     root};
+  const int attach = rig_->chains()[chain].attach;
+  LinkContext lc{&Coefficients(arc),
+                 attach >= 0 ? glm::mat3(world_[attach]) : glm::mat3(1.0f),
+                 h,
+                 1.0f / h,
+                 h == static_cast<float>(kStep),
+                 arc,
+                 config_.segment_checks[chain] != 0,
+                 NearColliders(chain, root, std::max(root_scale, 1e-6f), h),
+                 chain,
+                 root};
+  if (arc && chain_lifted_[chain]) lc.attach = ArcFrame(chain, lc.attach);
+  return lc;
 }
 
 inline glm::vec3 SpringWorld::FlatRestVector(const LinkContext& lc, int chain, int j, float s,
@@ -617,6 +660,7 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
   glm::vec3 o = flat_[chain].root;  // this joint's position: the previous segment's end
   bool below_contact = false;       // a segment above touched a collider (this step or the last)
   const float follow = lc.arc ? config_.arc_follow : 0.0f;
+  const bool lifted = lc.arc && chain_lifted_[chain];
   glm::quat first_swing(1, 0, 0, 0);  // SpringConfig::arc_follow, as SolveChainArc
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const float s = flat_[chain].scale * rel_scale_[j];
@@ -625,6 +669,7 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
     const bool live = len > 1e-7f;
     if (follow > 0.0f && !below_contact && live && j > ch.joint_begin)
       rest_vec = FollowRest(rest_vec, first_swing, follow);
+    if (lifted) rest_vec = Lifted(rest_vec, arc_lift_[j]);  // gravity along the segment
     // An angle limit's frame hangs from the bent joint above (limits.h).
     glm::quat limit_frame;
     const bool limited = limit_[j].kind != JointLimit::Kind::kNone;
@@ -968,6 +1013,16 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   // gives every chain of the group the same slots), so FlatBegin once and the root frames.
   const LinkContext lc = FlatBegin(chains[0], h);
   for (int l = 1; l < n; ++l) FlatRoot(chains[l]);
+  // arc with gravity: each chain's arc turns on its own (ArcFrame), so the lanes take a frame
+  // each; without gravity they all have the attachment's (lc.attach).
+  bool lifted = false;
+  for (int l = 0; l < n; ++l) lifted = lifted || chain_lifted_[chains[l]];
+  lifted = lifted && lc.arc;
+  glm::mat3 frame[4];
+  if (lifted) {
+    const glm::mat3 attach = AttachFrame(chains[0]);
+    for (int l = 0; l < 4; ++l) frame[l] = l == 0 ? lc.attach : ArcFrame(chains[l], attach);
+  }
   int begin[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   const int g = lane_group_of_[chains[0]];
@@ -1052,7 +1107,10 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   const glm::mat3& attach = lc.attach;
   __m128 arow[3][3];
   for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) arow[r][c] = _mm_set1_ps(attach[c][r]);
+    for (int c = 0; c < 3; ++c)
+      arow[r][c] =
+          !lifted ? _mm_set1_ps(attach[c][r])
+                  : _mm_setr_ps(frame[0][c][r], frame[1][c][r], frame[2][c][r], frame[3][c][r]);
   const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
   const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
   const bool segment = lc.segment;
@@ -1103,6 +1161,13 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
       const int take = !lc.arc ? 0xf : padded_below | zero_len;
       rest = Sel(LaneMask(take), from_above, rest);
+    }
+    if (lifted) {  // Lifted, lane by lane (a lane without gravity keeps its bits: mu is 1)
+      const V4 lift = Gather(arc_lift_, j);
+      // _mm_max_ps(a, b) gives b when either is NaN: std::max's NaN, with the bound first.
+      const __m128 q =
+          _mm_div_ps(Dot(lift, rest), _mm_max_ps(_mm_set1_ps(1e-30f), Dot(rest, rest)));
+      rest = _mm_max_ps(_mm_set1_ps(kMinLift), _mm_add_ps(one, q)) * rest;
     }
     Lanes lrest;  // for the lanes solved alone
     lrest.Store(rest);

@@ -149,6 +149,9 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.axis_local_.assign(nj, glm::vec3(0));
   w.arc_attach_.assign(nj, glm::vec3(0));
   w.rest_chord_.assign(rig.chains().size(), glm::vec3(0));
+  w.arc_lift_.assign(nj, glm::vec3(0));
+  w.chain_lift_.assign(rig.chains().size(), glm::vec3(0));
+  w.chain_lifted_.assign(rig.chains().size(), 0);
   w.rest_length_.assign(nj, 0.0f);
   w.path_begin_.assign(nj, 0);
   w.path_end_.assign(nj, 0);
@@ -468,6 +471,21 @@ void SpringWorld::ChainCoefficients(int c) {
   }
   // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
   // (vrm_solver.cpp), computed here exactly as the step would.
+  // arc with gravity: the sideways part of gravity turns the chain's arc as a whole (ArcFrame),
+  // the part along each segment stays in its pull (Lifted), so the force carries no gravity.
+  // A segment without stiffness keeps gravity as a force: nothing else holds it.
+  chain_lift_[c] = glm::vec3(0.0f);
+  chain_lifted_[c] = 0;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    SegmentCoefficients& cf = arc_coef_.coef[j];
+    arc_lift_[j] = glm::vec3(0.0f);
+    if (cf.k > 0.0f && cf.g != glm::vec3(0.0f)) {
+      arc_lift_[j] = cf.g / cf.k;
+      cf.g = glm::vec3(0.0f);
+      chain_lift_[c] += arc_lift_[j];
+      chain_lifted_[c] = 1;
+    }
+  }
   for (int j = ch.joint_begin; j < ch.joint_end; ++j)
     vrm_keep_fixed_[j] =
         det::PowF(1.0f - drag_[j], static_cast<float>(kStep) / internal::kVrmRefDt);
