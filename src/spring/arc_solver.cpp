@@ -1018,11 +1018,6 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   bool lifted = false;
   for (int l = 0; l < n; ++l) lifted = lifted || chain_lifted_[chains[l]];
   lifted = lifted && lc.arc;
-  glm::mat3 frame[4];
-  if (lifted) {
-    const glm::mat3 attach = AttachFrame(chains[0]);
-    for (int l = 0; l < 4; ++l) frame[l] = l == 0 ? lc.attach : ArcFrame(chains[l], attach);
-  }
   int begin[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   const int g = lane_group_of_[chains[0]];
@@ -1104,13 +1099,19 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     }
   };
   // The attachment frame's rows, for the original arc (glm's mat3 * vec3, lane by lane).
-  const glm::mat3& attach = lc.attach;
   __m128 arow[3][3];
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c)
-      arow[r][c] =
-          !lifted ? _mm_set1_ps(attach[c][r])
-                  : _mm_setr_ps(frame[0][c][r], frame[1][c][r], frame[2][c][r], frame[3][c][r]);
+  if (!lifted) {
+    const glm::mat3& attach = lc.attach;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) arow[r][c] = _mm_set1_ps(attach[c][r]);
+  } else {  // each lane its chain's frame (lane 0's is lc's)
+    const glm::mat3 attach = AttachFrame(chains[0]);
+    const glm::mat3 frame[4] = {lc.attach, ArcFrame(chains[1], attach), ArcFrame(chains[2], attach),
+                                ArcFrame(chains[3], attach)};
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        arow[r][c] = _mm_setr_ps(frame[0][c][r], frame[1][c][r], frame[2][c][r], frame[3][c][r]);
+  }
   const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
   const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
   const bool segment = lc.segment;
