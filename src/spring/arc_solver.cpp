@@ -261,21 +261,36 @@ glm::mat3 SpringWorld::ArcFrame(int c, const glm::mat3& attach) const {
   // keeps only the part of gravity along it (Lifted), so the arc keeps its shape when it hangs:
   // segments balanced one by one sag by angles set by their own directions, so a turn of the
   // head against gravity bends the strand between them (a curl with no motion of the hair).
+  if (!chain_lifted_[c]) return attach;  // no gravity: the attachment's frame, bit for bit
   const glm::vec3& lift = chain_lift_[c];
   const glm::vec3 chord = attach * rest_chord_[c];
   const float c2 = glm::dot(chord, chord);
   const glm::vec3 hang = chord + lift;
   const float h2 = glm::dot(hang, hang);
   if (!(c2 > 0.0f) || !(h2 > 0.0f)) return attach;  // no chord, or gravity cancels it exactly
-  const glm::quat turn =
-      internal::FromUnitVectors(chord * (1.0f / std::sqrt(c2)), hang * (1.0f / std::sqrt(h2)));
-  return glm::mat3_cast(turn) * attach;
+  // The shortest rotation taking the chord's direction to the hanging one, as a matrix without a
+  // quaternion (Rodrigues): with v = a x b and cos = a . b of the unit directions,
+  // R = cos I + [v]x + v v^T / (1 + cos). Opposite directions (gravity stronger than the
+  // stiffness on a chord pointing straight up) have no axis of their own: FromUnitVectors picks
+  // one.
+  const float inv = 1.0f / std::sqrt(c2 * h2);
+  const float cs = glm::dot(chord, hang) * inv;
+  if (!(cs > -0.9999f)) {
+    const glm::quat turn =
+        internal::FromUnitVectors(chord * (1.0f / std::sqrt(c2)), hang * (1.0f / std::sqrt(h2)));
+    return glm::mat3_cast(turn) * attach;
+  }
+  const glm::vec3 v = glm::cross(chord, hang) * inv;
+  const glm::vec3 w = v * (1.0f / (1.0f + cs));
+  const glm::mat3 turn(cs + w.x * v.x, w.x * v.y + v.z, w.x * v.z - v.y,   // column 0
+                       w.y * v.x - v.z, cs + w.y * v.y, w.y * v.z + v.x,   // column 1
+                       w.z * v.x + v.y, w.z * v.y - v.x, cs + w.z * v.z);  // column 2
+  return turn * attach;
 }
 
 bool SpringWorld::ChainThrown(const LinkContext& lc) const {
   const glm::mat3 attach = AttachFrame(lc.chain);
-  const glm::vec3 r =
-      (chain_lifted_[lc.chain] ? ArcFrame(lc.chain, attach) : attach) * rest_chord_[lc.chain];
+  const glm::vec3 r = ArcFrame(lc.chain, attach) * rest_chord_[lc.chain];
   const glm::vec3 c = tail_[rig_->chains()[lc.chain].joint_end - 2] - lc.root;
   // NaN counts as thrown, as OutsideLagCone's NaN counts as outside.
   return !(glm::dot(c, r) >= lag_cos_ * std::sqrt(glm::dot(c, c) * glm::dot(r, r)));
