@@ -428,8 +428,8 @@ class SpringWorld {
   // The joints' VRM parameters as the steps use them (the rig's until SetJointSettings).
   std::vector<float> stiffness_, drag_, gravity_power_, hit_radius_;
   std::vector<glm::vec3> gravity_dir_;
-  // Chain c's coefficients (parent, arc with its liveliness factor, vrm's fixed-step keep) from
-  // the parameters above; then the step factors of every joint.
+  // Chain c's coefficients (parent, arc with its liveliness factor and its gravity as lifts,
+  // vrm's fixed-step keep) from the parameters above; then the step factors of every joint.
   void ChainCoefficients(int c);
   ModeCoefficients parent_coef_;       // parent (and the VRM parameters as mapped)
   ModeCoefficients arc_coef_;          // arc: drag raised by the chain's liveliness factor

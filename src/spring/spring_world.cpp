@@ -469,8 +469,6 @@ void SpringWorld::ChainCoefficients(int c) {
     cf.c = static_cast<float>(det::Log(1.0 + kH * f * steady_drag(cf.c)) / kH);
     if (config_.tuned) cf.c_rel = internal::TunedRelativeDamping(cf.k, cf.c);
   }
-  // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
-  // (vrm_solver.cpp), computed here exactly as the step would.
   // arc with gravity: the sideways part of gravity turns the chain's arc as a whole (ArcFrame),
   // the part along each segment stays in its pull (Lifted), so the force carries no gravity.
   // A segment without stiffness keeps gravity as a force: nothing else holds it.
@@ -486,6 +484,8 @@ void SpringWorld::ChainCoefficients(int c) {
       chain_lifted_[c] = 1;
     }
   }
+  // vrm mode under fixed steps keeps (1 - drag)^(h / dt_ref) of the velocity per step
+  // (vrm_solver.cpp), computed here exactly as the step would.
   for (int j = ch.joint_begin; j < ch.joint_end; ++j)
     vrm_keep_fixed_[j] =
         det::PowF(1.0f - drag_[j], static_cast<float>(kStep) / internal::kVrmRefDt);
