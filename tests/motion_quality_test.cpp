@@ -419,21 +419,6 @@ TEST(MotionQuality, LagGuardLetsHairWithGravityHangDownWhenTheHeadIsUpsideDown) 
   EXPECT_GT(on.worst_deg, 150.0) << "far from its rest direction on the head";
 }
 
-// The head held still at a pitch (about the world's X axis) from the first frame.
-class PitchSampler : public PoseSampler {
- public:
-  PitchSampler(const Rig& rig, int head, float pitch) : rig_(rig), head_(head), pitch_(pitch) {}
-  void Sample(double, std::span<Transform> pose) override {
-    std::copy(rig_.rest_local().begin(), rig_.rest_local().end(), pose.begin());
-    pose[head_].rotation = glm::angleAxis(pitch_, glm::vec3(1, 0, 0));
-  }
-
- private:
-  const Rig& rig_;
-  int head_;
-  float pitch_;
-};
-
 // Where a strand hangs after 6 s with the head held at `pitch`: the bend at each joint between
 // the segments' directions (deg), and its chord (root to tip) in the head's frame.
 struct Hang {
@@ -446,7 +431,7 @@ Hang HangAt(const Avatar& av, SolverMode mode, float pitch) {
   cfg.mode = mode;
   SpringWorld world = *SpringWorld::Create(rig, cfg);
   const int head = HumanoidRigNode(av, rig, "head");
-  PitchSampler held(rig, head, pitch);
+  RollSampler held(rig, head, 1e9, pitch);  // nodded about X at once, then held
   ClipDriver driver(world, held);
   driver.Reset();
   for (int f = 0; f < 6 * 60; ++f) driver.Advance(1.0 / 60.0);

@@ -629,9 +629,8 @@ SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3
                                                       float root_scale, float h) {
   // What every link of the chain shares this step, the broad phase included.
   const bool arc = config_.mode == SolverMode::kArc;
-  const int attach = rig_->chains()[chain].attach;
   LinkContext lc{&Coefficients(arc),
-                 attach >= 0 ? glm::mat3(world_[attach]) : glm::mat3(1.0f),
+                 AttachFrame(chain),
                  h,
                  1.0f / h,
                  h == static_cast<float>(kStep),
