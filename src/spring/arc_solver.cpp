@@ -78,8 +78,13 @@ glm::vec3 FollowRest(const glm::vec3& rest_vec, const glm::quat& first_swing, fl
 // Hanging, gravity stiffens the segment as before (mu > 1); standing up, it softens it, never
 // below kMinLift of its pull (a segment standing straight up under gravity as strong as its
 // stiffness would have none). A chain without gravity never comes here.
+// A draped segment (below a contact, its rest from the deflected joint above, as in parent mode)
+// is not turned with its chain's arc, so it takes the whole of gravity as parent mode does: its
+// rest vector plus the lift, k (r + g / k - x) = k (r - x) + g. Else it would keep only the part
+// along itself and stand off the collider it hangs around instead of falling around it.
 constexpr float kMinLift = 0.1f;
-glm::vec3 Lifted(const glm::vec3& rest_vec, const glm::vec3& lift) {
+glm::vec3 Lifted(const glm::vec3& rest_vec, const glm::vec3& lift, bool draped) {
+  if (draped) return rest_vec + lift;
   const float d = std::max(glm::dot(rest_vec, rest_vec), 1e-30f);
   return rest_vec * std::max(1.0f + glm::dot(lift, rest_vec) / d, kMinLift);
 }
@@ -488,9 +493,9 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
         arc && !drape ? attach * arc_attach_[j] : glm::mat3(joint_world) * axis_local_[j];
     if (arc && !drape && follow > 0.0f && j > ch.joint_begin)
       rest_vec = FollowRest(rest_vec, first_swing, follow);  // SpringConfig::arc_follow
-    if (lifted) rest_vec = Lifted(rest_vec, arc_lift_[j]);   // gravity along the segment
     const float joint_scale = glm::length(glm::vec3(joint_world[0]));
     const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
+    if (lifted) rest_vec = Lifted(rest_vec, arc_lift_[j], drape && len > 1e-7f);
     if (!(len > 1e-7f)) {  // zero-length segment: nothing to swing
       rep.flags |= kStepZeroLength;
       UpdateWorldPath(j, pose);
@@ -683,7 +688,7 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
     const bool live = len > 1e-7f;
     if (follow > 0.0f && !below_contact && live && j > ch.joint_begin)
       rest_vec = FollowRest(rest_vec, first_swing, follow);
-    if (lifted) rest_vec = Lifted(rest_vec, arc_lift_[j]);  // gravity along the segment
+    if (lifted) rest_vec = Lifted(rest_vec, arc_lift_[j], below_contact && live);
     // An angle limit's frame hangs from the bent joint above (limits.h).
     glm::quat limit_frame;
     const bool limited = limit_[j].kind != JointLimit::Kind::kNone;
@@ -1032,6 +1037,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   bool lifted = false;
   for (int l = 0; l < n; ++l) lifted = lifted || chain_lifted_[chains[l]];
   lifted = lifted && lc.arc;
+  int lifted_lanes = 0;  // lanes whose chain has gravity (padding lanes as lane 0)
+  for (int l = 0; l < 4; ++l) lifted_lanes |= chain_lifted_[chains[l < n ? l : 0]] ? 1 << l : 0;
   int begin[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   const int g = lane_group_of_[chains[0]];
@@ -1182,7 +1189,11 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       // _mm_max_ps(a, b) gives b when either is NaN: std::max's NaN, with the bound first.
       const __m128 q =
           _mm_div_ps(Dot(lift, rest), _mm_max_ps(_mm_set1_ps(1e-30f), Dot(rest, rest)));
-      rest = _mm_max_ps(_mm_set1_ps(kMinLift), _mm_add_ps(one, q)) * rest;
+      const V4 scaled = _mm_max_ps(_mm_set1_ps(kMinLift), _mm_add_ps(one, q)) * rest;
+      // Draped lanes (below a contact, padding lanes as lane 0) take the whole lift, as Lifted.
+      const int draped =
+          ((below & nmask) | ((below & 1) ? 0xf & ~nmask : 0)) & ~zero_len & lifted_lanes;
+      rest = draped ? Sel(LaneMask(draped), rest + lift, scaled) : scaled;
     }
     Lanes lrest;  // for the lanes solved alone
     lrest.Store(rest);
