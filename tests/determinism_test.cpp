@@ -58,8 +58,8 @@ TEST(Determinism, PinnedHashesPonytailDemo) {
 }
 
 TEST(Determinism, PinnedHashesLayeredDemo) {
-  ExpectHashes(MakeDemoAvatar(DemoVariant::kLayered), "d7199f905a437e41", "61e445ffadc1cf26",
-               "2bcab04ccc5f6aa2", "dbff629a473c3c91");
+  ExpectHashes(MakeDemoAvatar(DemoVariant::kLayered), "d7199f905a437e41", "56de7e53ecc3f079",
+               "2bcab04ccc5f6aa2", "ab1dd789987ff174");
 }
 
 TEST(Determinism, PinnedHashesGodette) {
@@ -143,7 +143,7 @@ TEST(Determinism, PinnedHashesFrameDriven) {
   for (const Case& c :
        {Case{DemoVariant::kPonytail, {"77335d5bc1fdbd3f", "e64246637a88c14b", "c5f4e754f30f28bb"}},
         Case{DemoVariant::kLayered,
-             {"dd42476132a43dbc", "12c20518dff30b6e", "38d6e3c8668f6b40"}}}) {
+             {"dd42476132a43dbc", "1efadf6e515f4f8d", "38d6e3c8668f6b40"}}}) {
     const Avatar av = MakeDemoAvatar(c.variant);
     for (int m = 0; m < 3; ++m)
       EXPECT_EQ(Hex(DrivenHeadTurnHash(av, static_cast<SolverMode>(m))), c.expected[m])
@@ -156,7 +156,7 @@ TEST(Determinism, PinnedHashesFrameDriven) {
   // split both transforms at every step.
   const Avatar layered = MakeDemoAvatar(DemoVariant::kLayered);
   EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 30)), "3e39cfb6877329f2");
-  EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 45)), "52568daa76ffe4b9");
+  EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 45)), "492a356ef592ebfa");
   EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kVrm, 45)), "26daae04ee43b42c");
   // The default arc (the article's setting) through the same input.
   EXPECT_EQ(Hex(DrivenHeadTurnHash(layered, SolverMode::kArc, 60, false)), "ad6cb84c2ff7c72e");

@@ -52,6 +52,11 @@ constexpr int kLaneCoefFields = 6;
 constexpr int kLaneFields = kLaneCoef + 2 * kLaneCoefFields;
 
 constexpr int kContactIterations = 2;
+// OntoContactCircle takes an end whose pushes left it deeper than this share of its first
+// penetration (the projections undid more than a quarter of the pushes). Below it the pushes
+// converge as they are; placing every such end exactly made a strand tangled in many colliders
+// jitter by 1.4 mm at rest instead of 0.13 (docs/solver.md, "Contact without bounce").
+constexpr float kUndone = 0.25f;
 constexpr int kMaxNormals = 8;      // contact normals remembered per segment and step
 constexpr float kMinLever = 0.25f;  // contact near the root: bound the tail correction (1/u)
 
@@ -97,6 +102,50 @@ glm::vec3 ProjectOnLink(const glm::vec3& p, const glm::vec3& o, float len,
   const float l = glm::length(d);
   return o + (l > 1e-9f * len ? (len / l) * d : len * RestDirection(rest_vec));
 }
+// An end point still inside a collider after its push and the projection back to the link's
+// length: the projection undoes part of the push whenever the normal is not across the link,
+// and all of it when the link points straight into a plane or at a sphere's centre (a chain that
+// starts inside a plane below its root then folds back up over itself). The end goes onto the
+// circle where the ball of the link's reach around o meets the collider's surface grown by the
+// hit radius, at the circle's point nearest the end: the least move that leaves it outside at
+// the link's length. Across the circle's axis the end's own offset picks the side, else the rest
+// direction's, else a fixed one. Outside spheres, capsules (the axis point nearest the end) and
+// planes; false, the end unchanged, where no such circle exists (a root too deep to get out).
+bool OntoContactCircle(const WorldCollider& c, const glm::vec3& o, float len, float hit,
+                       const glm::vec3& rest_vec, glm::vec3* xh) {
+  glm::vec3 axis;  // from o towards the circle's centre, unit
+  float along;     // the circle's centre: o + along * axis
+  float rho2;      // its radius, squared
+  if (c.shape == ColliderShape::kPlane) {
+    axis = c.normal;
+    along = hit - glm::dot(o - c.head, c.normal);
+    rho2 = len * len - along * along;
+  } else if (c.shape == ColliderShape::kSphere || c.shape == ColliderShape::kCapsule) {
+    const glm::vec3 ds = c.tail - c.head;
+    const float l2 = glm::dot(ds, ds);
+    float t = l2 > 1e-12f ? glm::dot(*xh - c.head, ds) / l2 : 0.0f;
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    const glm::vec3 d = c.head + t * ds - o;
+    const float dist = glm::length(d);
+    const float reach = c.radius + hit;
+    if (!(dist > 1e-9f * len)) return false;  // o on the axis: every direction is as deep
+    axis = d / dist;
+    // |x - o| = len and |x - q| = reach: the plane of the circle at `along` from o.
+    along = (len * len - reach * reach + dist * dist) / (2.0f * dist);
+    rho2 = len * len - along * along;
+  } else {
+    return false;  // inside shapes keep the end inside: the push leaves it there
+  }
+  if (!(rho2 >= 0.0f)) return false;
+  auto across = [&](const glm::vec3& v) { return v - glm::dot(v, axis) * axis; };
+  glm::vec3 w = across(*xh - o);
+  if (!(glm::dot(w, w) > 1e-12f * len * len)) w = across(rest_vec);
+  if (!(glm::dot(w, w) > 1e-12f * len * len))
+    w = across(std::fabs(axis.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0));
+  *xh = o + along * axis + std::sqrt(rho2) * glm::normalize(w);
+  return true;
+}
+
 // arc's lag guard (SpringConfig::arc_max_lag_deg). The direction a segment settles in when
 // still: its rest target r (from its joint) tipped by gravity g, k r + g (the pull k (r - x) + g
 // has no part across the link there). Zero (no stiffness, no gravity): no guard.
@@ -382,6 +431,8 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
   glm::vec3 normals[kMaxNormals + 1];  // + the angle limit's last push back, if any
   int n_normals = 0;
   glm::vec3 limit_n(0.0f);  // a push back inside the angle limit after a contact, unit (or 0)
+  int one_ci = -1;          // the collider of every contact; -2 when there were several
+  float first_sep = 0.0f;   // its separation at the first contact
   for (int it = 0; it < kContactIterations && n_cand > 0; ++it) {
     bool any = false;
     for (int k = 0; k < n_cand; ++k) {
@@ -406,6 +457,8 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
       // The link pivots about o: moving its point at parameter `at` by -sep along n takes a
       // tail move of about -sep/at.
       xh = ProjectOnLink(xh - n * (sep / std::max(at, kMinLever)), o, len, rest_vec);
+      if (one_ci == -1) first_sep = sep;
+      one_ci = one_ci == -1 || one_ci == ci ? ci : -2;
       vs -= std::min(0.0f, glm::dot(vs, n)) * n;
       if (limit_frame) {  // the limit again after each push, as after the inertia
         const glm::vec3 pushed = xh;
@@ -425,6 +478,13 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
     if (!any) break;
     rep.flags |= kStepContact;
   }
+  // An end one collider pushed that is still deep inside it (OntoContactCircle, kUndone). Not
+  // between two colliders, where the exact place on one can be deep in the other and the two
+  // would hand the end back and forth from step to step; not under an angle limit, which acts
+  // after each push.
+  if (one_ci >= 0 && !lc.segment && !limit_frame &&
+      PointSeparation(colliders_[one_ci], xh, hit) < kUndone * first_sep)
+    OntoContactCircle(colliders_[one_ci], o, len, hit, rest_vec, &xh);
   const bool touched = n_normals > 0;
   const bool was_touching = in_contact_[j] != 0;
   in_contact_[j] = touched ? 1 : 0;
@@ -1388,6 +1448,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       V4 X = xh, VS = vs;
       Lanes nslot[kMaxNormals];  // the contact normals, per lane in the order found
       int count[4] = {0, 0, 0, 0};
+      int one_ci[4] = {-1, -1, -1, -1};  // per lane, as ResolveLink's
+      float first_sep[4] = {0.0f, 0.0f, 0.0f, 0.0f};
       int active = resolve;  // lanes whose last round found a contact
       for (int it = 0; it < kContactIterations && active; ++it) {
         int any = 0;
@@ -1412,8 +1474,14 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
           VS = Sel(m, VS - Min0(Dot(VS, nrm)) * nrm, VS);
           Lanes ln;
           ln.Store(nrm);
-          for (int l = 0; l < 4; ++l)
-            if ((in >> l & 1) && count[l] < kMaxNormals) nslot[count[l]++].Set(l, ln[l]);
+          alignas(16) float sep_l[4];
+          _mm_store_ps(sep_l, sep);
+          for (int l = 0; l < 4; ++l) {
+            if (!(in >> l & 1)) continue;
+            if (count[l] < kMaxNormals) nslot[count[l]++].Set(l, ln[l]);
+            if (one_ci[l] == -1) first_sep[l] = sep_l[l];
+            one_ci[l] = one_ci[l] == -1 || one_ci[l] == ci ? ci : -2;
+          }
           any |= in;
           // Lanes in contact: bits of a 4-bit mask (no popcnt instruction in the baseline x86-64
           // target: __builtin_popcount is a library call there).
@@ -1421,6 +1489,22 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         }
         if (any) rep.flags |= kStepContact;
         active &= any;
+      }
+      if (!segment) {  // ResolveLink's OntoContactCircle (lanes here have no angle limit)
+        Lanes lx;
+        lx.Store(X);
+        bool moved = false;
+        for (int l = 0; l < 4; ++l) {
+          if (one_ci[l] < 0) continue;
+          glm::vec3 e = lx[l];
+          const WorldCollider& col = colliders_[one_ci[l]];
+          if (PointSeparation(col, e, hit[l]) < kUndone * first_sep[l] &&
+              OntoContactCircle(col, lo[l], len[l], hit[l], lrest[l], &e)) {
+            lx.Set(l, e);
+            moved = true;
+          }
+        }
+        if (moved) X = lx.Load();
       }
       for (int l = 0; l < 4; ++l) touched_lanes |= count[l] > 0 ? 1 << l : 0;
       // The velocity's radial part, then once more the inward part along each normal's
