@@ -2,6 +2,7 @@
 // of a point or a hair link to the five collider shapes. All positions are world metres.
 #pragma once
 
+#include <algorithm>
 #include <glm/glm.hpp>
 
 #include "hairswing/avatar.h"
@@ -24,6 +25,15 @@ struct WorldCollider {
 /// A plane's node-local normal in world space (the inverse transpose of the node's rotation and
 /// scale, so a non-uniform scale keeps the plane a plane), unit.
 glm::vec3 PlaneNormalToWorld(const glm::vec3& normal, const glm::mat4& node_world);
+
+/// Closest point on segment q0-q1 to p (q0 for a segment of length zero).
+inline glm::vec3 ClosestOnSegment(const glm::vec3& q0, const glm::vec3& q1, const glm::vec3& p) {
+  const glm::vec3 d = q1 - q0;
+  const float len2 = glm::dot(d, d);
+  if (len2 <= 1e-12f) return q0;
+  const float t = std::clamp(glm::dot(p - q0, d) / len2, 0.0f, 1.0f);
+  return q0 + t * d;
+}
 
 /// (Inline: every step resolves every collider.)
 inline WorldCollider ColliderToWorld(ColliderShape shape, const glm::vec3& offset,

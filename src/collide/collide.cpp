@@ -46,15 +46,6 @@ void ClosestSegmentParams(const glm::vec3& p0, const glm::vec3& p1, const glm::v
 
 namespace {
 
-// Closest point on segment q0-q1 to p.
-glm::vec3 ClosestOnSegment(const glm::vec3& q0, const glm::vec3& q1, const glm::vec3& p) {
-  const glm::vec3 d = q1 - q0;
-  const float len2 = glm::dot(d, d);
-  if (len2 <= 1e-12f) return q0;
-  const float t = std::clamp(glm::dot(p - q0, d) / len2, 0.0f, 1.0f);
-  return q0 + t * d;
-}
-
 // Unit direction of v, or `fallback` when v is (near) zero.
 glm::vec3 SafeNormalize(const glm::vec3& v, const glm::vec3& fallback) {
   const float l = glm::length(v);

@@ -110,9 +110,11 @@ glm::vec3 ProjectOnLink(const glm::vec3& p, const glm::vec3& o, float len,
 // hit radius, at the circle's point nearest the end: the least move that leaves it outside at
 // the link's length. Across the circle's axis the end's own offset picks the side, else the rest
 // direction's, else a fixed one. Outside spheres, capsules (the axis point nearest the end) and
-// planes; false, the end unchanged, where no such circle exists (a root too deep to get out).
+// planes; false, the end unchanged, where no such circle exists (a root too deep to get out) or
+// the end is no deeper than kUndone of `first_sep`, its depth at the first push.
 bool OntoContactCircle(const WorldCollider& c, const glm::vec3& o, float len, float hit,
-                       const glm::vec3& rest_vec, glm::vec3* xh) {
+                       float first_sep, const glm::vec3& rest_vec, glm::vec3* xh) {
+  if (!(PointSeparation(c, *xh, hit) < kUndone * first_sep)) return false;  // near enough out
   glm::vec3 axis;  // from o towards the circle's centre, unit
   float along;     // the circle's centre: o + along * axis
   float rho2;      // its radius, squared
@@ -121,11 +123,7 @@ bool OntoContactCircle(const WorldCollider& c, const glm::vec3& o, float len, fl
     along = hit - glm::dot(o - c.head, c.normal);
     rho2 = len * len - along * along;
   } else if (c.shape == ColliderShape::kSphere || c.shape == ColliderShape::kCapsule) {
-    const glm::vec3 ds = c.tail - c.head;
-    const float l2 = glm::dot(ds, ds);
-    float t = l2 > 1e-12f ? glm::dot(*xh - c.head, ds) / l2 : 0.0f;
-    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
-    const glm::vec3 d = c.head + t * ds - o;
+    const glm::vec3 d = ClosestOnSegment(c.head, c.tail, *xh) - o;
     const float dist = glm::length(d);
     const float reach = c.radius + hit;
     if (!(dist > 1e-9f * len)) return false;  // o on the axis: every direction is as deep
@@ -482,9 +480,8 @@ inline bool SpringWorld::ResolveLink(const LinkContext& lc, int j, const glm::ve
   // between two colliders, where the exact place on one can be deep in the other and the two
   // would hand the end back and forth from step to step; not under an angle limit, which acts
   // after each push.
-  if (one_ci >= 0 && !lc.segment && !limit_frame &&
-      PointSeparation(colliders_[one_ci], xh, hit) < kUndone * first_sep)
-    OntoContactCircle(colliders_[one_ci], o, len, hit, rest_vec, &xh);
+  if (one_ci >= 0 && !lc.segment && !limit_frame)
+    OntoContactCircle(colliders_[one_ci], o, len, hit, first_sep, rest_vec, &xh);
   const bool touched = n_normals > 0;
   const bool was_touching = in_contact_[j] != 0;
   in_contact_[j] = touched ? 1 : 0;
@@ -1094,11 +1091,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   for (int l = 1; l < n; ++l) FlatRoot(chains[l]);
   // arc with gravity: each chain's arc turns on its own (ArcFrame), so the lanes take a frame
   // each; without gravity they all have the attachment's (lc.attach).
-  bool lifted = false;
-  for (int l = 0; l < n; ++l) lifted = lifted || chain_lifted_[chains[l]];
-  lifted = lifted && lc.arc;
   int lifted_lanes = 0;  // lanes whose chain has gravity (padding lanes as lane 0)
   for (int l = 0; l < 4; ++l) lifted_lanes |= chain_lifted_[chains[l < n ? l : 0]] ? 1 << l : 0;
+  const bool lifted = lc.arc && lifted_lanes != 0;
   int begin[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   const int g = lane_group_of_[chains[0]];
@@ -1235,12 +1230,12 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         rest = FollowRest4(rest, first_swing, follow);
       }
     }
+    // Lanes below a contact (padding lanes as lane 0).
+    const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
     if (bent) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
       rotations_to(d);
       const V4 from_above = Rotate(above * rest_rotations(j), s4 * Gather(axis_local_, j));
-      // The lanes that take it: parent mode, below a contact (padding lanes as lane 0), a
-      // zero-length link.
-      const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
+      // The lanes that take it: parent mode, below a contact, a zero-length link.
       const int take = !lc.arc ? 0xf : padded_below | zero_len;
       rest = Sel(LaneMask(take), from_above, rest);
     }
@@ -1250,9 +1245,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       const __m128 q =
           _mm_div_ps(Dot(lift, rest), _mm_max_ps(_mm_set1_ps(1e-30f), Dot(rest, rest)));
       const V4 scaled = _mm_max_ps(_mm_set1_ps(kMinLift), _mm_add_ps(one, q)) * rest;
-      // Draped lanes (below a contact, padding lanes as lane 0) take the whole lift, as Lifted.
-      const int draped =
-          ((below & nmask) | ((below & 1) ? 0xf & ~nmask : 0)) & ~zero_len & lifted_lanes;
+      // Draped lanes take the whole lift, as Lifted.
+      const int draped = padded_below & ~zero_len & lifted_lanes;
       rest = draped ? Sel(LaneMask(draped), rest + lift, scaled) : scaled;
     }
     Lanes lrest;  // for the lanes solved alone
@@ -1497,9 +1491,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         for (int l = 0; l < 4; ++l) {
           if (one_ci[l] < 0) continue;
           glm::vec3 e = lx[l];
-          const WorldCollider& col = colliders_[one_ci[l]];
-          if (PointSeparation(col, e, hit[l]) < kUndone * first_sep[l] &&
-              OntoContactCircle(col, lo[l], len[l], hit[l], lrest[l], &e)) {
+          if (OntoContactCircle(colliders_[one_ci[l]], lo[l], len[l], hit[l], first_sep[l],
+                                lrest[l], &e)) {
             lx.Set(l, e);
             moved = true;
           }
