@@ -4,7 +4,8 @@
 // the tables with every target met or MISSED, and writes summary.json and summary.md beside them;
 // NAME.gG.json (the file with its springs' gravity power set to G, head-turn at 60 fps and, with
 // ../shared/data, the motion suite) and range/NAME.sS.dD.gG.json (stiffness x S, drag D, gravity
-// power G; head-turn at 60 fps) too.
+// power G; head-turn at 60 fps) too, and worn/wear.json with worn/PAIR.json (hairstyles worn on
+// other characters, head-turn at 60 fps).
 //   node scripts/quality_summary.mjs OUTDIR SECONDS|null name:file:kind...
 // The targets (docs/solver.md, "Defaults"): figures are the head-turn at 60 fps unless said.
 import fs from 'node:fs';
@@ -276,11 +277,42 @@ if (range.length) {
     ? ` The motion suite at five of the settings (stiffness x0.3 and x3, drag 0.05 and 0.9, gravity 0.5, one at a time), its targets as in the second table: median excess at or below parent's and vrm's in ${suited.filter((r) => r.suite.excess_met).length} of ${suited.length} runs, flip <= 60 deg on every clip where parent passes 90 in ${suited.filter((r) => r.suite.flip_met !== false).length} of ${suited.length} (parent passes 90 in ${suited.filter((r) => r.suite.parent_over_90.length).length}).`
     : ''));
 }
+// Hairstyles worn on other characters (worn/wear.json and worn/PAIR.json): per target, the pairs
+// that meet part 1's head-turn targets, the median excess p99 per solver and how many settle.
+const worn = [];
+const wearRep = read(path.join(dir, 'worn', 'wear.json'));
+for (const p of wearRep ? wearRep.pairs.filter((q) => q.chains > 0) : []) {
+  const rep = read(path.join(dir, 'worn', p.output.replace(/\.[^.]+$/, '') + '.json'));
+  if (!rep) continue;
+  const r = headTurnRow(rep, { pair: `${p.hairstyle} on ${p.target}`, hairstyle: p.hairstyle, target: p.target, chains: p.chains });
+  const on = at60(rep);
+  r.settle_mm = { arc: on.arc.settle_mm, parent: on.parent.settle_mm, vrm: on.vrm.settle_mm };
+  r.all = r.targets.p99_below_parent && r.targets.worst_below_parent && r.targets.curl;
+  worn.push(r);
+}
+if (worn.length) {
+  const med = (xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : 0.5 * (v[v.length / 2 - 1] + v[v.length / 2]); };
+  const settled = (rs, s) => rs.filter((r) => r.settle_mm[s] < 0.001).length;
+  const byTarget = {};
+  for (const r of worn) (byTarget[r.target] ??= []).push(r);
+  md.push('', '### Hairstyles worn on other characters (`wear --library docs/examples/hairstyles.json --fit-chains`), head-turn at 60 fps', '',
+    'Every hairstyle on seven characters, the pairs that get chains. Targets as in the first table (arc\'s excess p99, worst edge and curl below parent\'s); settle < 0.001 mm. Medians over the target\'s pairs; the pairs missed with their figures, arc / parent.', '');
+  md.push(...table(['target', 'pairs', 'targets met', 'median excess p99 % arc / parent / vrm', 'settled arc / parent / vrm', 'missed: what, arc / parent'],
+    Object.entries(byTarget).map(([t, rs]) => [t, rs.length, `${rs.filter((r) => r.all).length} of ${rs.length}`,
+      `${fmt(med(rs.map((r) => r.excess_p99_pct.arc)))} / ${fmt(med(rs.map((r) => r.excess_p99_pct.parent)))} / ${fmt(med(rs.map((r) => r.excess_p99_pct.vrm)))}`,
+      `${settled(rs, 'arc')} / ${settled(rs, 'parent')} / ${settled(rs, 'vrm')}`,
+      rs.filter((r) => !r.all).map((r) => `${r.hairstyle}: ` + [
+        !r.targets.p99_below_parent && `p99 ${fmt(r.excess_p99_pct.arc)} / ${fmt(r.excess_p99_pct.parent)}`,
+        !r.targets.worst_below_parent && `worst ${fmt(r.excess_worst_pct.arc)} / ${fmt(r.excess_worst_pct.parent)}`,
+        !r.targets.curl && `curl ${fmt(r.curl_deg.arc, 2)} / ${fmt(r.curl_deg.parent, 2)}`,
+      ].filter(Boolean).join(', ')).join('; ') || 'none'])));
+  md.push('', `Over all pairs: ${worn.filter((r) => r.all).length} of ${worn.length} meet every target; median excess p99 arc ${fmt(med(worn.map((r) => r.excess_p99_pct.arc)))} %, parent ${fmt(med(worn.map((r) => r.excess_p99_pct.parent)))}, vrm ${fmt(med(worn.map((r) => r.excess_p99_pct.vrm)))}; settled ${settled(worn, 'arc')} / ${settled(worn, 'parent')} / ${settled(worn, 'vrm')} (arc / parent / vrm).`);
+}
 const seconds = secondsArg === 'null' ? null : Number(secondsArg);
 md.push('', `measure --suite on the layered demo: ${seconds === null ? 'not run (no clip library)' : `${fmt(seconds, 2)} s (target < 5 s on the 2-core machine: ${mark(seconds < 5)})`}`);
 
 const text = md.join('\n') + '\n';
 fs.writeFileSync(path.join(dir, 'summary.md'), text);
-fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify({ defaults, whole_path: whole, gravity, authors_range: range, measure_suite_seconds: seconds }, null, 2) + '\n');
+fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify({ defaults, whole_path: whole, gravity, authors_range: range, worn, measure_suite_seconds: seconds }, null, 2) + '\n');
 console.log('\n' + text);
 console.log(`summary: ${path.join(dir, 'summary.md')} and summary.json; per avatar NAME.json and NAME.html in ${dir}`);

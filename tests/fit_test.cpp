@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
+#include <set>
 
 #include "hairswing/anim.h"
+#include "hairswing/collide.h"
 #include "hairswing/demo.h"
 #include "hairswing/io.h"
 #include "hairswing/measure.h"
@@ -133,6 +135,105 @@ Avatar FitThroughFileAndUndo(Avatar av) {
 TEST(Fit, UndoRestoresTheOriginalExactly) {
   Avatar back = FitThroughFileAndUndo(MakeDemoAvatar(DemoVariant::kPonytail));
   EXPECT_FALSE(UndoFit(back).ok());  // nothing left to undo
+}
+
+// How far the fitted chain `spring` moves in half a second of a still body: its ends against
+// their rest positions, world metres.
+float DriftAtRest(const Avatar& av, const Spring& spring) {
+  auto rig = BuildRig(av);
+  if (!rig.ok()) {
+    ADD_FAILURE() << rig.status().message();
+    return 1e9f;
+  }
+  auto world = SpringWorld::Create(*rig);
+  if (!world.ok()) {
+    ADD_FAILURE() << world.status().message();
+    return 1e9f;
+  }
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+  for (int i = 0; i < 60; ++i) {
+    pose.assign(rig->rest_local().begin(), rig->rest_local().end());
+    world->Step(pose);
+  }
+  float drift = 0;
+  for (const SpringJoint& j : spring.joints) {
+    const int n = rig->node_to_rig()[j.node];
+    drift = std::max(
+        drift, glm::length(glm::vec3(world->world()[n][3]) - glm::vec3(rig->rest_world()[n][3])));
+  }
+  return drift;
+}
+
+// A collider that holds the fitted hair inside it at rest (here a 4 cm sphere around the middle of
+// the ponytail, in the head's group with the demo's other colliders) would push the hair out at
+// every step: the fitted spring leaves it out and keeps the group's other colliders (a new group),
+// and the hit radii keep clear of the colliders it keeps, so the hair rests where it was fitted.
+TEST(Fit, ChainsLeaveOutAColliderThatHoldsTheirHairAtRest) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  const int m = MeshIndex(av, "Ponytail");
+  const auto hair = RestWorld(av, m, 0);
+  ASSERT_FALSE(hair.empty());
+  glm::vec3 centre(0.0f);
+  for (const glm::vec3& p : hair) centre += p;
+  centre /= static_cast<float>(hair.size());
+  auto rig0 = BuildRig(av);
+  ASSERT_TRUE(rig0.ok());
+  const int head = av.vrm.humanoid.at("head");
+  const glm::mat4 head_world = rig0->rest_world()[rig0->node_to_rig()[head]];
+  Collider big;
+  big.node = head;
+  big.offset = glm::vec3(glm::inverse(head_world) * glm::vec4(centre, 1.0f));
+  big.radius = 0.04f;
+  av.vrm.colliders.push_back(big);
+  const int big_index = static_cast<int>(av.vrm.colliders.size()) - 1;
+  ASSERT_EQ(av.vrm.collider_groups.size(), 1u);
+  av.vrm.collider_groups[0].colliders.push_back(big_index);
+  const size_t groups_before = av.vrm.collider_groups.size();
+  const Avatar original = av;
+
+  auto fit = FitHairChains(av, SelectHair(av, "Ponytail").value(), {});
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  const Spring& sp = av.vrm.springs.back();
+  std::set<int> kept;
+  for (int g : sp.collider_groups)
+    for (int c : av.vrm.collider_groups.at(g).colliders) kept.insert(c);
+  EXPECT_EQ(kept.count(big_index), 0u) << "the sphere holding the hair is still on the spring";
+  EXPECT_EQ(kept.size(), av.vrm.colliders.size() - 1) << "the group's other colliders are lost";
+  EXPECT_EQ(av.vrm.collider_groups.size(), groups_before + 1);
+  bool reported = false;
+  for (const auto& c : fit->changes)
+    reported = reported || c.find("leaves out what holds its hair at rest") != std::string::npos;
+  EXPECT_TRUE(reported);
+
+  // No collider the spring keeps touches a joint's end (with its hit radius) at rest.
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok());
+  for (size_t k = 0; k + 1 < sp.joints.size(); ++k) {
+    const glm::mat4& jw = rig->rest_world()[rig->node_to_rig()[sp.joints[k].node]];
+    const glm::vec3 end(rig->rest_world()[rig->node_to_rig()[sp.joints[k + 1].node]][3]);
+    const float hit = sp.joints[k].hit_radius * glm::length(glm::vec3(jw[0]));
+    for (int c : kept) {
+      const Collider& col = av.vrm.colliders[c];
+      const WorldCollider wc =
+          ColliderToWorld(col.shape, col.offset, col.tail, col.normal, col.radius,
+                          rig->rest_world()[rig->node_to_rig()[col.node]], true);
+      glm::vec3 n;
+      EXPECT_GE(PointContact(wc, end, hit, &n), 0.0f) << "joint " << k << ", collider " << c;
+    }
+  }
+
+  // The hair rests where it was fitted; with the sphere put back on the spring it is pushed out.
+  const float drift = DriftAtRest(av, sp);
+  Avatar pushed = av;
+  pushed.vrm.springs.back().collider_groups.push_back(0);
+  const float pushed_drift = DriftAtRest(pushed, pushed.vrm.springs.back());
+  std::printf("fitted under a sphere: drift at rest %.4f mm (with the sphere kept: %.1f mm)\n",
+              1000 * drift, 1000 * pushed_drift);
+  EXPECT_LT(drift, 1e-5f);
+  EXPECT_GT(pushed_drift, 0.01f);
+
+  // The undo drops the new group too: the file is the one before the fit, byte for byte.
+  FitThroughFileAndUndo(original);
 }
 
 // The fitter's cone limits: a = 0.85 x 2 x max_flip / (n + 1) on each swinging joint, none on

@@ -12,12 +12,13 @@
 //   6. new joint nodes under the attachment; skin weights from the arc length: the pinned band,
 //      a fade of the attachment over root_ramp_segments, hat functions between joints, then
 //      diffused over the surface;
-//   7. a VRM 1.0 spring per clump colliding with every existing collider group.
+//   7. a VRM 1.0 spring per clump colliding with the existing colliders clear of it at rest.
 // Everything changed is recorded in the root extension HAIRSWING_fit_undo for UndoFit.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <glm/gtc/matrix_transform.hpp>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -29,6 +30,7 @@
 #include "fit/joint_record.h"
 #include "fit/owned_nodes.h"
 #include "fit/weight_smoothing.h"
+#include "hairswing/collide.h"
 #include "hairswing/fit.h"
 #include "hairswing/names.h"
 #include "hairswing/retarget.h"
@@ -240,6 +242,7 @@ struct FitContext {
   bool have_surface = false;
   std::vector<glm::mat4> palette = std::vector<glm::mat4>(4096);
   int chain_index = 0;
+  size_t groups_before = 0;  // collider groups before this fit (the fit's own come after)
   Json children = Json::object(), skin_joints = Json::object(), node_skin = Json::object();
   Json prims = Json::array();
 
@@ -624,30 +627,128 @@ void SkinPrimitive(FitContext& cx, int mesh_index, int prim_index, const MeshIns
                               std::to_string(prim.positions.size()) + " vertices)");
 }
 
-// 7. A VRM 1.0 spring per chain, colliding with every existing collider group.
+// The avatar's colliders at rest in world space (arc's convention: radii times the node's scale).
+std::vector<WorldCollider> RestColliders(const FitContext& cx) {
+  std::vector<WorldCollider> out;
+  for (const Collider& c : cx.av.vrm.colliders) {
+    const int rn = c.node >= 0 && static_cast<size_t>(c.node) < cx.rig.node_to_rig().size()
+                       ? cx.rig.node_to_rig()[c.node]
+                       : -1;
+    const glm::mat4 m = rn >= 0 ? cx.rig.rest_world()[rn] : glm::mat4(1.0f);
+    out.push_back(ColliderToWorld(c.shape, c.offset, c.tail, c.normal, c.radius, m, true));
+  }
+  return out;
+}
+
+// 7. A VRM 1.0 spring per chain, colliding with the existing colliders that are clear of it at
+// rest. A collider that holds one of the chain's joints inside it at rest (an artist's oversized
+// head sphere, a sphere meant to press another character's fringe down) would push the hair out
+// at every step, in every runtime: the hair never rests where it was fitted and stretches. Such a
+// collider is left out for that chain (VRM gives colliders per spring through groups, so a group
+// that holds it is replaced, for that chain, by a new group of its other members), and a joint
+// whose rest end lies within the default hit radius of a collider it keeps gets a hit radius that
+// clears it.
 void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
+  const std::vector<WorldCollider> cols = RestColliders(cx);
+  const float default_hit = 0.015f * cx.unit;  // 1.5 cm at human scale, world metres
   for (size_t c = 0; c < chains.size(); ++c) {
+    const FitChain& fc = chains[c];
     Spring s;
     s.name = "hairfit_" + std::to_string(cx.result.chains + static_cast<int>(c));
     JointLimit cone;
     cone.kind = JointLimit::Kind::kCone;
-    cone.angle = FlipBudgetCone(static_cast<int>(chains[c].nodes.size()) - 1, cx.opt.max_flip_deg);
-    for (size_t k = 0; k < chains[c].nodes.size(); ++k) {
+    cone.angle = FlipBudgetCone(static_cast<int>(fc.nodes.size()) - 1, cx.opt.max_flip_deg);
+    // The end of the segment from each joint at rest: the next joint; in a VRM 0.x file the last
+    // joint swings too, towards a virtual tail 7 cm along its own bone (the reader's rule, as in
+    // three-vrm and UniVRM), so that tail counts as well.
+    const size_t n = fc.nodes.size();
+    std::vector<glm::vec3> ends;
+    for (size_t k = 1; k < n; ++k) ends.emplace_back(fc.world[k][3]);
+    const bool vrm0 = cx.av.vrm.version == VrmVersion::kV0;
+    if (vrm0 && n >= 2) {
+      const glm::vec3 t(glm::inverse(fc.world[n - 2]) * fc.world[n - 1][3]);
+      const float len = glm::length(t);
+      ends.emplace_back(fc.world[n - 1] *
+                        glm::vec4(len > 0.0f ? t / len * 0.07f : glm::vec3(0.0f), 1.0f));
+    }
+    // Each collider's separation from those ends (bare, no hit radius).
+    std::vector<float> sep(cols.size(), std::numeric_limits<float>::max());
+    std::vector<std::vector<float>> end_sep(ends.size());
+    for (size_t e = 0; e < ends.size(); ++e)
+      for (size_t i = 0; i < cols.size(); ++i) {
+        glm::vec3 unused;
+        end_sep[e].push_back(PointContact(cols[i], ends[e], 0.0f, &unused));
+        sep[i] = std::min(sep[i], end_sep[e][i]);
+      }
+    std::vector<uint8_t> held(cols.size(), 0);
+    std::string left_out;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      held[i] = sep[i] < 0.0f;
+      if (!held[i]) continue;
+      const Collider& col = cx.av.vrm.colliders[i];
+      char radius[48] = "";
+      if (col.shape != ColliderShape::kPlane)
+        std::snprintf(radius, sizeof radius, " of radius %.3g m", col.radius);
+      left_out += (left_out.empty() ? "" : ", ") + std::string(ColliderShapeName(col.shape)) +
+                  radius + " on \"" +
+                  (col.node >= 0 ? cx.av.nodes[col.node].name : std::string("?")) + "\" (" +
+                  cx.Cm(-sep[i]) + " deep)";
+    }
+    // Each segment's hit radius keeps a tenth of its end's rest clearance to every collider the
+    // chain keeps, so none touches it at rest. VRM 0.x has one hit radius per spring: the least.
+    std::vector<float> hit(n, default_hit);
+    for (size_t e = 0; e < ends.size(); ++e)
+      for (size_t i = 0; i < cols.size(); ++i)
+        if (!held[i]) hit[e] = std::min(hit[e], std::max(0.0f, 0.9f * end_sep[e][i]));
+    if (vrm0) std::fill(hit.begin(), hit.end(), *std::min_element(hit.begin(), hit.end()));
+    int lowered = 0;
+    float lowest = default_hit;
+    for (size_t k = 0; k < n; ++k) {
       SpringJoint j;
-      j.node = chains[c].nodes[k];
+      j.node = fc.nodes[k];
       j.stiffness = 1.0f;
       j.drag_force = 0.4f;
       j.gravity_power = 0.0f;
-      // 1.5 cm at human scale, stored in the joint's local units (armatures may be scaled).
-      j.hit_radius =
-          0.015f * cx.unit / std::max(glm::length(glm::vec3(chains[c].world[k][0])), 1e-9f);
+      if (hit[k] < default_hit) {
+        ++lowered;
+        lowest = std::min(lowest, hit[k]);
+      }
+      // Stored in the joint's local units (armatures may be scaled).
+      j.hit_radius = hit[k] / std::max(glm::length(glm::vec3(fc.world[k][0])), 1e-9f);
       // A cone on every swinging joint, so the chain's chord cannot turn more than
       // max_flip_deg from its rest direction (FlipBudgetCone, docs/fit.md).
-      if (cx.opt.max_flip_deg > 0.0f && k + 1 < chains[c].nodes.size()) j.limit = cone;
+      if (cx.opt.max_flip_deg > 0.0f && k + 1 < n) j.limit = cone;
       s.joints.push_back(j);
     }
-    for (size_t g = 0; g < cx.av.vrm.collider_groups.size(); ++g)
-      s.collider_groups.push_back(static_cast<int>(g));
+    const size_t groups = cx.av.vrm.collider_groups.size();
+    for (size_t g = 0; g < groups; ++g) {
+      const ColliderGroup& grp = cx.av.vrm.collider_groups[g];
+      std::vector<int> kept;
+      for (int i : grp.colliders)
+        if (i < 0 || static_cast<size_t>(i) >= held.size() || !held[i]) kept.push_back(i);
+      if (kept.size() == grp.colliders.size()) {
+        s.collider_groups.push_back(static_cast<int>(g));
+        continue;
+      }
+      if (kept.empty()) continue;
+      // The same members as a group made for an earlier chain of this fit: that one.
+      int same = -1;
+      for (size_t h = cx.groups_before; h < cx.av.vrm.collider_groups.size() && same < 0; ++h)
+        if (cx.av.vrm.collider_groups[h].colliders == kept) same = static_cast<int>(h);
+      if (same < 0) {
+        cx.av.vrm.collider_groups.push_back({grp.name + " (clear of fitted hair)", kept});
+        same = static_cast<int>(cx.av.vrm.collider_groups.size()) - 1;
+      }
+      s.collider_groups.push_back(same);
+    }
+    if (!left_out.empty())
+      cx.result.changes.push_back("spring \"" + s.name +
+                                  "\" leaves out what holds its hair at rest: " + left_out +
+                                  " (it would push the hair out at every step)");
+    if (lowered > 0)
+      cx.result.changes.push_back("spring \"" + s.name + "\": hit radius lowered on " +
+                                  std::to_string(lowered) + " joint(s), to " + cx.Cm(lowest) +
+                                  " at least, so that no collider touches it at rest");
     cx.av.vrm.springs.push_back(std::move(s));
   }
   cx.result.chains += static_cast<int>(chains.size());
@@ -749,12 +850,14 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
   cx.attach = attach;
   cx.attach_rig = rig.node_to_rig()[cx.attach];
   cx.unit = opt.unit > 0.0f ? opt.unit : internal::HumanoidUnit(hm, rig);
+  cx.groups_before = av.vrm.collider_groups.size();
   if (Status st = FindAttachmentSurface(cx, sel); !st.ok()) return st;
 
   const std::vector<uint8_t> owned_before = fit::NodesOwningVertices(av);
   Json undo = {{"nodes_before", av.nodes.size()},
                {"skins_before", av.skins.size()},
                {"springs_before", av.vrm.springs.size()},
+               {"collider_groups_before", av.vrm.collider_groups.size()},
                {"vrm_version_before", static_cast<int>(av.vrm.version)},
                {"humanoid_was_empty", av.vrm.humanoid.empty()}};
   for (const auto& [mesh_index, prim_index] : sel.primitives)
@@ -866,6 +969,17 @@ Status UndoFit(Avatar& av) {
     if (before - removed.size() > out.vrm.springs.size())
       fail("springs_before: more springs than the avatar has");
     out.vrm.springs.resize(before - removed.size());
+    // The groups the fit made for its chains (records from before it made any have no count).
+    if (u.contains("collider_groups_before")) {
+      const size_t groups = u.at("collider_groups_before").get<size_t>();
+      if (groups > out.vrm.collider_groups.size())
+        fail("collider_groups_before: more groups than the avatar has");
+      out.vrm.collider_groups.resize(groups);
+      for (const Spring& sp : out.vrm.springs)
+        for (int g : sp.collider_groups)
+          if (g < 0 || static_cast<size_t>(g) >= groups)
+            fail("collider_groups_before: a kept spring uses a group the undo removes");
+    }
     for (const Json& r : removed) {
       const size_t at = r.at("index").get<size_t>();
       if (at > out.vrm.springs.size()) fail("removed_springs: index out of range");
