@@ -362,6 +362,9 @@ Avatar MakeLanesAvatar(bool limits = false) {
   }
   Avatar av = test::MakeHairAvatar(specs);
   av.nodes[av.vrm.springs[5].joints[3].node].translation = glm::vec3(0.0f);  // zero-length link
+  // Chains 2 and 7 go up before they hang: curved, so arc's guard on the chord can act on them.
+  av.nodes[av.vrm.springs[2].joints[1].node].translation = {0.01f, 0.05f, -0.04f};
+  av.nodes[av.vrm.springs[7].joints[1].node].translation = {-0.01f, 0.045f, -0.035f};
   const int head = av.vrm.humanoid.at("head"), spine = av.vrm.humanoid.at("spine");
   test::AddCollider(av, head, ColliderShape::kSphere, {0.0f, -0.08f, -0.13f}, 0.07f);
   test::AddCollider(av, spine, ColliderShape::kCapsule, {-0.1f, 0.15f, -0.12f}, 0.06f,

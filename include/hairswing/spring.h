@@ -301,6 +301,18 @@ class SpringWorld {
   // rest chord in the attachment frame. Asked only when the lag guard meets a link a collider
   // held at the last step (rare): arc's guard then holds that link too.
   bool ChainThrown(const LinkContext& lc) const;
+  // arc's lag guard on the chord, after a chain's step: a chain of two or more links, none in
+  // contact this step and none with an angle limit, whose chord (root to last end) is more than
+  // arc_max_lag_deg from its target chord is turned about its root onto that cone; the move is
+  // taken out of the velocities. Returns whether it turned the chain (its joints' rotations are
+  // then to be rebuilt from the ends).
+  // `frame`: the chain's arc frame this step (the attachment's, turned by gravity: ArcFrame).
+  bool ChordGuard(int chain, const glm::vec3& root, const glm::mat3& frame, float inv_h);
+  // ChordGuard on the chains of a lane group after its step (arc).
+  void GuardChords(const int* chains, int n, float h, StepReport& rep);
+  // Its rare part: chord c past the cone around target r (|c|^2 = cc, |r|^2 = rr).
+  bool TurnChord(int chain, const glm::vec3& root, const glm::vec3& c, const glm::vec3& r, float cc,
+                 float rr, float inv_h);
   // A lane group's context (its first chain's) for the chain of one lane, rooted at `root`.
   static LinkContext LaneContext(const LinkContext& lc, int chain, const glm::vec3& root) {
     LinkContext own = lc;
@@ -448,6 +460,7 @@ class SpringWorld {
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
   std::vector<glm::vec3> rest_chord_;  // per chain: root to last end at rest, attachment frame
+  std::vector<uint8_t> chord_curved_;  // per chain: ChordGuard applies (two or more links, curved)
   // arc with gravity (ArcFrame, Lifted): per joint, the displacement gravity gives its end
   // against the stiffness (g / k, world metres; the arc coefficient's g is then 0); per chain,
   // the sum over its joints.

@@ -348,6 +348,61 @@ bool SpringWorld::ChainThrown(const LinkContext& lc) const {
   return !(glm::dot(c, r) >= lag_cos_ * std::sqrt(glm::dot(c, c) * glm::dot(r, r)));
 }
 
+// The per-segment guard bounds each segment's lag, and for a straight chain that bounds how far
+// its chord turns. A curved one (a strand up over the crown and down the back: a rest chord of 15
+// cm on a 45 cm chain) turns its chord much further than any one segment lags: its segments lag
+// sideways, each a little, and the short chord swings round. Turned back as a whole about the
+// root, the chain keeps the shape the step gave it.
+inline bool SpringWorld::ChordGuard(int chain, const glm::vec3& root, const glm::mat3& frame,
+                                    float inv_h) {
+  if (!chord_curved_[chain]) return false;  // its segments' cones hold a straighter chain's chord
+  const RigChain& ch = rig_->chains()[chain];
+  const glm::vec3 r = frame * rest_chord_[chain];
+  const glm::vec3 c = tail_[ch.joint_end - 2] - root;
+  const float cc = glm::dot(c, c), rr = glm::dot(r, r);
+  // Inside the cone (ChainThrown's test), the usual case: nothing to do. Not finite: left alone.
+  if (__builtin_expect(!(glm::dot(c, r) < lag_cos_ * std::sqrt(cc * rr)), 1)) return false;
+  return TurnChord(chain, root, c, r, cc, rr, inv_h);
+}
+
+bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c,
+                            const glm::vec3& r, float cc, float rr, float inv_h) {
+  const RigChain& ch = rig_->chains()[chain];
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+    if (in_contact_[j]) return false;
+  if (!(cc > 1e-12f && rr > 1e-12f)) return false;
+  const glm::vec3 cu = c * (1.0f / std::sqrt(cc)), ru = r * (1.0f / std::sqrt(rr));
+  const float cs = glm::dot(cu, ru);
+  // The chord's direction on the cone, in the plane of both: cos ru + sin (the part of cu
+  // across ru, unit). Straight opposite the target there is no such plane: left alone.
+  const glm::vec3 across = cu - cs * ru;
+  const float a2 = glm::dot(across, across);
+  if (!(a2 > 1e-8f)) return false;
+  const glm::vec3 onto = lag_cos_ * ru + lag_sin_ * (across * (1.0f / std::sqrt(a2)));
+  const glm::mat3 turn = glm::mat3_cast(internal::FromUnitVectors(cu, onto));
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const glm::vec3 end = root + turn * (tail_[j] - root);
+    vel_[j] += (end - tail_[j]) * inv_h;
+    tail_[j] = end;
+  }
+  return true;
+}
+
+void SpringWorld::GuardChords(const int* chains, int n, float h, StepReport& rep) {
+  // After a lane group's step, each chain as SolveChainFlat does after its own (a group's chains
+  // do not touch each other's state, so after all of them is the same as after each). Kept out of
+  // SolveChainLanes: its loop keeps more in registers without it.
+  if (config_.mode != SolverMode::kArc || !(lag_cos_ >= -1.0f)) return;
+  const float inv_h = 1.0f / h;  // as LinkContext::inv_h
+  for (int l = 0; l < n; ++l) {
+    const int c = chains[l];
+    if (chord_curved_[c] && ChordGuard(c, flat_[c].root, ArcFrame(c, AttachFrame(c)), inv_h)) {
+      flat_[c].q_done = rig_->chains()[c].joint_begin;
+      rep.flags |= kStepLagGuard;
+    }
+  }
+}
+
 bool SpringWorld::IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o,
                                 const glm::vec3& rest_vec, float len, float joint_scale,
                                 StepReport& rep, const glm::quat* limit_frame) {
@@ -588,6 +643,29 @@ void SpringWorld::SolveChainArc(int chain, std::span<Transform> pose, float h, S
     cached_node = node;
     cached_rot = q_world;
   }
+  if (!LagGuardOn(lc)) return;
+  for (int j = ch.joint_begin; j < ch.joint_end; ++j)
+    if (!owned_.empty() && owned_[rig.joint_node()[j]]) return;  // the clip's, not the guard's
+  if (!ChordGuard(chain, lc.root, lc.attach, lc.inv_h)) return;
+  rep.flags |= kStepLagGuard;
+  // The joints' rotations again, from the turned ends, as above.
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const int node = rig.joint_node()[j];
+    const glm::mat4& joint_world = world_[node];
+    const float len = glm::length(glm::mat3(joint_world) * axis_local_[j]);
+    if (len > 1e-7f) {
+      const int parent = rig.parent()[node];
+      const glm::quat parent_rot =
+          parent >= 0 ? internal::RotationOf(world_[parent]) : glm::quat(1, 0, 0, 0);
+      const glm::quat base = parent_rot * rig.rest_local()[node].rotation;
+      const glm::quat q_world =
+          glm::normalize(internal::FromUnitVectors(base * axis_unit_[j],
+                                                   (tail_[j] - glm::vec3(joint_world[3])) / len) *
+                         base);
+      pose[node].rotation = internal::FlushTiny(glm::normalize(glm::inverse(parent_rot) * q_world));
+    }
+    UpdateWorldPath(j, pose);
+  }
 }
 
 // ---- flat chains ---------------------------------------------------------------------------
@@ -759,6 +837,10 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
     if (follow > 0.0f && live && j == ch.joint_begin)
       first_swing = FirstSwing(rest_vec, o, tail_[j], len);
     o = tail_[j];
+  }
+  if (LagGuardOn(lc) && ChordGuard(chain, flat_[chain].root, lc.attach, lc.inv_h)) {
+    flat_[chain].q_done = ch.joint_begin;  // the rotations built this step point the old way
+    rep.flags |= kStepLagGuard;
   }
   if (flat_feeds_[chain]) WriteFlatChain(chain, {});  // a later chain hangs from this one
 }
