@@ -301,11 +301,12 @@ class SpringWorld {
   // rest chord in the attachment frame. Asked only when the lag guard meets a link a collider
   // held at the last step (rare): arc's guard then holds that link too.
   bool ChainThrown(const LinkContext& lc) const;
-  // arc's lag guard on the chord, after a chain's step: a chain of two or more links, none in
-  // contact this step and none with an angle limit, whose chord (root to last end) is more than
-  // arc_max_lag_deg from its target chord is turned about its root onto that cone; the move is
-  // taken out of the velocities. Returns whether it turned the chain (its joints' rotations are
-  // then to be rebuilt from the ends).
+  // arc's lag guard on the chord, after a chain's step: a chain of two or more links and no
+  // angle limit, curved or held by a collider (chord_guard_), whose chord (root to last end) is
+  // more than arc_max_lag_deg from its target chord is turned about its root onto that cone; a
+  // held chain's ends are then put back out of its colliders, link by link. The move is taken
+  // out of the velocities. Returns whether it turned the chain (its joints' rotations are then
+  // to be rebuilt from the ends).
   // `frame`: the chain's arc frame this step (the attachment's, turned by gravity: ArcFrame).
   bool ChordGuard(int chain, const glm::vec3& root, const glm::mat3& frame, float inv_h);
   // ChordGuard on the chains of a lane group after its step (arc).
@@ -313,6 +314,12 @@ class SpringWorld {
   // Its rare part: chord c past the cone around target r (|c|^2 = cc, |r|^2 = rr).
   bool TurnChord(int chain, const glm::vec3& root, const glm::vec3& c, const glm::vec3& r, float cc,
                  float rr, float inv_h);
+  // A held chain's links after the turn: each end moved with the link above, out of the chain's
+  // colliders (end points, two passes) and back at its link's length, its velocities turned
+  // with it. Made only when no end is left cutting into a collider and the chord's cosine to
+  // the target (unit ru) then beats cs; returns whether.
+  bool TurnHeldChain(int chain, const glm::vec3& root, const glm::mat3& turn, float cs,
+                     const glm::vec3& ru);
   // A lane group's context (its first chain's) for the chain of one lane, rooted at `root`.
   static LinkContext LaneContext(const LinkContext& lc, int chain, const glm::vec3& root) {
     LinkContext own = lc;
@@ -460,7 +467,10 @@ class SpringWorld {
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame
   std::vector<glm::vec3> rest_chord_;  // per chain: root to last end at rest, attachment frame
-  std::vector<uint8_t> chord_curved_;  // per chain: ChordGuard applies (two or more links, curved)
+  // Per chain: when ChordGuard applies (two or more links, no angle limit): kChordAlways for a
+  // curved chain, kChordHeld for a straighter one (only while a collider holds one of its links).
+  enum : uint8_t { kChordNever = 0, kChordHeld = 1, kChordAlways = 2 };
+  std::vector<uint8_t> chord_guard_;
   // arc with gravity (ArcFrame, Lifted): per joint, the displacement gravity gives its end
   // against the stiffness (g / k, world metres; the arc coefficient's g is then 0); per chain,
   // the sum over its joints.

@@ -680,10 +680,25 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
         end_sep[e].push_back(PointContact(cols[i], ends[e], 0.0f, &unused));
         sep[i] = std::min(sep[i], end_sep[e][i]);
       }
+    // The chain's root too, against a collider on a part of the body that moves against the
+    // hair's attachment (a chest sphere around the nape under a head that turns): no swing
+    // takes the root out of it, and the moving collider squeezes the first segment. A collider
+    // that rides with the attachment (the head, its children) may hold the root: the ends'
+    // tests above keep the hair out of it.
+    const int attach = cx.av.nodes[fc.nodes[0]].parent;
+    std::vector<uint8_t> root_held(cols.size(), 0);
+    for (size_t i = 0; i < cols.size(); ++i) {
+      glm::vec3 unused;
+      if (!(PointContact(cols[i], glm::vec3(fc.world[0][3]), 0.0f, &unused) < 0.0f)) continue;
+      bool rides = false;
+      for (int a = cx.av.vrm.colliders[i].node; a >= 0 && !rides; a = cx.av.nodes[a].parent)
+        rides = a == attach;
+      root_held[i] = !rides;
+    }
     std::vector<uint8_t> held(cols.size(), 0);
     std::string left_out;
     for (size_t i = 0; i < cols.size(); ++i) {
-      held[i] = sep[i] < 0.0f;
+      held[i] = sep[i] < 0.0f || root_held[i];
       if (!held[i]) continue;
       const Collider& col = cx.av.vrm.colliders[i];
       char radius[48] = "";
@@ -692,7 +707,7 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
       left_out += (left_out.empty() ? "" : ", ") + std::string(ColliderShapeName(col.shape)) +
                   radius + " on \"" +
                   (col.node >= 0 ? cx.av.nodes[col.node].name : std::string("?")) + "\" (" +
-                  cx.Cm(-sep[i]) + " deep)";
+                  (sep[i] < 0.0f ? cx.Cm(-sep[i]) + " deep)" : "round the root)");
     }
     // Each segment's hit radius keeps a tenth of its end's rest clearance to every collider the
     // chain keeps, so none touches it at rest. VRM 0.x has one hit radius per spring: the least.

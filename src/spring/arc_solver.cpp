@@ -355,7 +355,7 @@ bool SpringWorld::ChainThrown(const LinkContext& lc) const {
 // root, the chain keeps the shape the step gave it.
 inline bool SpringWorld::ChordGuard(int chain, const glm::vec3& root, const glm::mat3& frame,
                                     float inv_h) {
-  if (!chord_curved_[chain]) return false;  // its segments' cones hold a straighter chain's chord
+  if (!chord_guard_[chain]) return false;  // limited: the limits hold its chord
   const RigChain& ch = rig_->chains()[chain];
   const glm::vec3 r = frame * rest_chord_[chain];
   const glm::vec3 c = tail_[ch.joint_end - 2] - root;
@@ -368,8 +368,10 @@ inline bool SpringWorld::ChordGuard(int chain, const glm::vec3& root, const glm:
 bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c,
                             const glm::vec3& r, float cc, float rr, float inv_h) {
   const RigChain& ch = rig_->chains()[chain];
-  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
-    if (in_contact_[j]) return false;
+  bool held = false;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) held = held || in_contact_[j];
+  // A straighter chain no collider holds: its segments' cones hold its chord.
+  if (!held && chord_guard_[chain] != kChordAlways) return false;
   if (!(cc > 1e-12f && rr > 1e-12f)) return false;
   const glm::vec3 cu = c * (1.0f / std::sqrt(cc)), ru = r * (1.0f / std::sqrt(rr));
   const float cs = glm::dot(cu, ru);
@@ -380,10 +382,71 @@ bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c
   if (!(a2 > 1e-8f)) return false;
   const glm::vec3 onto = lag_cos_ * ru + lag_sin_ * (across * (1.0f / std::sqrt(a2)));
   const glm::mat3 turn = glm::mat3_cast(internal::FromUnitVectors(cu, onto));
+  if (held) return TurnHeldChain(chain, root, turn, cs, ru);
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const glm::vec3 end = root + turn * (tail_[j] - root);
     vel_[j] += (end - tail_[j]) * inv_h;
     tail_[j] = end;
+  }
+  return true;
+}
+
+bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat3& turn, float cs,
+                                const glm::vec3& ru) {
+  // Turned whole, a chain that lies on a collider (wrapped over a head sphere) would cut into
+  // it: each end follows the turn and the push its link's start got, then leaves the chain's
+  // colliders as a link's end does in a step (the end-point test), at the link's length.
+  // Made only when the chord then lags less than the step left it, and no end whose link starts
+  // clear of a collider is left more than a twentieth of its reach (link and hit radius) inside
+  // it: a collider can hold the chain where it is (a root just above a plane it lies on). An end
+  // whose link starts inside a collider (a root in a head sphere) cannot leave it: not counted.
+  // The velocities turn with the chain, as a rigid turn of its state: the move itself is not
+  // added to them (against a collider that holds the chord outside the cone at rest, it would
+  // be taken back by the next step, and so on: resting hair that shakes). A first pass tries
+  // the turn, a second one makes it (no scratch memory: this runs only on the steps the guard
+  // acts on a held chain).
+  const Rig& rig = *rig_;
+  const RigChain& ch = rig.chains()[chain];
+  const float scale = glm::length(glm::vec3(world_[rig.joint_node()[ch.joint_begin]][0]));
+  for (int pass = 0; pass < 2; ++pass) {
+    glm::vec3 o = root, o_turned = root, above = root;  // this link's start: now, turned, before
+    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+      const glm::vec3 before = tail_[j];
+      const float len = glm::length(before - above);
+      const glm::vec3 turned = root + turn * (before - root);
+      glm::vec3 end = turned + (o - o_turned);
+      const float hit = hit_radius_[j] * scale * rel_scale_[j];
+      for (int push = 0; push < 2; ++push)
+        for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+          glm::vec3 n;
+          const float sep = PointContact(colliders_[rig.chain_colliders()[k]], end, hit, &n);
+          if (sep < 0.0f) end -= n * sep;
+        }
+      const glm::vec3 d = end - o;
+      const float dl = glm::length(d);
+      if (!(dl > 1e-9f && std::isfinite(dl))) return false;
+      end = o + d * (len / dl);
+      if (pass == 0) {
+        for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+          const WorldCollider& col = colliders_[rig.chain_colliders()[k]];
+          glm::vec3 n;
+          if (PointContact(col, end, hit, &n) < -0.05f * (len + hit) &&
+              PointContact(col, o, hit, &n) >= 0.0f)
+            return false;
+        }
+      } else {
+        vel_[j] = turn * vel_[j];
+        tail_[j] = end;
+      }
+      above = before;
+      o_turned = turned;
+      o = end;
+    }
+    if (pass == 0) {
+      const glm::vec3 c = o - root;
+      const float cc = glm::dot(c, c);
+      if (!(cc > 1e-12f) || !(glm::dot(c, ru) > cs * std::sqrt(cc))) return false;
+    }
   }
   return true;
 }
@@ -396,7 +459,7 @@ void SpringWorld::GuardChords(const int* chains, int n, float h, StepReport& rep
   const float inv_h = 1.0f / h;  // as LinkContext::inv_h
   for (int l = 0; l < n; ++l) {
     const int c = chains[l];
-    if (chord_curved_[c] && ChordGuard(c, flat_[c].root, ArcFrame(c, AttachFrame(c)), inv_h)) {
+    if (chord_guard_[c] && ChordGuard(c, flat_[c].root, ArcFrame(c, AttachFrame(c)), inv_h)) {
       flat_[c].q_done = rig_->chains()[c].joint_begin;
       rep.flags |= kStepLagGuard;
     }

@@ -155,7 +155,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.rest_length_.assign(nj, 0.0f);
   w.path_begin_.assign(nj, 0);
   w.path_end_.assign(nj, 0);
-  w.chord_curved_.assign(rig.chains().size(), 0);
+  w.chord_guard_.assign(rig.chains().size(), kChordNever);
   for (const RigChain& ch : rig.chains()) {
     const glm::mat4 attach_rest = ch.attach >= 0 ? rig.rest_world()[ch.attach] : glm::mat4(1.0f);
     const glm::mat3 attach_inv = glm::inverse(glm::mat3(attach_rest));
@@ -180,14 +180,16 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       w.path_nodes_.insert(w.path_nodes_.end(), up.rbegin(), up.rend());
       w.path_end_[j] = static_cast<int>(w.path_nodes_.size());
     }
-    // arc's guard on the chord (ChordGuard) is for curved chains without angle limits (below): a
-    // rest chord shorter than 0.9 of the chain. In a straighter one each segment within its cone
-    // keeps the chord within asin(2 sin(a/2) / 0.9) of its own (58 deg at the default 45).
+    // arc's guard on the chord (ChordGuard) is for chains without angle limits (below): always
+    // for a curved one, a rest chord shorter than 0.9 of the chain. In a straighter one each
+    // segment within its cone keeps the chord within asin(2 sin(a/2) / 0.9) of its own (58 deg
+    // at the default 45), as long as no collider holds a link: a held link's segment below
+    // drapes from it, and the chain can wrap round the collider (over a head sphere).
     float length = 0.0f;
     for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) length += glm::length(w.arc_attach_[j]);
     const size_t c = static_cast<size_t>(&ch - rig.chains().data());
-    w.chord_curved_[c] =
-        ch.joint_end - ch.joint_begin >= 3 && glm::length(w.rest_chord_[c]) < 0.9f * length;
+    if (ch.joint_end - ch.joint_begin >= 3)
+      w.chord_guard_[c] = glm::length(w.rest_chord_[c]) < 0.9f * length ? kChordAlways : kChordHeld;
   }
   w.axis_unit_.assign(nj, glm::vec3(0, 1, 0));
   w.axis_len_.assign(nj, 0.0f);
@@ -219,7 +221,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     for (int j = rig.chains()[c].joint_begin; j + 1 < rig.chains()[c].joint_end; ++j)
       if (rig.joint_limit()[j].kind != JointLimit::Kind::kNone) {
         w.limit_[j] = internal::PrepareLimit(rig.joint_limit()[j], w.axis_unit_[j]);
-        w.chord_curved_[c] = 0;  // the limits bound its chord, not ChordGuard
+        w.chord_guard_[c] = kChordNever;  // the limits bound its chord, not ChordGuard
       }
   w.cone_axis_parent_.assign(nj, glm::vec3(0, 1, 0));
   for (size_t j = 0; j < nj; ++j)
