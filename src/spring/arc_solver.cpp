@@ -348,6 +348,14 @@ bool SpringWorld::ChainThrown(const LinkContext& lc) const {
   return !(glm::dot(c, r) >= lag_cos_ * std::sqrt(glm::dot(c, c) * glm::dot(r, r)));
 }
 
+inline bool SpringWorld::ChordGuarded(int chain) const {
+  if (chord_guard_[chain] != kChordHeld) return chord_guard_[chain] == kChordAlways;
+  const RigChain& ch = rig_->chains()[chain];
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
+    if (in_contact_[j]) return true;
+  return false;  // a straighter chain no collider holds: its segments' cones hold its chord
+}
+
 // The per-segment guard bounds each segment's lag, and for a straight chain that bounds how far
 // its chord turns. A curved one (a strand up over the crown and down the back: a rest chord of 15
 // cm on a 45 cm chain) turns its chord much further than any one segment lags: its segments lag
@@ -355,7 +363,7 @@ bool SpringWorld::ChainThrown(const LinkContext& lc) const {
 // root, the chain keeps the shape the step gave it.
 inline bool SpringWorld::ChordGuard(int chain, const glm::vec3& root, const glm::mat3& frame,
                                     float inv_h) {
-  if (!chord_guard_[chain]) return false;  // limited: the limits hold its chord
+  if (!ChordGuarded(chain)) return false;
   const RigChain& ch = rig_->chains()[chain];
   const glm::vec3 r = frame * rest_chord_[chain];
   const glm::vec3 c = tail_[ch.joint_end - 2] - root;
@@ -368,10 +376,8 @@ inline bool SpringWorld::ChordGuard(int chain, const glm::vec3& root, const glm:
 bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c,
                             const glm::vec3& r, float cc, float rr, float inv_h) {
   const RigChain& ch = rig_->chains()[chain];
-  bool held = false;
+  bool held = false;  // (a straighter chain is here only when held: ChordGuarded)
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) held = held || in_contact_[j];
-  // A straighter chain no collider holds: its segments' cones hold its chord.
-  if (!held && chord_guard_[chain] != kChordAlways) return false;
   if (!(cc > 1e-12f && rr > 1e-12f)) return false;
   const glm::vec3 cu = c * (1.0f / std::sqrt(cc)), ru = r * (1.0f / std::sqrt(rr));
   const float cs = glm::dot(cu, ru);
@@ -402,51 +408,66 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
   // whose link starts inside a collider (a root in a head sphere) cannot leave it: not counted.
   // The velocities turn with the chain, as a rigid turn of its state: the move itself is not
   // added to them (against a collider that holds the chord outside the cone at rest, it would
-  // be taken back by the next step, and so on: resting hair that shakes). A first pass tries
-  // the turn, a second one makes it (no scratch memory: this runs only on the steps the guard
-  // acts on a held chain).
+  // be taken back by the next step, and so on: resting hair that shakes). The ends are tried in
+  // turn_ends_ and written only when the turn is made.
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
   const float scale = glm::length(glm::vec3(world_[rig.joint_node()[ch.joint_begin]][0]));
-  for (int pass = 0; pass < 2; ++pass) {
-    glm::vec3 o = root, o_turned = root, above = root;  // this link's start: now, turned, before
-    for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
-      const glm::vec3 before = tail_[j];
-      const float len = glm::length(before - above);
-      const glm::vec3 turned = root + turn * (before - root);
-      glm::vec3 end = turned + (o - o_turned);
-      const float hit = hit_radius_[j] * scale * rel_scale_[j];
-      for (int push = 0; push < 2; ++push)
-        for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-          glm::vec3 n;
-          const float sep = PointContact(colliders_[rig.chain_colliders()[k]], end, hit, &n);
-          if (sep < 0.0f) end -= n * sep;
-        }
-      const glm::vec3 d = end - o;
-      const float dl = glm::length(d);
-      if (!(dl > 1e-9f && std::isfinite(dl))) return false;
-      end = o + d * (len / dl);
-      if (pass == 0) {
-        for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-          const WorldCollider& col = colliders_[rig.chain_colliders()[k]];
-          glm::vec3 n;
-          if (PointContact(col, end, hit, &n) < -0.05f * (len + hit) &&
-              PointContact(col, o, hit, &n) >= 0.0f)
-            return false;
-        }
-      } else {
-        vel_[j] = turn * vel_[j];
-        tail_[j] = end;
+  // The colliders that can reach the chain at all (every end stays within its links' lengths of
+  // the root, with its hit radius), in joint_colliders_ (free after the chain's links).
+  float reach = 0.0f, hit_max = 0.0f;
+  glm::vec3 above = root;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    reach += glm::length(tail_[j] - above);
+    hit_max = std::max(hit_max, hit_radius_[j] * scale * rel_scale_[j]);
+    above = tail_[j];
+  }
+  int n_cand = 0;
+  for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
+    const int ci = rig.chain_colliders()[k];
+    if (!internal::ClearOfBound(collider_bound_[ci], root, reach + hit_max))
+      joint_colliders_[n_cand++] = ci;
+  }
+  glm::vec3 o = root, o_turned = root;  // this link's start: now, turned
+  above = root;                         // ... and before
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    const float len = glm::length(tail_[j] - above);
+    const glm::vec3 turned = root + turn * (tail_[j] - root);
+    glm::vec3 end = turned + (o - o_turned);
+    const float hit = hit_radius_[j] * scale * rel_scale_[j];
+    for (int push = 0, pushed = 1; push < 2 && pushed; ++push) {  // a second pass after a push
+      pushed = 0;
+      for (int k = 0; k < n_cand; ++k) {
+        const int ci = joint_colliders_[k];
+        if (internal::ClearOfBound(collider_bound_[ci], end, hit)) continue;
+        glm::vec3 n;
+        const float sep = PointContact(colliders_[ci], end, hit, &n);
+        if (sep < 0.0f) end -= n * sep, pushed = 1;
       }
-      above = before;
-      o_turned = turned;
-      o = end;
     }
-    if (pass == 0) {
-      const glm::vec3 c = o - root;
-      const float cc = glm::dot(c, c);
-      if (!(cc > 1e-12f) || !(glm::dot(c, ru) > cs * std::sqrt(cc))) return false;
+    const glm::vec3 d = end - o;
+    const float dl = glm::length(d);
+    if (!(dl > 1e-9f && std::isfinite(dl))) return false;
+    end = o + d * (len / dl);
+    for (int k = 0; k < n_cand; ++k) {
+      const int ci = joint_colliders_[k];
+      if (internal::ClearOfBound(collider_bound_[ci], end, hit)) continue;
+      glm::vec3 n;
+      if (PointContact(colliders_[ci], end, hit, &n) < -0.05f * (len + hit) &&
+          PointContact(colliders_[ci], o, hit, &n) >= 0.0f)
+        return false;
     }
+    turn_ends_[j - ch.joint_begin] = end;
+    above = tail_[j];
+    o_turned = turned;
+    o = end;
+  }
+  const glm::vec3 c = o - root;
+  const float cc = glm::dot(c, c);
+  if (!(cc > 1e-12f) || !(glm::dot(c, ru) > cs * std::sqrt(cc))) return false;
+  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
+    vel_[j] = turn * vel_[j];
+    tail_[j] = turn_ends_[j - ch.joint_begin];
   }
   return true;
 }
@@ -459,7 +480,7 @@ void SpringWorld::GuardChords(const int* chains, int n, float h, StepReport& rep
   const float inv_h = 1.0f / h;  // as LinkContext::inv_h
   for (int l = 0; l < n; ++l) {
     const int c = chains[l];
-    if (chord_guard_[c] && ChordGuard(c, flat_[c].root, ArcFrame(c, AttachFrame(c)), inv_h)) {
+    if (ChordGuarded(c) && ChordGuard(c, flat_[c].root, ArcFrame(c, AttachFrame(c)), inv_h)) {
       flat_[c].q_done = rig_->chains()[c].joint_begin;
       rep.flags |= kStepLagGuard;
     }

@@ -156,6 +156,10 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.path_begin_.assign(nj, 0);
   w.path_end_.assign(nj, 0);
   w.chord_guard_.assign(rig.chains().size(), kChordNever);
+  size_t longest = 0;
+  for (const RigChain& ch : rig.chains())
+    longest = std::max(longest, static_cast<size_t>(ch.joint_end - ch.joint_begin));
+  w.turn_ends_.assign(longest, glm::vec3(0.0f));
   for (const RigChain& ch : rig.chains()) {
     const glm::mat4 attach_rest = ch.attach >= 0 ? rig.rest_world()[ch.attach] : glm::mat4(1.0f);
     const glm::mat3 attach_inv = glm::inverse(glm::mat3(attach_rest));
