@@ -312,6 +312,8 @@ class SpringWorld {
   // Whether ChordGuard looks at the chain this step: a curved chain without angle limits, or a
   // straighter one while a collider holds one of its links (chord_guard_).
   bool ChordGuarded(int chain) const;
+  // Whether a collider held one of the chain's links this step (in_contact_).
+  bool ChainHeld(int chain) const;
   // ChordGuard on the chains of a lane group after its step (arc).
   void GuardChords(const int* chains, int n, float h, StepReport& rep);
   // Its rare part: chord c past the cone around target r (|c|^2 = cc, |r|^2 = rr).
@@ -474,8 +476,8 @@ class SpringWorld {
   // curved chain, kChordHeld for a straighter one (only while a collider holds one of its links).
   enum : uint8_t { kChordNever = 0, kChordHeld = 1, kChordAlways = 2 };
   std::vector<uint8_t> chord_guard_;
-  std::vector<glm::vec3>
-      turn_ends_;  // TurnHeldChain's scratch: a chain's ends, turned (sized once)
+  // TurnHeldChain's scratch: a chain's ends, turned (sized once, to the longest chain).
+  std::vector<glm::vec3> turn_ends_;
   // arc with gravity (ArcFrame, Lifted): per joint, the displacement gravity gives its end
   // against the stiffness (g / k, world metres; the arc coefficient's g is then 0); per chain,
   // the sum over its joints.

@@ -686,19 +686,17 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
     // that rides with the attachment (the head, its children) may hold the root: the ends'
     // tests above keep the hair out of it.
     const int attach = cx.av.nodes[fc.nodes[0]].parent;
-    std::vector<uint8_t> root_held(cols.size(), 0);
-    for (size_t i = 0; i < cols.size(); ++i) {
+    auto round_root = [&](size_t i) {
       glm::vec3 unused;
-      if (!(PointContact(cols[i], glm::vec3(fc.world[0][3]), 0.0f, &unused) < 0.0f)) continue;
-      bool rides = false;
-      for (int a = cx.av.vrm.colliders[i].node; a >= 0 && !rides; a = cx.av.nodes[a].parent)
-        rides = a == attach;
-      root_held[i] = !rides;
-    }
+      if (!(PointContact(cols[i], glm::vec3(fc.world[0][3]), 0.0f, &unused) < 0.0f)) return false;
+      for (int a = cx.av.vrm.colliders[i].node; a >= 0; a = cx.av.nodes[a].parent)
+        if (a == attach) return false;  // rides with the attachment
+      return true;
+    };
     std::vector<uint8_t> held(cols.size(), 0);
     std::string left_out;
     for (size_t i = 0; i < cols.size(); ++i) {
-      held[i] = sep[i] < 0.0f || root_held[i];
+      held[i] = sep[i] < 0.0f || round_root(i);
       if (!held[i]) continue;
       const Collider& col = cx.av.vrm.colliders[i];
       char radius[48] = "";

@@ -348,12 +348,17 @@ bool SpringWorld::ChainThrown(const LinkContext& lc) const {
   return !(glm::dot(c, r) >= lag_cos_ * std::sqrt(glm::dot(c, c) * glm::dot(r, r)));
 }
 
-inline bool SpringWorld::ChordGuarded(int chain) const {
-  if (chord_guard_[chain] != kChordHeld) return chord_guard_[chain] == kChordAlways;
+inline bool SpringWorld::ChainHeld(int chain) const {
   const RigChain& ch = rig_->chains()[chain];
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j)
     if (in_contact_[j]) return true;
-  return false;  // a straighter chain no collider holds: its segments' cones hold its chord
+  return false;
+}
+
+inline bool SpringWorld::ChordGuarded(int chain) const {
+  // A straighter chain no collider holds: its segments' cones hold its chord.
+  return chord_guard_[chain] == kChordAlways ||
+         (chord_guard_[chain] == kChordHeld && ChainHeld(chain));
 }
 
 // The per-segment guard bounds each segment's lag, and for a straight chain that bounds how far
@@ -375,9 +380,6 @@ inline bool SpringWorld::ChordGuard(int chain, const glm::vec3& root, const glm:
 
 bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c,
                             const glm::vec3& r, float cc, float rr, float inv_h) {
-  const RigChain& ch = rig_->chains()[chain];
-  bool held = false;  // (a straighter chain is here only when held: ChordGuarded)
-  for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) held = held || in_contact_[j];
   if (!(cc > 1e-12f && rr > 1e-12f)) return false;
   const glm::vec3 cu = c * (1.0f / std::sqrt(cc)), ru = r * (1.0f / std::sqrt(rr));
   const float cs = glm::dot(cu, ru);
@@ -388,7 +390,8 @@ bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c
   if (!(a2 > 1e-8f)) return false;
   const glm::vec3 onto = lag_cos_ * ru + lag_sin_ * (across * (1.0f / std::sqrt(a2)));
   const glm::mat3 turn = glm::mat3_cast(internal::FromUnitVectors(cu, onto));
-  if (held) return TurnHeldChain(chain, root, turn, cs, ru);
+  if (ChainHeld(chain)) return TurnHeldChain(chain, root, turn, cs, ru);
+  const RigChain& ch = rig_->chains()[chain];
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
     const glm::vec3 end = root + turn * (tail_[j] - root);
     vel_[j] += (end - tail_[j]) * inv_h;
@@ -414,7 +417,9 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
   const RigChain& ch = rig.chains()[chain];
   const float scale = glm::length(glm::vec3(world_[rig.joint_node()[ch.joint_begin]][0]));
   // The colliders that can reach the chain at all (every end stays within its links' lengths of
-  // the root, with its hit radius), in joint_colliders_ (free after the chain's links).
+  // the root, with its hit radius): NarrowLink over all of the chain's colliders (the broad
+  // phase's subset bounds the step's ends, not the turned ones), into joint_colliders_ (free
+  // after the chain's links).
   float reach = 0.0f, hit_max = 0.0f;
   glm::vec3 above = root;
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
@@ -422,12 +427,8 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
     hit_max = std::max(hit_max, hit_radius_[j] * scale * rel_scale_[j]);
     above = tail_[j];
   }
-  int n_cand = 0;
-  for (int k = ch.collider_begin; k < ch.collider_end; ++k) {
-    const int ci = rig.chain_colliders()[k];
-    if (!internal::ClearOfBound(collider_bound_[ci], root, reach + hit_max))
-      joint_colliders_[n_cand++] = ci;
-  }
+  const NearRange all = AllNear(chain);
+  const int n_cand = NarrowLink(all.begin, all.end, root, reach + hit_max);
   glm::vec3 o = root, o_turned = root;  // this link's start: now, turned
   above = root;                         // ... and before
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
