@@ -314,7 +314,8 @@ class SpringWorld {
   bool ChordGuarded(int chain) const;
   // Whether a collider held one of the chain's links this step (in_contact_).
   bool ChainHeld(int chain) const;
-  // ChordGuard on the chains of a lane group after its step (arc).
+  // ChordGuard on the chains of a lane group after its step (arc); a chain with gravity in the
+  // arc frame the step built for its lane (lane_frames_).
   void GuardChords(const int* chains, int n, float h, StepReport& rep);
   // Its rare part: chord c past the cone around target r (|c|^2 = cc, |r|^2 = rr).
   bool TurnChord(int chain, const glm::vec3& root, const glm::vec3& c, const glm::vec3& r, float cc,
@@ -528,6 +529,7 @@ class SpringWorld {
   std::vector<int> lane_group_of_;
   std::vector<uint8_t> attach_still_;  // per chain: it hangs from a node no chain's step moves
   std::vector<uint8_t> lane_written_;  // WriteBack scratch: the chain was written in lanes
+  glm::mat3 lane_frames_[4];           // SolveChainLanes with gravity: each lane's arc frame
   std::vector<int> lane_write_;        // WriteBack scratch: the lane groups to write
   std::vector<int> write_left_;        // WriteBack scratch: the flat chains written one by one
   int rot_cache_node_ = -2;            // this step: the node whose world rotation rot_cache_ holds

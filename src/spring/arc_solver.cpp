@@ -481,7 +481,8 @@ void SpringWorld::GuardChords(const int* chains, int n, float h, StepReport& rep
   const float inv_h = 1.0f / h;  // as LinkContext::inv_h
   for (int l = 0; l < n; ++l) {
     const int c = chains[l];
-    if (ChordGuarded(c) && ChordGuard(c, flat_[c].root, ArcFrame(c, AttachFrame(c)), inv_h)) {
+    if (ChordGuarded(c) &&
+        ChordGuard(c, flat_[c].root, chain_lifted_[c] ? lane_frames_[l] : AttachFrame(c), inv_h)) {
       flat_[c].q_done = rig_->chains()[c].joint_begin;
       rep.flags |= kStepLagGuard;
     }
@@ -1342,6 +1343,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     }
   };
   // The attachment frame's rows, for the original arc (glm's mat3 * vec3, lane by lane).
+  // With gravity kept in lane_frames_ for GuardChords after the step (not built again there).
   __m128 arow[3][3];
   if (!lifted) {
     const glm::mat3& attach = lc.attach;
@@ -1349,8 +1351,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       for (int c = 0; c < 3; ++c) arow[r][c] = _mm_set1_ps(attach[c][r]);
   } else {  // each lane its chain's frame (lane 0's is lc's)
     const glm::mat3 attach = AttachFrame(chains[0]);
-    const glm::mat3 frame[4] = {lc.attach, ArcFrame(chains[1], attach), ArcFrame(chains[2], attach),
-                                ArcFrame(chains[3], attach)};
+    glm::mat3* frame = lane_frames_;
+    frame[0] = lc.attach;
+    for (int l = 1; l < 4; ++l) frame[l] = ArcFrame(chains[l], attach);
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c)
         arow[r][c] = _mm_setr_ps(frame[0][c][r], frame[1][c][r], frame[2][c][r], frame[3][c][r]);
