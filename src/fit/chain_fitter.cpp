@@ -80,6 +80,8 @@ std::vector<glm::vec3> CutLine(const std::vector<glm::vec3>& line, float cut) {
   return {line[line.size() - 2], line.back()};
 }
 
+// A near vertex (GeodesicFromRoot) this far along the clump's extent is at its far end.
+constexpr float kLoopEnd = 0.95f;
 constexpr float kMaxLineRatio =
     1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
 
@@ -319,28 +321,72 @@ WeldedHair WeldHair(std::vector<glm::vec3> world, const Primitive& prim, float u
   return wh;
 }
 
-// Geodesic distance from the root band (the clump's vertices within `tol` of the closest approach
-// to the attachment surface), multi-source Dijkstra on edge lengths. Writes geo[] of the clump;
-// returns the largest distance.
+// Geodesic distance from the root band, multi-source Dijkstra on edge lengths. Writes geo[] of
+// the clump; returns the largest distance, in left_out the near vertices not in the band and in
+// both_ends whether the band is every near vertex because one is at the clump's far end.
+// Near: within `tol` of the clump's closest approach to the attachment surface. The band: the
+// closest vertex and the near vertices the surface reaches from it, band vertex to band vertex,
+// each within `reach` of the band grown so far (over the clump).
+// Other near vertices are places further along the strand that come as close to the head (the
+// middle or the tip of a strand lying over the scalp, where a worn hairstyle's scalp fit put
+// it): pinned there too, the hair between would be held at both ends and torn by every swing,
+// and the centre line would run through the level sets of two roots.
 float GeodesicFromRoot(const WeldedHair& wh, const std::vector<int>& verts,
-                       const std::vector<float>& dist, float dmin, float tol,
-                       std::vector<float>& geo) {
+                       const std::vector<float>& dist, float dmin, float tol, float reach,
+                       std::vector<float>& geo, int* left_out, bool* both_ends) {
   using Item = std::pair<float, int>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
-  for (size_t i = 0; i < verts.size(); ++i)
-    if (dist[i] <= dmin + tol) {
-      geo[verts[i]] = 0.0f;
-      pq.emplace(0.0f, verts[i]);
+  auto dijkstra = [&](const std::vector<int>& sources) {
+    for (int w : verts) geo[w] = -1.0f;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+    for (int w : sources) {
+      geo[w] = 0.0f;
+      pq.emplace(0.0f, w);
     }
-  while (!pq.empty()) {
-    auto [g, w] = pq.top();
-    pq.pop();
-    if (g > geo[w]) continue;
-    for (auto [n, len] : wh.adj[w])
-      if (geo[n] < 0 || g + len < geo[n]) {
-        geo[n] = g + len;
-        pq.emplace(geo[n], n);
+    while (!pq.empty()) {
+      auto [g, w] = pq.top();
+      pq.pop();
+      if (g > geo[w]) continue;
+      for (auto [n, len] : wh.adj[w])
+        if (geo[n] < 0 || g + len < geo[n]) {
+          geo[n] = g + len;
+          pq.emplace(geo[n], n);
+        }
+    }
+  };
+  // The band grows from the closest near vertex, by the near vertices within `reach` of it.
+  std::vector<int> near;
+  size_t closest = 0;
+  for (size_t i = 0; i < verts.size(); ++i) {
+    if (dist[i] < dist[closest]) closest = i;
+    if (dist[i] <= dmin + tol) near.push_back(static_cast<int>(i));
+  }
+  std::vector<uint8_t> in_band(verts.size(), 0);
+  std::vector<int> band{verts[closest]};
+  in_band[closest] = 1;
+  for (bool grew = true; grew;) {
+    dijkstra(band);
+    grew = false;
+    for (int i : near)
+      if (!in_band[i] && geo[verts[i]] >= 0.0f && geo[verts[i]] <= reach) {
+        in_band[i] = 1;
+        band.push_back(verts[i]);
+        grew = true;
       }
+  }
+  *left_out = static_cast<int>(near.size() - band.size());  // the closest is near
+  // A clump whose far end comes as near the head as its root (a loop, a lock tucked back
+  // against the head, long hair down to a neck the head's weights hold) is held at both ends, as
+  // the artist placed it: every near vertex is root, as before this rule.
+  float extent = 0.0f, far_touch = 0.0f;
+  for (int w : verts) extent = std::max(extent, geo[w]);
+  for (int i : near)
+    if (!in_band[i]) far_touch = std::max(far_touch, geo[verts[i]]);
+  *both_ends = *left_out > 0 && far_touch >= kLoopEnd * extent;
+  if (*both_ends) {
+    std::vector<int> all(near.size());
+    for (size_t k = 0; k < near.size(); ++k) all[k] = verts[near[k]];
+    dijkstra(all);
+    *left_out = 0;
   }
   float gmax = 0;
   for (int w : verts) gmax = std::max(gmax, geo[w]);
@@ -448,7 +494,10 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
       continue;
     }
     // 4. Geodesic distance from the root band.
-    const float gmax = GeodesicFromRoot(wh, verts, dist, dmin, tol, geo);
+    int left_out = 0;
+    bool both_ends = false;
+    const float gmax = GeodesicFromRoot(wh, verts, dist, dmin, tol, opt.segment_length * cx.unit,
+                                        geo, &left_out, &both_ends);
     // A piece that reaches only a few cm from where it meets the head (a bun, a scalp cap, a
     // hair tie) cannot hang: a chain would only bend it through the skull. It stays rigid on
     // the attachment, as the artist made it.
@@ -495,6 +544,16 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
         "added chain " + std::to_string(cx.chain_index) + ": " + std::to_string(n_joints) +
         " joints under \"" + cx.av.nodes[cx.attach].name + "\", " + std::to_string(verts.size()) +
         " hair vertices, length " + cx.Cm(ch.length) + " (geodesic extent " + cx.Cm(gmax) + ")");
+    if (both_ends)
+      result.changes.push_back("chain " + std::to_string(cx.chain_index) +
+                               " is pinned at both ends: its far end comes as near the \"" +
+                               cx.av.nodes[cx.attach].name + "\" as its root");
+    if (left_out > 0)
+      result.changes.push_back("chain " + std::to_string(cx.chain_index) +
+                               " hangs from its root alone: " + std::to_string(left_out) +
+                               (left_out == 1 ? " vertex" : " vertices") +
+                               " further along it, as near the \"" + cx.av.nodes[cx.attach].name +
+                               "\", not pinned there");
     result.chain_vertices.push_back(static_cast<int>(verts.size()));
     chains->push_back(std::move(ch));
     ++cx.chain_index;
