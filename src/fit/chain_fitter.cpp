@@ -26,6 +26,7 @@
 #include <tuple>
 
 #include "core/chain_weights.h"
+#include "core/node_tree.h"
 #include "fit/body_scale.h"
 #include "fit/joint_record.h"
 #include "fit/owned_nodes.h"
@@ -377,20 +378,22 @@ float GeodesicFromRoot(const WeldedHair& wh, const std::vector<int>& verts,
   // A clump whose far end comes as near the head as its root (a loop, a lock tucked back
   // against the head, long hair down to a neck the head's weights hold) is held at both ends, as
   // the artist placed it: every near vertex is root, as before this rule.
-  float extent = 0.0f, far_touch = 0.0f;
-  for (int w : verts) extent = std::max(extent, geo[w]);
+  auto extent = [&] {
+    float g = 0.0f;
+    for (int w : verts) g = std::max(g, geo[w]);
+    return g;
+  };
+  float far_touch = 0.0f;
   for (int i : near)
     if (!in_band[i]) far_touch = std::max(far_touch, geo[verts[i]]);
-  *both_ends = *left_out > 0 && far_touch >= kLoopEnd * extent;
-  if (*both_ends) {
-    std::vector<int> all(near.size());
-    for (size_t k = 0; k < near.size(); ++k) all[k] = verts[near[k]];
-    dijkstra(all);
-    *left_out = 0;
-  }
-  float gmax = 0;
-  for (int w : verts) gmax = std::max(gmax, geo[w]);
-  return gmax;
+  const float from_band = extent();
+  *both_ends = *left_out > 0 && far_touch >= kLoopEnd * from_band;
+  if (!*both_ends) return from_band;
+  std::vector<int> all(near.size());
+  for (size_t k = 0; k < near.size(); ++k) all[k] = verts[near[k]];
+  dijkstra(all);
+  *left_out = 0;
+  return extent();
 }
 
 float LineLength(const std::vector<glm::vec3>& l) {
@@ -748,9 +751,8 @@ void AddSprings(FitContext& cx, const std::vector<FitChain>& chains) {
     auto round_root = [&](size_t i) {
       glm::vec3 unused;
       if (!(PointContact(cols[i], glm::vec3(fc.world[0][3]), 0.0f, &unused) < 0.0f)) return false;
-      for (int a = cx.av.vrm.colliders[i].node; a >= 0; a = cx.av.nodes[a].parent)
-        if (a == attach) return false;  // rides with the attachment
-      return true;
+      const int node = cx.av.vrm.colliders[i].node;  // riding with the attachment: not counted
+      return node < 0 || !(node == attach || internal::IsAncestor(cx.av, attach, node));
     };
     std::vector<uint8_t> held(cols.size(), 0);
     std::string left_out;

@@ -3,17 +3,12 @@
 #include <cstdio>
 #include <glm/gtc/quaternion.hpp>
 
+#include "core/node_tree.h"
 #include "hairswing/humanoid.h"
 #include "hairswing/io.h"
 
 namespace hairswing {
 namespace {
-
-bool IsAncestor(const Avatar& av, int ancestor, int node) {
-  for (int p = av.nodes[node].parent; p != -1; p = av.nodes[p].parent)
-    if (p == ancestor) return true;
-  return false;
-}
 
 std::string NodeLabel(const Avatar& av, int n) {
   return "node " + std::to_string(n) + " (\"" + av.nodes[n].name + "\")";
@@ -61,7 +56,7 @@ Warnings CheckAvatar(const Avatar& av) {
       w.push_back(f + ": a single joint is only a tail; nothing swings");
     for (size_t j = 0; j + 1 < sp.joints.size(); ++j) {
       int a = sp.joints[j].node, b = sp.joints[j + 1].node;
-      if (!IsAncestor(av, a, b))
+      if (!internal::IsAncestor(av, a, b))
         w.push_back(f + ": joint " + std::to_string(j) + " " + NodeLabel(av, a) +
                     " is not an ancestor of the next joint " + NodeLabel(av, b));
       else if (av.nodes[b].parent != a)
