@@ -349,6 +349,91 @@ TEST(Fit, AStrandThatComesNearTheHeadFurtherDownHangsFromItsRootAlone) {
   EXPECT_FALSE(pinned(a, tip));  // without the touch it swings
 }
 
+// A hair shell: game hair is often an outer and an inner layer joined along its lower edge. The
+// demo ponytail (a tube of 50 rings x 32 sides, root ring first) gets an inner tube at 0.7 of its
+// radius from its last ring back up to its middle, joined to the outer tube at the bottom. Walked
+// over the surface from the root, the inner layer comes after the outer one, so a centre line
+// through those distances turns round at the bottom (a U of joints) and the two layers would be
+// skinned to different joints. The fitter joins the layers through the hair's thickness: one
+// straight chain to the bottom, each inner vertex on the joints of the outer one beside it.
+TEST(Fit, AHairShellFoldedAtItsLowerEdgeGetsOneChainDownBothLayers) {
+  constexpr int kRings = 50, kSides = 32, kFrom = 25;  // the inner tube: rings 49 .. 25
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  const int m = MeshIndex(av, "Ponytail");
+  ASSERT_GE(m, 0);
+  Primitive& p = av.meshes[m].primitives[0];
+  ASSERT_EQ(p.positions.size(), static_cast<size_t>(kRings * kSides));
+  ASSERT_TRUE(p.targets.empty());
+  const uint32_t inner0 = static_cast<uint32_t>(p.positions.size());
+  auto inner = [&](int ring, int side) {  // inner ring 0 lies inside outer ring kRings - 1
+    return inner0 + static_cast<uint32_t>((kRings - 1 - ring) * kSides + side % kSides);
+  };
+  for (int r = kRings - 1; r >= kFrom; --r) {
+    glm::vec3 c(0.0f);
+    for (int k = 0; k < kSides; ++k) c += p.positions[r * kSides + k];
+    c /= static_cast<float>(kSides);
+    for (int k = 0; k < kSides; ++k) {
+      const size_t o = r * kSides + k;
+      p.positions.push_back(c + 0.7f * (p.positions[o] - c));
+      if (!p.normals.empty()) p.normals.push_back(-p.normals[o]);
+      p.joints.push_back(p.joints[o]);
+      p.weights.push_back(p.weights[o]);
+    }
+  }
+  auto quad = [&](uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    p.indices.insert(p.indices.end(), {a, b, c, a, c, d});
+  };
+  for (int k = 0; k < kSides; ++k) {
+    const uint32_t o = (kRings - 1) * kSides;  // the lower edge: outer last ring to inner first
+    quad(o + k, o + (k + 1) % kSides, inner(kRings - 1, k + 1), inner(kRings - 1, k));
+    for (int r = kRings - 1; r > kFrom; --r)
+      quad(inner(r, k), inner(r, k + 1), inner(r - 1, k + 1), inner(r - 1, k));
+  }
+  const auto world = RestWorld(av, m, 0);
+  ASSERT_EQ(world.size(), p.positions.size());
+  float bottom = 1e9f;
+  for (const glm::vec3& w : world) bottom = std::min(bottom, w.y);
+
+  auto fit = FitHairChains(av, SelectHair(av, "Ponytail").value(), {});
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  bool said = false;
+  for (const auto& c : fit->changes) said |= c.find("folds back on itself") != std::string::npos;
+  EXPECT_TRUE(said);
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok());
+  const Spring& sp = av.vrm.springs.back();
+  std::vector<glm::vec3> joints;
+  for (const SpringJoint& j : sp.joints)
+    joints.emplace_back(rig->rest_world()[rig->node_to_rig()[j.node]][3]);
+  ASSERT_GE(joints.size(), 3u);
+  // No U: every joint bends less than 45 deg, and the chain ends at the bottom of the hair, not
+  // back up at the inner layer's top (the middle of the ponytail).
+  for (size_t k = 1; k + 1 < joints.size(); ++k)
+    EXPECT_LT(glm::degrees(std::acos(std::clamp(glm::dot(glm::normalize(joints[k] - joints[k - 1]),
+                                                         glm::normalize(joints[k + 1] - joints[k])),
+                                                -1.0f, 1.0f))),
+              45.0f)
+        << "joint " << k;
+  const float length = glm::length(joints.front() - joints.back());
+  EXPECT_LT(joints.back().y - bottom, 0.15f * length);
+  // Each inner vertex follows the joint the outer vertex beside it follows most.
+  const Primitive& q = av.meshes[m].primitives[0];
+  int same = 0, total = 0;
+  for (int r = kRings - 1; r >= kFrom; --r)
+    for (int k = 0; k < kSides; k += 4) {
+      const size_t o = r * kSides + k, i = inner(r, k);
+      auto top = [&](size_t v) {
+        int best = 0;
+        for (int c = 1; c < 4; ++c)
+          if (q.weights[v][c] > q.weights[v][best]) best = c;
+        return q.joints[v][best];
+      };
+      same += top(o) == top(i) ? 1 : 0;
+      ++total;
+    }
+  EXPECT_GE(same, total * 9 / 10) << same << " of " << total;
+}
+
 // The fitter's cone limits: a = 0.85 x 2 x max_flip / (n + 1) on each swinging joint, none on
 // the tip; a sideways pull that throws the free chain past 90 degrees leaves the limited one's
 // chord within max_flip of its rest direction (the flip figure, computed here from positions).

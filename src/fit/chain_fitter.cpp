@@ -85,6 +85,9 @@ std::vector<glm::vec3> CutLine(const std::vector<glm::vec3>& line, float cut) {
 constexpr float kLoopEnd = 0.95f;
 constexpr float kMaxLineRatio =
     1.5f;  // centre line length / geodesic extent beyond which a clump stays rigid
+// A centre line whose far end comes back nearer its start than this share of its furthest
+// reach folds back on itself (Folds).
+constexpr float kFoldBack = 0.7f;
 
 }  // namespace
 
@@ -322,6 +325,38 @@ WeldedHair WeldHair(std::vector<glm::vec3> world, const Primitive& prim, float u
   return wh;
 }
 
+// Extra edges of a clump's graph (Unfold): per welded vertex, neighbours and lengths.
+using ExtraEdges = std::map<int, std::vector<std::pair<int, float>>>;
+
+// Geodesic distance over the clump's mesh graph (and `extra`'s edges, when given) from the
+// sources, multi-source Dijkstra on edge lengths: geo[] of every vertex of the clump, -1 where
+// the sources do not reach.
+void Geodesic(const WeldedHair& wh, const ExtraEdges* extra, const std::vector<int>& verts,
+              const std::vector<int>& sources, std::vector<float>& geo) {
+  using Item = std::pair<float, int>;
+  for (int w : verts) geo[w] = -1.0f;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+  for (int w : sources) {
+    geo[w] = 0.0f;
+    pq.emplace(0.0f, w);
+  }
+  auto relax = [&](float g, int n, float len) {
+    if (geo[n] < 0 || g + len < geo[n]) {
+      geo[n] = g + len;
+      pq.emplace(geo[n], n);
+    }
+  };
+  while (!pq.empty()) {
+    auto [g, w] = pq.top();
+    pq.pop();
+    if (g > geo[w]) continue;
+    for (auto [n, len] : wh.adj[w]) relax(g, n, len);
+    if (extra)
+      if (const auto it = extra->find(w); it != extra->end())
+        for (auto [n, len] : it->second) relax(g, n, len);
+  }
+}
+
 // Geodesic distance from the root band, multi-source Dijkstra on edge lengths. Writes geo[] of
 // the clump; returns the largest distance, in left_out the near vertices not in the band and in
 // both_ends whether the band is every near vertex because one is at the clump's far end.
@@ -335,24 +370,8 @@ WeldedHair WeldHair(std::vector<glm::vec3> world, const Primitive& prim, float u
 float GeodesicFromRoot(const WeldedHair& wh, const std::vector<int>& verts,
                        const std::vector<float>& dist, float dmin, float tol, float reach,
                        std::vector<float>& geo, int* left_out, bool* both_ends) {
-  using Item = std::pair<float, int>;
   auto dijkstra = [&](const std::vector<int>& sources) {
-    for (int w : verts) geo[w] = -1.0f;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
-    for (int w : sources) {
-      geo[w] = 0.0f;
-      pq.emplace(0.0f, w);
-    }
-    while (!pq.empty()) {
-      auto [g, w] = pq.top();
-      pq.pop();
-      if (g > geo[w]) continue;
-      for (auto [n, len] : wh.adj[w])
-        if (geo[n] < 0 || g + len < geo[n]) {
-          geo[n] = g + len;
-          pq.emplace(geo[n], n);
-        }
-    }
+    Geodesic(wh, nullptr, verts, sources, geo);
   };
   // The band grows from the closest near vertex, by the near vertices within `reach` of it.
   std::vector<int> near;
@@ -402,11 +421,10 @@ float LineLength(const std::vector<glm::vec3>& l) {
   return len;
 }
 
-// Centre line through the level sets of the geodesic distance (centroids of distance bins). The
-// centroids zig-zag on coarse cards and cut through the head on pieces that wrap around it (their
-// bands are rings), so the line is smoothed (ends kept) while it is much longer than the clump.
-std::vector<glm::vec3> CentreLine(const WeldedHair& wh, const std::vector<int>& verts,
-                                  const std::vector<float>& geo, float gmax, int joints) {
+// The centroids of the clump's level sets of geodesic distance (max(12, 4 joints) bins over
+// [0, gmax]; empty bins left out), root first.
+std::vector<glm::vec3> LevelSetCentroids(const WeldedHair& wh, const std::vector<int>& verts,
+                                         const std::vector<float>& geo, float gmax, int joints) {
   const int bins = std::max(12, 4 * joints);
   std::vector<glm::vec3> sum(bins, glm::vec3(0));
   std::vector<int> count(bins, 0);
@@ -419,6 +437,15 @@ std::vector<glm::vec3> CentreLine(const WeldedHair& wh, const std::vector<int>& 
   std::vector<glm::vec3> line;
   for (int b = 0; b < bins; ++b)
     if (count[b]) line.push_back(sum[b] / static_cast<float>(count[b]));
+  return line;
+}
+
+// Centre line through the level sets of the geodesic distance (centroids of distance bins). The
+// centroids zig-zag on coarse cards and cut through the head on pieces that wrap around it (their
+// bands are rings), so the line is smoothed (ends kept) while it is much longer than the clump.
+std::vector<glm::vec3> CentreLine(const WeldedHair& wh, const std::vector<int>& verts,
+                                  const std::vector<float>& geo, float gmax, int joints) {
+  std::vector<glm::vec3> line = LevelSetCentroids(wh, verts, geo, gmax, joints);
   for (int pass = 0; pass < 8 && line.size() > 2 && LineLength(line) > 1.1f * gmax; ++pass) {
     std::vector<glm::vec3> sm = line;
     for (size_t i = 1; i + 1 < line.size(); ++i)
@@ -426,6 +453,78 @@ std::vector<glm::vec3> CentreLine(const WeldedHair& wh, const std::vector<int>& 
     line.swap(sm);
   }
   return line;
+}
+
+// Whether a clump folds back on itself: the far end of its level sets' centroid line comes back
+// nearer the first centroid than kFoldBack of the line's furthest reach from it. A hair shell -
+// an inner and an outer layer joined along the hair's lower edge, as game hair is often
+// modelled - is walked down one layer, round the edge and up the other: its level sets beyond
+// the edge climb back towards the head, and a centre line through them turns round at the edge
+// (a U of joints: 147 deg at one joint for the UBC long hair worn on godette), so the layers
+// would be skinned to different joints and pulled apart by every bend. A curl at the tip that
+// comes back less than that keeps its line.
+bool Folds(const WeldedHair& wh, const std::vector<int>& verts, const std::vector<float>& geo,
+           float gmax, int joints) {
+  const std::vector<glm::vec3> line = LevelSetCentroids(wh, verts, geo, gmax, joints);
+  if (line.size() < 3) return false;
+  float reach = 0.0f;
+  for (const glm::vec3& c : line) reach = std::max(reach, glm::length(c - line.front()));
+  return glm::length(line.back() - line.front()) < kFoldBack * reach;
+}
+
+// The geodesic distance of a clump that folds back on itself (Folds) measured again with the
+// surface joined through the hair's thickness: every pair of its vertices closer than r gets an
+// edge of their straight distance, so a layer's level set at a depth reaches the layer beside it
+// at that depth instead of round the lower edge. r starts at 1.5 median edge lengths and grows
+// by half while the line still folds, up to a fifth of the clump's extent; the sources are the
+// root band (distance 0). Returns the r that unfolded the clump and writes geo and *gmax, or
+// returns 0 and leaves them as they were.
+float Unfold(const WeldedHair& wh, const std::vector<int>& verts, std::vector<float>& geo,
+             float* gmax, int joints) {
+  std::vector<float> lengths;
+  for (int w : verts)
+    for (auto [n, len] : wh.adj[w])
+      if (n > w) lengths.push_back(len);
+  if (lengths.empty()) return 0.0f;
+  std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
+  const float median = lengths[lengths.size() / 2];
+  std::vector<int> sources;
+  for (int w : verts)
+    if (geo[w] == 0.0f) sources.push_back(w);
+  std::vector<float> trial(geo.size());
+  for (float r = 1.5f * median; r <= 0.2f * *gmax; r *= 1.5f) {
+    // Pairs closer than r, from a grid of cells r wide (the 27 cells round each vertex).
+    std::map<std::tuple<int, int, int>, std::vector<int>> grid;
+    auto cell = [&](const glm::vec3& p) {
+      return std::make_tuple(static_cast<int>(std::floor(p.x / r)),
+                             static_cast<int>(std::floor(p.y / r)),
+                             static_cast<int>(std::floor(p.z / r)));
+    };
+    for (int w : verts) grid[cell(wh.wpos[w])].push_back(w);
+    ExtraEdges extra;
+    for (int w : verts) {
+      const auto [cx, cy, cz] = cell(wh.wpos[w]);
+      for (int dx = -1; dx <= 1; ++dx)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dz = -1; dz <= 1; ++dz) {
+            const auto it = grid.find(std::make_tuple(cx + dx, cy + dy, cz + dz));
+            if (it == grid.end()) continue;
+            for (int n : it->second) {
+              const float d = glm::length(wh.wpos[n] - wh.wpos[w]);
+              if (n != w && d < r) extra[w].emplace_back(n, d);
+            }
+          }
+    }
+    Geodesic(wh, &extra, verts, sources, trial);
+    float extent = 0.0f;
+    for (int w : verts) extent = std::max(extent, trial[w]);
+    if (!Folds(wh, verts, trial, extent, joints)) {
+      for (int w : verts) geo[w] = trial[w];
+      *gmax = extent;
+      return r;
+    }
+  }
+  return 0.0f;
 }
 
 // New joint nodes under the attachment at the chain's points (translations in each parent's
@@ -499,8 +598,16 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
     // 4. Geodesic distance from the root band.
     int left_out = 0;
     bool both_ends = false;
-    const float gmax = GeodesicFromRoot(wh, verts, dist, dmin, tol, opt.segment_length * cx.unit,
-                                        geo, &left_out, &both_ends);
+    float gmax = GeodesicFromRoot(wh, verts, dist, dmin, tol, opt.segment_length * cx.unit, geo,
+                                  &left_out, &both_ends);
+    // A clump that folds back on itself (Folds): its layers are walked one after the other.
+    // The distance along the hair is measured again with the layers joined through the hair's
+    // thickness (Unfold), so both are one level set at each depth and the line ends at the fold.
+    float folded = -1.0f;  // the extent there and back, when unfolded
+    if (!both_ends && Folds(wh, verts, geo, gmax, opt.joints)) {
+      const float there_and_back = gmax;
+      if (Unfold(wh, verts, geo, &gmax, opt.joints) > 0.0f) folded = there_and_back;
+    }
     // A piece that reaches only a few cm from where it meets the head (a bun, a scalp cap, a
     // hair tie) cannot hang: a chain would only bend it through the skull. It stays rigid on
     // the attachment, as the artist made it.
@@ -547,6 +654,13 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
         "added chain " + std::to_string(cx.chain_index) + ": " + std::to_string(n_joints) +
         " joints under \"" + cx.av.nodes[cx.attach].name + "\", " + std::to_string(verts.size()) +
         " hair vertices, length " + cx.Cm(ch.length) + " (geodesic extent " + cx.Cm(gmax) + ")");
+    if (folded > 0.0f)
+      result.changes.push_back("chain " + std::to_string(cx.chain_index) +
+                               " folds back on itself (the layers of a shell joined at its lower "
+                               "edge, or a curl): its far side shares the joints at the same "
+                               "depth, " +
+                               cx.Cm(gmax) + " of hair instead of a line of " + cx.Cm(folded) +
+                               " there and back");
     if (both_ends)
       result.changes.push_back("chain " + std::to_string(cx.chain_index) +
                                " is pinned at both ends: its far end comes as near the \"" +
