@@ -24,6 +24,7 @@
 #include <numeric>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/chain_weights.h"
 #include "core/node_tree.h"
@@ -88,6 +89,8 @@ constexpr float kMaxLineRatio =
 // A centre line whose far end comes back nearer its start than this share of its furthest
 // reach folds back on itself (Folds).
 constexpr float kFoldBack = 0.7f;
+// Unfold's added edges per clump vertex at most (a shell unfolds at about a tenth of that).
+constexpr size_t kMaxExtraEdges = 64;
 
 }  // namespace
 
@@ -326,7 +329,7 @@ WeldedHair WeldHair(std::vector<glm::vec3> world, const Primitive& prim, float u
 }
 
 // Extra edges of a clump's graph (Unfold): per welded vertex, neighbours and lengths.
-using ExtraEdges = std::map<int, std::vector<std::pair<int, float>>>;
+using ExtraEdges = std::vector<std::vector<std::pair<int, float>>>;
 
 // Geodesic distance over the clump's mesh graph (and `extra`'s edges, when given) from the
 // sources, multi-source Dijkstra on edge lengths: geo[] of every vertex of the clump, -1 where
@@ -352,8 +355,7 @@ void Geodesic(const WeldedHair& wh, const ExtraEdges* extra, const std::vector<i
     if (g > geo[w]) continue;
     for (auto [n, len] : wh.adj[w]) relax(g, n, len);
     if (extra)
-      if (const auto it = extra->find(w); it != extra->end())
-        for (auto [n, len] : it->second) relax(g, n, len);
+      for (auto [n, len] : (*extra)[w]) relax(g, n, len);
   }
 }
 
@@ -476,7 +478,9 @@ bool Folds(const WeldedHair& wh, const std::vector<int>& verts, const std::vecto
 // surface joined through the hair's thickness: every pair of its vertices closer than r gets an
 // edge of their straight distance, so a layer's level set at a depth reaches the layer beside it
 // at that depth instead of round the lower edge. r starts at 1.5 median edge lengths and grows
-// by half while the line still folds, up to a fifth of the clump's extent; the sources are the
+// by half while the line still folds, up to a fifth of the clump's extent or kMaxExtraEdges
+// edges per vertex (UBC Hair_Long worn on godette unfolds at the first r, 12.5 per vertex); the
+// sources are the
 // root band (distance 0). Returns the r that unfolded the clump and writes geo and *gmax, or
 // returns 0 and leaves them as they were.
 float Unfold(const WeldedHair& wh, const std::vector<int>& verts, std::vector<float>& geo,
@@ -493,25 +497,32 @@ float Unfold(const WeldedHair& wh, const std::vector<int>& verts, std::vector<fl
     if (geo[w] == 0.0f) sources.push_back(w);
   std::vector<float> trial(geo.size());
   for (float r = 1.5f * median; r <= 0.2f * *gmax; r *= 1.5f) {
-    // Pairs closer than r, from a grid of cells r wide (the 27 cells round each vertex).
-    std::map<std::tuple<int, int, int>, std::vector<int>> grid;
-    auto cell = [&](const glm::vec3& p) {
-      return std::make_tuple(static_cast<int>(std::floor(p.x / r)),
-                             static_cast<int>(std::floor(p.y / r)),
-                             static_cast<int>(std::floor(p.z / r)));
+    // Pairs closer than r, from a grid of cells r wide (the 27 cells round each vertex; the
+    // cell's three indices packed into one key, 21 bits each: a key two far cells share only
+    // costs distance tests).
+    auto key = [&](const glm::vec3& p, int dx, int dy, int dz) {
+      const auto bits = [](float v, int d) {
+        return static_cast<uint64_t>(static_cast<int64_t>(std::floor(v)) + d) & 0x1FFFFFu;
+      };
+      return bits(p.x / r, dx) << 42 | bits(p.y / r, dy) << 21 | bits(p.z / r, dz);
     };
-    for (int w : verts) grid[cell(wh.wpos[w])].push_back(w);
-    ExtraEdges extra;
+    std::unordered_map<uint64_t, std::vector<int>> grid;
+    for (int w : verts) grid[key(wh.wpos[w], 0, 0, 0)].push_back(w);
+    ExtraEdges extra(wh.wpos.size());
+    size_t edges = 0;
     for (int w : verts) {
-      const auto [cx, cy, cz] = cell(wh.wpos[w]);
+      // A dense mesh has many vertices within a few edge lengths: past kMaxExtraEdges per vertex
+      // (r about 3.5 median edges on an even surface) the clump keeps its line rather than the
+      // fit taking minutes and gigabytes.
+      if (edges > kMaxExtraEdges * verts.size()) return 0.0f;
       for (int dx = -1; dx <= 1; ++dx)
         for (int dy = -1; dy <= 1; ++dy)
           for (int dz = -1; dz <= 1; ++dz) {
-            const auto it = grid.find(std::make_tuple(cx + dx, cy + dy, cz + dz));
+            const auto it = grid.find(key(wh.wpos[w], dx, dy, dz));
             if (it == grid.end()) continue;
             for (int n : it->second) {
               const float d = glm::length(wh.wpos[n] - wh.wpos[w]);
-              if (n != w && d < r) extra[w].emplace_back(n, d);
+              if (n != w && d < r) extra[w].emplace_back(n, d), ++edges;
             }
           }
     }
