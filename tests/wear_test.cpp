@@ -419,6 +419,47 @@ TEST(Wear, WornChainsRestStillAmongTheTargetsCollidersThroughAVrm0File) {
   EXPECT_LT(drift, 1e-5f);
 }
 
+// UBC Hair_Long is a shell: an outer and an inner layer joined along the lower edge. Worn on
+// godette, the fitter walked the back of the hair down the outer layer and up the inner one, and
+// the chain followed: a U of joints with 147 deg at one joint, the layers on different joints.
+// Measured through the hair's thickness (docs/fit.md, step 4) the chain hangs down both layers.
+TEST(Wear, ALongHairShellWornOnGodetteHangsStraightDownBothLayers) {
+  HS_LOAD_SHARED_OR_SKIP(godette_file, "avatars/godette.vrm");
+  HS_LOAD_SHARED_OR_SKIP(hair_file, "hairstyles/ubc-unrigged/Hair_Long.gltf");
+  HS_LOAD_SHARED_OR_SKIP(source_file, "avatars/ubc/Superhero_Female_FullBody.gltf");
+  Avatar target = godette_file.avatar;
+  WearOptions opt;
+  opt.source_character = &source_file.avatar;
+  opt.fit_chains = true;
+  auto rep = WearHairstyle(target, hair_file.avatar, opt);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  ASSERT_GT(rep->chains, 0);
+  int folded = 0;
+  for (const std::string& c : rep->changes)
+    folded += c.find("folds back on itself") != std::string::npos ? 1 : 0;
+  EXPECT_GE(folded, 1);
+  auto rig = BuildRig(target);
+  ASSERT_TRUE(rig.ok()) << rig.status().message();
+  float worst = 0.0f;  // the largest bend between two segments of a fitted chain at rest, deg
+  int fitted = 0;
+  for (const Spring& sp : target.vrm.springs) {
+    if (sp.name.rfind("hairfit", 0) != 0) continue;
+    ++fitted;
+    std::vector<glm::vec3> p;
+    for (const SpringJoint& j : sp.joints)
+      p.emplace_back(rig->rest_world()[rig->node_to_rig()[j.node]][3]);
+    for (size_t k = 1; k + 1 < p.size(); ++k)
+      worst = std::max(
+          worst, glm::degrees(std::acos(std::clamp(
+                     glm::dot(glm::normalize(p[k] - p[k - 1]), glm::normalize(p[k + 1] - p[k])),
+                     -1.0f, 1.0f))));
+  }
+  std::printf("Hair_Long on godette: %d fitted chains, %d folded, largest bend at rest %.1f deg\n",
+              fitted, folded, worst);
+  EXPECT_EQ(fitted, rep->chains);
+  EXPECT_LT(worst, 110.0f);  // 147 with the U; 96 is a chain that bends round the head
+}
+
 // women_SciFi modelled deep into its own scalp, on a head half as tall as wide: without turning
 // the deep vertices towards their strands, the fit threw them to opposite sides of the frog's head
 // and triangles through the head hid 407 covered scalp vertices.
