@@ -359,6 +359,13 @@ void Geodesic(const WeldedHair& wh, const ExtraEdges* extra, const std::vector<i
   }
 }
 
+// The largest geodesic distance over the clump (its extent from the sources).
+float Extent(const std::vector<int>& verts, const std::vector<float>& geo) {
+  float g = 0.0f;
+  for (int w : verts) g = std::max(g, geo[w]);
+  return g;
+}
+
 // Geodesic distance from the root band, multi-source Dijkstra on edge lengths. Writes geo[] of
 // the clump; returns the largest distance, in left_out the near vertices not in the band and in
 // both_ends whether the band is every near vertex because one is at the clump's far end.
@@ -372,9 +379,6 @@ void Geodesic(const WeldedHair& wh, const ExtraEdges* extra, const std::vector<i
 float GeodesicFromRoot(const WeldedHair& wh, const std::vector<int>& verts,
                        const std::vector<float>& dist, float dmin, float tol, float reach,
                        std::vector<float>& geo, int* left_out, bool* both_ends) {
-  auto dijkstra = [&](const std::vector<int>& sources) {
-    Geodesic(wh, nullptr, verts, sources, geo);
-  };
   // The band grows from the closest near vertex, by the near vertices within `reach` of it.
   std::vector<int> near;
   size_t closest = 0;
@@ -386,7 +390,7 @@ float GeodesicFromRoot(const WeldedHair& wh, const std::vector<int>& verts,
   std::vector<int> band{verts[closest]};
   in_band[closest] = 1;
   for (bool grew = true; grew;) {
-    dijkstra(band);
+    Geodesic(wh, nullptr, verts, band, geo);
     grew = false;
     for (int i : near)
       if (!in_band[i] && geo[verts[i]] >= 0.0f && geo[verts[i]] <= reach) {
@@ -399,22 +403,17 @@ float GeodesicFromRoot(const WeldedHair& wh, const std::vector<int>& verts,
   // A clump whose far end comes as near the head as its root (a loop, a lock tucked back
   // against the head, long hair down to a neck the head's weights hold) is held at both ends, as
   // the artist placed it: every near vertex is root, as before this rule.
-  auto extent = [&] {
-    float g = 0.0f;
-    for (int w : verts) g = std::max(g, geo[w]);
-    return g;
-  };
   float far_touch = 0.0f;
   for (int i : near)
     if (!in_band[i]) far_touch = std::max(far_touch, geo[verts[i]]);
-  const float from_band = extent();
+  const float from_band = Extent(verts, geo);
   *both_ends = *left_out > 0 && far_touch >= kLoopEnd * from_band;
   if (!*both_ends) return from_band;
   std::vector<int> all(near.size());
   for (size_t k = 0; k < near.size(); ++k) all[k] = verts[near[k]];
-  dijkstra(all);
+  Geodesic(wh, nullptr, verts, all, geo);
   *left_out = 0;
-  return extent();
+  return Extent(verts, geo);
 }
 
 float LineLength(const std::vector<glm::vec3>& l) {
@@ -480,16 +479,15 @@ bool Folds(const WeldedHair& wh, const std::vector<int>& verts, const std::vecto
 // at that depth instead of round the lower edge. r starts at 1.5 median edge lengths and grows
 // by half while the line still folds, up to a fifth of the clump's extent or kMaxExtraEdges
 // edges per vertex (UBC Hair_Long worn on godette unfolds at the first r, 12.5 per vertex); the
-// sources are the
-// root band (distance 0). Returns the r that unfolded the clump and writes geo and *gmax, or
-// returns 0 and leaves them as they were.
-float Unfold(const WeldedHair& wh, const std::vector<int>& verts, std::vector<float>& geo,
-             float* gmax, int joints) {
+// sources are the root band (distance 0). Writes geo and *gmax and returns true when an r
+// unfolded the clump; otherwise leaves them as they were and returns false.
+bool Unfold(const WeldedHair& wh, const std::vector<int>& verts, std::vector<float>& geo,
+            float* gmax, int joints) {
   std::vector<float> lengths;
   for (int w : verts)
     for (auto [n, len] : wh.adj[w])
       if (n > w) lengths.push_back(len);
-  if (lengths.empty()) return 0.0f;
+  if (lengths.empty()) return false;
   std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
   const float median = lengths[lengths.size() / 2];
   std::vector<int> sources;
@@ -514,7 +512,7 @@ float Unfold(const WeldedHair& wh, const std::vector<int>& verts, std::vector<fl
       // A dense mesh has many vertices within a few edge lengths: past kMaxExtraEdges per vertex
       // (r about 3.5 median edges on an even surface) the clump keeps its line rather than the
       // fit taking minutes and gigabytes.
-      if (edges > kMaxExtraEdges * verts.size()) return 0.0f;
+      if (edges > kMaxExtraEdges * verts.size()) return false;
       for (int dx = -1; dx <= 1; ++dx)
         for (int dy = -1; dy <= 1; ++dy)
           for (int dz = -1; dz <= 1; ++dz) {
@@ -527,15 +525,14 @@ float Unfold(const WeldedHair& wh, const std::vector<int>& verts, std::vector<fl
           }
     }
     Geodesic(wh, &extra, verts, sources, trial);
-    float extent = 0.0f;
-    for (int w : verts) extent = std::max(extent, trial[w]);
+    const float extent = Extent(verts, trial);
     if (!Folds(wh, verts, trial, extent, joints)) {
       for (int w : verts) geo[w] = trial[w];
       *gmax = extent;
-      return r;
+      return true;
     }
   }
-  return 0.0f;
+  return false;
 }
 
 // New joint nodes under the attachment at the chain's points (translations in each parent's
@@ -617,7 +614,7 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
     float folded = -1.0f;  // the extent there and back, when unfolded
     if (!both_ends && Folds(wh, verts, geo, gmax, opt.joints)) {
       const float there_and_back = gmax;
-      if (Unfold(wh, verts, geo, &gmax, opt.joints) > 0.0f) folded = there_and_back;
+      if (Unfold(wh, verts, geo, &gmax, opt.joints)) folded = there_and_back;
     }
     // A piece that reaches only a few cm from where it meets the head (a bun, a scalp cap, a
     // hair tie) cannot hang: a chain would only bend it through the skull. It stays rigid on
