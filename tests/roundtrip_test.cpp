@@ -2,8 +2,10 @@
 // positions and chain rest shapes. Collider positions are also checked against an independent
 // computation straight from the source file's JSON.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -394,6 +396,121 @@ TEST(RoundTrip, Vrm0StaysVrm0WithItsFaceAndSprings) {
   Avatar v1 = b;
   v1.vrm.version = VrmVersion::kV1;
   EXPECT_FALSE(EncodeGlb(v1, true, VrmOutput::kVrm0).ok());
+}
+
+// The JSON chunk of a GLB, and a GLB with it replaced (the binary chunk kept): to edit a written
+// file as another tool would.
+Json GlbJson(const std::vector<uint8_t>& glb) {
+  uint32_t len = 0;
+  std::memcpy(&len, glb.data() + 12, 4);
+  return Json::parse(glb.begin() + 20, glb.begin() + 20 + len);
+}
+std::vector<uint8_t> WithGlbJson(const std::vector<uint8_t>& glb, const Json& j) {
+  uint32_t old_len = 0;
+  std::memcpy(&old_len, glb.data() + 12, 4);
+  std::string text = j.dump();
+  text.resize((text.size() + 3) / 4 * 4, ' ');
+  std::vector<uint8_t> out(glb.begin(), glb.begin() + 12);
+  const uint32_t len = static_cast<uint32_t>(text.size()), type = 0x4E4F534A;  // "JSON"
+  out.insert(out.end(), reinterpret_cast<const uint8_t*>(&len),
+             reinterpret_cast<const uint8_t*>(&len) + 4);
+  out.insert(out.end(), reinterpret_cast<const uint8_t*>(&type),
+             reinterpret_cast<const uint8_t*>(&type) + 4);
+  out.insert(out.end(), text.begin(), text.end());
+  out.insert(out.end(), glb.begin() + 20 + old_len, glb.end());
+  const uint32_t total = static_cast<uint32_t>(out.size());
+  std::memcpy(out.data() + 8, &total, 4);
+  return out;
+}
+
+// A VRM 0.x bone group has one set of parameters and no angle limits; what a spring has beyond
+// that (per-joint stiffness, drag, gravity and hit radius, cone and hinge limits with their
+// rotations, whole-link checks: what fit, wear and tune give) is kept in the group's extras and
+// read back exactly by hairswing. A group whose values were edited by another tool that kept
+// the extras, or extras that do not match the chain, fall back to the group's values with a
+// warning; a group with nothing beyond its values gets no extras.
+TEST(RoundTrip, Vrm0KeepsPerJointSettingsAndLimitsInItsBoneGroupsExtras) {
+  HS_LOAD_SHARED_OR_SKIP(v0, "avatars/godette.vrm");
+  Avatar a = v0.avatar;
+  size_t si = 0;  // the longest spring; its last joint swings too (a VRM 0.x virtual tail)
+  for (size_t i = 0; i < a.vrm.springs.size(); ++i)
+    if (a.vrm.springs[i].joints.size() > a.vrm.springs[si].joints.size()) si = i;
+  Spring& sp = a.vrm.springs[si];
+  ASSERT_GE(sp.joints.size(), 2u);
+  ASSERT_TRUE(sp.has_virtual_tail);
+  for (size_t k = 0; k < sp.joints.size(); ++k) {
+    SpringJoint& j = sp.joints[k];
+    const float f = static_cast<float>(k);
+    j.stiffness = 0.5f + 0.25f * f;
+    j.drag_force = 0.1f + 0.1f * f;
+    j.gravity_power = 0.05f * f;
+    j.hit_radius = 0.01f + 0.001f * f;
+    j.gravity_dir = glm::normalize(glm::vec3(0.1f * f, -1.0f, 0.2f));
+  }
+  sp.joints[0].limit.kind = JointLimit::Kind::kCone;
+  sp.joints[0].limit.angle = 0.5f;
+  sp.joints[0].limit.rotation = glm::angleAxis(0.3f, glm::normalize(glm::vec3(1, 2, 3)));
+  sp.joints[1].limit.kind = JointLimit::Kind::kHinge;
+  sp.joints[1].limit.angle = 0.7f;
+  sp.joints[1].limit.rotation = glm::angleAxis(0.2f, glm::vec3(0, 0, 1));
+  sp.segment_checks = true;
+  const Spring want = sp;
+
+  auto bytes = EncodeGlb(a, true, VrmOutput::kVrm0);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  auto back = LoadAvatarFromMemory(bytes->data(), bytes->size(), "x.vrm", ".");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->avatar.vrm.springs.size(), a.vrm.springs.size());
+  const Spring& got = back->avatar.vrm.springs[si];
+  ASSERT_EQ(got.joints.size(), want.joints.size());
+  EXPECT_TRUE(got.segment_checks);
+  for (size_t k = 0; k < want.joints.size(); ++k) {
+    SCOPED_TRACE("joint " + std::to_string(k));
+    EXPECT_EQ(got.joints[k].stiffness, want.joints[k].stiffness);
+    EXPECT_EQ(got.joints[k].drag_force, want.joints[k].drag_force);
+    EXPECT_EQ(got.joints[k].gravity_power, want.joints[k].gravity_power);
+    EXPECT_EQ(got.joints[k].hit_radius, want.joints[k].hit_radius);
+    EXPECT_LT(glm::length(got.joints[k].gravity_dir - want.joints[k].gravity_dir), 1e-6f);
+    EXPECT_TRUE(got.joints[k].limit == want.joints[k].limit);
+  }
+  // Only that group has extras: the others say everything with their one set of values.
+  const Json groups = GlbJson(*bytes)["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"];
+  int with_extras = 0;
+  for (const Json& g : groups) with_extras += g.contains("extras") ? 1 : 0;
+  EXPECT_EQ(with_extras, 1);
+
+  // Another tool edits that group's stiffness and keeps the extras: the group's value stands.
+  auto edited = [&](const std::function<void(Json&)>& edit, const std::string& warning) {
+    Json j = GlbJson(*bytes);
+    for (Json& g : j["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"])
+      if (g.contains("extras")) edit(g);
+    const std::vector<uint8_t> glb = WithGlbJson(*bytes, j);
+    auto r = LoadAvatarFromMemory(glb.data(), glb.size(), "x.vrm", ".");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    if (!r.ok()) return;
+    const Spring& s = r->avatar.vrm.springs[si];
+    for (const SpringJoint& jt : s.joints) {
+      EXPECT_EQ(jt.limit.kind, JointLimit::Kind::kNone) << warning;
+      EXPECT_EQ(jt.stiffness, s.joints[0].stiffness) << warning;
+    }
+    bool warned = false;
+    for (const std::string& w : r->warnings)
+      warned = warned || w.find(warning) != std::string::npos;
+    EXPECT_TRUE(warned) << warning;
+  };
+  edited([](Json& g) { g["stiffiness"] = 2.0; }, "the group was edited");
+  edited([](Json& g) { g["extras"]["hairswing_springs"]["springs"][0]["joints"].erase(0); },
+         "joints for a chain of");
+  edited([](Json& g) { g["extras"]["hairswing_springs"]["springs"][0]["joints"][0]["node"] = 0; },
+         "not the chain's joint");
+  edited([](Json& g) { g["extras"]["hairswing_springs"] = "not an object"; }, "expected an object");
+  edited(
+      [](Json& g) {
+        g["extras"]["hairswing_springs"]["springs"][0]["joints"][0]["VRMC_springBone_limit"]
+         ["limit"]["cone"]
+             .erase("angle");
+      },
+      "angle: missing");
 }
 
 // Every avatar file the tests and ../shared/data hold that loads (a property, not a list of

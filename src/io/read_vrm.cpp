@@ -369,6 +369,71 @@ void ReadVrm1(const Json& root, Avatar& av, Warnings& warnings) {
   ReadConstraints(root, av);
 }
 
+// hairswing's per-joint parameters, angle limits and whole-link checks of one VRM 0.x bone group
+// (written by hairswing to the group's "extras": what the group's one set of values cannot hold),
+// applied to the springs the group was read as. Taken only when they still describe this group:
+// the values they were written under equal the group's own (a tool that edited the group and
+// kept the extras made them stale), the springs and their joints are the same in number and
+// node. Otherwise, or when malformed, they are ignored with a warning: the group's values stand,
+// as in any other runtime.
+void ReadVrm0SpringExtras(const Json& hs, const Json& bg, const std::string& f, size_t first,
+                          Avatar& av, Warnings& warnings, const std::string& file) {
+  std::vector<Spring> springs(av.vrm.springs.begin() + static_cast<long>(first),
+                              av.vrm.springs.end());
+  try {
+    if (!hs.is_object()) throw ReadError(f, "expected an object");
+    const Json* group = GetObject(hs, "group", f);
+    if (!group) throw ReadError(f + ".group", "missing");
+    for (const char* key : {"stiffiness", "gravityPower", "gravityDir", "dragForce", "hitRadius"})
+      if (!Find(*group, key) || !Find(bg, key) || *Find(*group, key) != *Find(bg, key)) {
+        warnings.push_back(file + ": " + f + ": written for other group values (\"" + key +
+                           "\" differs; the group was edited): the group's values are used");
+        return;
+      }
+    const Json& js = GetArray(hs, "springs", f);
+    if (js.size() != springs.size())
+      throw ReadError(f + ".springs", std::to_string(js.size()) + " springs for a group read as " +
+                                          std::to_string(springs.size()));
+    for (size_t i = 0; i < springs.size(); ++i) {
+      const std::string sf = Idx(f + ".springs", i);
+      Spring& s = springs[i];
+      s.segment_checks = GetBool(js[i], "segmentChecks", false, sf);
+      const Json& joints = GetArray(js[i], "joints", sf);
+      if (joints.size() != s.joints.size())
+        throw ReadError(sf + ".joints", std::to_string(joints.size()) + " joints for a chain of " +
+                                            std::to_string(s.joints.size()));
+      for (size_t k = 0; k < joints.size(); ++k) {
+        const std::string jf = Idx(sf + ".joints", k);
+        SpringJoint& j = s.joints[k];
+        if (GetIndex(joints[k], "node", -1, av.nodes.size(), jf) != j.node)
+          throw ReadError(jf + ".node", "not the chain's joint");
+        j.stiffness = GetFloat(joints[k], "stiffness", j.stiffness, jf);
+        j.gravity_power = GetFloat(joints[k], "gravityPower", j.gravity_power, jf);
+        const glm::vec3 g = GetXyz(joints[k], "gravityDir", glm::vec3(0, -1, 0), jf);
+        j.gravity_dir = glm::vec3(-g.x, g.y, g.z);  // as the group's gravityDir
+        j.drag_force = GetFloat(joints[k], "dragForce", j.drag_force, jf);
+        j.hit_radius = GetFloat(joints[k], "hitRadius", j.hit_radius, jf);
+        if (j.hit_radius < 0) throw ReadError(jf + ".hitRadius", "negative");
+        const Json* lim = Find(joints[k], "VRMC_springBone_limit");
+        if (!lim) continue;
+        const std::string lf = jf + ".VRMC_springBone_limit";
+        if (!lim->is_object()) throw ReadError(lf, "expected an object");
+        if (k + 1 == joints.size() && !s.has_virtual_tail) {
+          warnings.push_back(file + ": " + lf + " is on the spring's last joint; ignored");
+          continue;
+        }
+        j.limit = ReadJointLimit(*lim, lf, warnings, file);
+        const glm::quat q = j.limit.rotation;  // the file's axes -> hairswing's (turned about Y)
+        j.limit.rotation = glm::quat(q.w, -q.x, q.y, -q.z);
+      }
+    }
+  } catch (const ReadError& e) {
+    warnings.push_back(file + ": " + e.what() + "; hairswing's per-joint values are ignored");
+    return;
+  }
+  std::move(springs.begin(), springs.end(), av.vrm.springs.begin() + static_cast<long>(first));
+}
+
 void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
   const std::string file = av.source_path;
   const Json& vrm = *Find(*Find(root, "extensions"), "VRM");
@@ -446,6 +511,7 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
           CheckIndex(cg[k], av.vrm.collider_groups.size(), Idx(f + ".colliderGroups", k)));
     const Json& roots = GetArray(bg, "bones", f);
     std::string comment = GetString(bg, "comment", "", f);
+    const size_t group_first_spring = av.vrm.springs.size();
     for (size_t ri = 0; ri < roots.size(); ++ri) {
       int root_node = CheckIndex(roots[ri], av.nodes.size(), Idx(f + ".bones", ri));
       const std::vector<std::vector<int>> chains = Vrm0BoneGroupChains(av, root_node);
@@ -475,6 +541,10 @@ void ReadVrm0(const Json& root, Avatar& av, Warnings& warnings) {
         av.vrm.springs.push_back(std::move(s));
       }
     }
+    if (const Json* ex = Find(bg, "extras"); ex && ex->is_object())
+      if (const Json* hs = Find(*ex, "hairswing_springs"))
+        ReadVrm0SpringExtras(*hs, bg, f + ".extras.hairswing_springs", group_first_spring, av,
+                             warnings, file);
   }
 }
 

@@ -432,6 +432,48 @@ namespace {
 // turned 180 degrees about Y (NormaliseVrm0Axes): (x, y, z) here is (-x, y, z) there.
 Json Unity(const glm::vec3& v) { return {{"x", -v.x}, {"y", v.y}, {"z", v.z}}; }
 
+// What a VRM 0.x bone group cannot hold, kept in its "extras" for hairswing's reader (other
+// readers ignore it): each spring's per-joint parameters and angle limits, and whole-link checks,
+// in the order the group reads back as springs. "group" repeats the values written to the group
+// itself: a tool that edits the group and keeps the extras leaves them unequal, and the reader
+// then takes the group's values. Null when the group's values say it all. A limit's rotation is
+// written in the file's axes (the avatar is turned back on writing: q -> (w, -x, y, -z)).
+Json Vrm0SpringExtras(const std::vector<const Spring*>& ss, const Json& group) {
+  const SpringJoint& p = ss[0]->joints[0];
+  bool needed = false;
+  Json springs = Json::array();
+  for (const Spring* o : ss) {
+    Json joints = Json::array();
+    for (const SpringJoint& j : o->joints) {
+      Json jj = {{"node", j.node},
+                 {"stiffness", j.stiffness},
+                 {"gravityPower", j.gravity_power},
+                 {"gravityDir", Unity(j.gravity_dir)},
+                 {"dragForce", j.drag_force},
+                 {"hitRadius", j.hit_radius}};
+      needed = needed || j.stiffness != p.stiffness || j.gravity_power != p.gravity_power ||
+               j.gravity_dir != p.gravity_dir || j.drag_force != p.drag_force ||
+               j.hit_radius != p.hit_radius;
+      if (j.limit.kind != JointLimit::Kind::kNone) {
+        JointLimit file = j.limit;
+        file.rotation = glm::quat(j.limit.rotation.w, -j.limit.rotation.x, j.limit.rotation.y,
+                                  -j.limit.rotation.z);
+        jj["VRMC_springBone_limit"] = LimitJson(file);
+        needed = true;
+      }
+      joints.push_back(jj);
+    }
+    Json js = {{"joints", joints}};
+    if (o->segment_checks) js["segmentChecks"] = needed = true;
+    springs.push_back(js);
+  }
+  if (!needed) return nullptr;
+  Json g = Json::object();
+  for (const char* key : {"stiffiness", "gravityPower", "gravityDir", "dragForce", "hitRadius"})
+    g[key] = group[key];
+  return {{"hairswing_springs", {{"group", g}, {"springs", springs}}}};
+}
+
 // secondaryAnimation from the avatar's springs and colliders. VRM 0.x has sphere colliders on
 // one node per group, and bone groups whose every descendant of a root swings with one set of
 // parameters: a VRM 1.0 collider group becomes one 0.x group per node, a capsule a row of
@@ -494,7 +536,8 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
     for (const Spring* o : ss)
       if (!std::all_of(o->joints.begin(), o->joints.end(), same))
         warn("spring \"" + o->name + "\": VRM 0.x has one set of parameters per bone group; " +
-             "its first joint's are written");
+             "its first joint's are written there (hairswing reads the others back from the " +
+             "group's extras; other runtimes use the first joint's)");
     std::set<int> cgs;
     for (const Spring* o : ss)
       for (int g : o->collider_groups)
@@ -515,15 +558,17 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
                       [&](const Spring* o) { return o->name == c + "/" + node_name(o); }))
         comment = c;
     }
-    bone_groups.push_back({{"comment", comment},
-                           {"stiffiness", p.stiffness},  // sic: the VRM 0.x field name
-                           {"gravityPower", p.gravity_power},
-                           {"gravityDir", Unity(p.gravity_dir)},
-                           {"dragForce", p.drag_force},
-                           {"center", s.center},
-                           {"hitRadius", p.hit_radius},
-                           {"bones", roots},
-                           {"colliderGroups", std::vector<int>(cgs.begin(), cgs.end())}});
+    Json bg = {{"comment", comment},
+               {"stiffiness", p.stiffness},  // sic: the VRM 0.x field name
+               {"gravityPower", p.gravity_power},
+               {"gravityDir", Unity(p.gravity_dir)},
+               {"dragForce", p.drag_force},
+               {"center", s.center},
+               {"hitRadius", p.hit_radius},
+               {"bones", roots},
+               {"colliderGroups", std::vector<int>(cgs.begin(), cgs.end())}};
+    if (Json extras = Vrm0SpringExtras(ss, bg); !extras.is_null()) bg["extras"] = extras;
+    bone_groups.push_back(bg);
   };
   // In the springs' order (a bone group where its first spring is), so that reading the file
   // back gives the springs in the same order.
@@ -577,8 +622,9 @@ Json WriteSecondaryAnimation(const Avatar& av, std::vector<std::string>* warning
     if (limited.size() > 4) names += ", ...";
     warn(std::to_string(limited.size()) + (limited.size() == 1 ? " spring (" : " springs (") +
          names +
-         ") with angle limits: VRM 0.x has no angle limits, so they are left out (write "
-         "VRM 1.0 to keep them)");
+         ") with angle limits: VRM 0.x has no angle limits; they are kept in the bone groups' "
+         "extras, which hairswing reads back and other runtimes ignore (write VRM 1.0 for "
+         "runtimes that apply VRMC_springBone_limit, such as UniVRM)");
   }
   return {{"colliderGroups", groups}, {"boneGroups", bone_groups}};
 }
