@@ -139,6 +139,10 @@ std::string HtmlEsc(const std::string& s) {
       o += "&gt;";
     else if (c == '&')
       o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else if (c == '\'')
+      o += "&#39;";
     else
       o += c;
   }

@@ -3,6 +3,7 @@
 // contact sheet and a table.
 #include "hairswing/wear.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "hairswing/names.h"
 #include "hairswing/render.h"
 #include "hairswing/rig.h"
+#include "report.h"
 
 namespace hairswing::cli {
 namespace {
@@ -204,6 +206,112 @@ WearOptions ToOptions(const Opts& o) {
   return w;
 }
 
+// A file name as a relative URL (every byte outside the unreserved set percent-encoded).
+std::string UrlPath(const std::string& name) {
+  std::string o;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      o += static_cast<char>(c);
+    } else {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", c);
+      o += b;
+    }
+  }
+  return o;
+}
+
+// At most about n characters, cut at a space with an ellipsis (a tile holds a few lines).
+std::string Shortened(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  const size_t cut = s.rfind(' ', n);
+  return s.substr(0, cut == std::string::npos || cut < n / 2 ? n : cut) + "\u2026";
+}
+
+// contact-sheet.html: the sheet's tiles with their names. One row per hairstyle on the sheet, a
+// column pair (front, side) per target; each tile is its part of contact-sheet.png, links to the
+// worn file and says its figures on hover; under it the chains and the head-turn's excess stretch.
+// A failed pair says why. Built from wear.json's rows, columns and pairs only.
+std::string ContactSheetHtml(const Json& all, int tile) {
+  const Json& rows = all["rows"];
+  const Json& cols = all["columns"];
+  auto pair_of = [&](const std::string& style, const std::string& target) -> const Json* {
+    for (const Json& p : all["pairs"])
+      if (p["hairstyle"] == style && p["target"] == target) return &p;
+    return nullptr;
+  };
+  std::string h =
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<title>hairswing wear: contact sheet</title>\n<style>\n"
+      "body{font:13px system-ui,sans-serif;background:#1e1f22;color:#ddd;margin:16px}\n"
+      "h1{font-size:17px;margin:0 0 4px}p{margin:0 0 12px;color:#aaa}\n"
+      "table{border-collapse:collapse}th{font-weight:600;padding:3px 6px;white-space:nowrap}\n"
+      "th.style{text-align:right;vertical-align:middle}th.view{font-weight:400;color:#999}\n"
+      "td{padding:0 1px;vertical-align:top;text-align:center}\n"
+      "a.tile{display:block;background-image:url(contact-sheet.png);background-repeat:no-repeat}\n"
+      "a.tile:hover{outline:2px solid #e9a25c}\n"
+      ".fig{font-size:11px;color:#aaa;padding:1px 0 6px}\n"
+      ".failed{display:flex;align-items:center;justify-content:center;background:#2a2a2a;"
+      "color:#e88;font-size:11px;padding:4px;box-sizing:border-box;overflow:hidden}\n"
+      "</style></head><body>\n<h1>Hairstyles worn on other characters</h1>\n<p>" +
+      HtmlEsc(all["library"].get<std::string>()) + ": " + std::to_string(all["worn"].get<int>()) +
+      " pairs worn, " + std::to_string(all["failed"].get<int>()) +
+      " failed. Each row a hairstyle, two tiles per target (front, side); a tile opens the worn "
+      "file, hover it for its figures.";
+  if (!all["rows_left_out"].empty()) {
+    std::string left;
+    for (const Json& n : all["rows_left_out"])
+      left += (left.empty() ? "" : ", ") + HtmlEsc(n.get<std::string>());
+    h += " Worn on no target, so not on the sheet: " + left + ".";
+  }
+  h += "</p>\n<table>\n<tr><th></th>";
+  for (const Json& c : cols) h += "<th colspan=\"2\">" + HtmlEsc(c.get<std::string>()) + "</th>";
+  h += "</tr>\n<tr><th></th>";
+  for (size_t t = 0; t < cols.size(); ++t)
+    h += "<th class=\"view\">front</th><th class=\"view\">side</th>";
+  h += "</tr>\n";
+  const std::string px = std::to_string(tile) + "px";
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::string style = rows[r].get<std::string>();
+    h += "<tr><th class=\"style\" rowspan=\"2\">" + HtmlEsc(style) + "</th>";
+    std::string figures;
+    for (size_t t = 0; t < cols.size(); ++t) {
+      const Json* p = pair_of(style, cols[t].get<std::string>());
+      if (!p || !p->contains("output")) {
+        const std::string why = p && p->contains("error") ? (*p)["error"].get<std::string>() : "";
+        h += "<td colspan=\"2\"><div class=\"failed\" style=\"width:" + std::to_string(2 * tile) +
+             "px;height:" + px + "\" title=\"" + HtmlEsc(why) +
+             "\">failed: " + HtmlEsc(Shortened(why, 110)) + "</div></td>";
+        figures += "<td colspan=\"2\" class=\"fig\"></td>";
+        continue;
+      }
+      std::string title = HtmlEsc(style + " on " + cols[t].get<std::string>());
+      char b[160];
+      std::snprintf(b, sizeof b, "\nscale %.2f, scalp coverage %.1f %%",
+                    (*p)["scale"].get<double>(), 100.0 * (*p)["coverage"].get<double>());
+      title += b;
+      const int n = (*p)["chains"].get<int>();
+      std::string fig = n == 0 ? "no chains" : std::to_string(n) + (n == 1 ? " chain" : " chains");
+      title += ", " + fig;
+      if (p->contains("head_turn") && (*p)["head_turn"].contains("stretch_p99_excess_pct")) {
+        const double ex = (*p)["head_turn"]["stretch_p99_excess_pct"].get<double>();
+        std::snprintf(b, sizeof b, "\nhead-turn (arc): excess stretch p99 %.1f %%", ex);
+        title += b;
+        std::snprintf(b, sizeof b, ", excess %.1f %%", ex);
+        fig += b;
+      }
+      for (int v = 0; v < 2; ++v)
+        h += "<td><a class=\"tile\" href=\"" + UrlPath((*p)["output"].get<std::string>()) +
+             "\" title=\"" + title + "\" style=\"width:" + px + ";height:" + px +
+             ";background-position:-" + std::to_string((2 * t + v) * tile) + "px -" +
+             std::to_string(r * tile) + "px\"></a></td>";
+      figures += "<td colspan=\"2\" class=\"fig\">" + fig + "</td>";
+    }
+    h += "</tr>\n<tr>" + figures + "</tr>\n";
+  }
+  return h + "</table>\n</body></html>\n";
+}
+
 void RunLibrary(const Opts& o, int& exit_code) {
   auto styles = ReadLibrary(o.library);
   if (!styles.ok()) {
@@ -334,6 +442,7 @@ void RunLibrary(const Opts& o, int& exit_code) {
   for (const auto& t : targets) names["columns"].push_back(Stem(t.first));
   Json all = {{"library", o.library},
               {"contact_sheet", kept > 0 ? Json("contact-sheet.png") : Json(nullptr)},
+              {"contact_sheet_html", kept > 0 ? Json("contact-sheet.html") : Json(nullptr)},
               {"layout",
                "one row per hairstyle worn on at least one target, two tiles (front, "
                "side) per target; a dark tile is a pair that failed"},
@@ -345,7 +454,9 @@ void RunLibrary(const Opts& o, int& exit_code) {
               {"failed", failed},
               {"pairs", table}};
   const std::string sheet_path = (fs::path(o.out) / "contact-sheet.png").string();
+  const std::string html_path = (fs::path(o.out) / "contact-sheet.html").string();
   Status ps = kept > 0 ? WritePng(sheet_path, sheet_w, kept * o.tile, sheet, true) : Status::Ok();
+  if (ps.ok() && kept > 0) ps = WriteFileAtomic(html_path, ContactSheetHtml(all, o.tile), true);
   Status js = WriteFileAtomic((fs::path(o.out) / "wear.json").string(), all.dump(2) + "\n", true);
   if (!ps.ok() || !js.ok()) {
     std::fprintf(stderr, "error: %s\n", (!ps.ok() ? ps : js).message().c_str());
@@ -353,7 +464,7 @@ void RunLibrary(const Opts& o, int& exit_code) {
     return;
   }
   std::printf("%d of %d pairs worn in %.1f s; wrote %s%s\n", done, done + failed, secs,
-              kept > 0 ? (sheet_path + " and ").c_str() : "",
+              kept > 0 ? (sheet_path + " (named in " + html_path + ") and ").c_str() : "",
               (fs::path(o.out) / "wear.json").string().c_str());
   if (!left_out.empty())
     std::printf("  left out of the sheet (worn on no target): %s\n", left_out.c_str());

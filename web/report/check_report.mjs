@@ -2,23 +2,17 @@
 // playwright-core; no browser is downloaded), fails on any console error or page error, checks
 // that every plot drew (canvases exist and carry plotted pixels) and saves a screenshot.
 //   node check_report.mjs REPORT.html SCREENSHOT.png [MIN_PLOTS] [MIN_SCATTER_POINTS]
-import { chromium } from 'playwright-core';
+import { collectErrors, launchChromium } from './chromium.mjs';
 import path from 'node:path';
 
 const [report, shot, minPlotsArg] = process.argv.slice(2);
 const minPlots = Number(minPlotsArg || 4);
 const minPoints = Number(process.argv[5] || 0);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync', '--disable-quic'],
-});
+const browser = await launchChromium();
 const errors = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
-  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
-  page.on('pageerror', (e) => errors.push('page error: ' + e.message));
-  page.on('requestfailed', (r) => errors.push('request failed: ' + r.url()));
+  collectErrors(page, errors);
   await page.goto('file://' + path.resolve(report));
   await page.waitForFunction(() => document.body.dataset.plotsDrawn !== undefined, null, { timeout: 20000 });
   const info = await page.evaluate(() => {
