@@ -484,7 +484,8 @@ void AddWear(CLI::App& app, int& exit_code) {
       "scalp at --clearance (no hair inside the head, no scalp showing through where it covered "
       "its own), then skinned to the target's head; --fit-chains gives it spring chains as fit "
       "does. --library DIR --on T1 --on T2 --out DIR wears every hairstyle on every target and "
-      "writes a contact sheet and a table. --undo restores a worn file exactly.");
+      "writes a contact sheet (contact-sheet.png, and contact-sheet.html naming its rows and "
+      "columns) and a table (wear.json). --undo restores a worn file exactly.");
   auto o = std::make_shared<Opts>();
   cmd->add_option("HAIR", o->hair_file, "the hairstyle (.glb/.gltf/.vrm)");
   cmd->add_option("--on", o->targets,
