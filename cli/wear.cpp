@@ -519,6 +519,11 @@ void AddWear(CLI::App& app, int& exit_code) {
   cmd->add_option("--joints", o->fit.joints, "with --fit-chains: joints per chain at most")
       ->check(CLI::Range(2, 64))
       ->capture_default_str();
+  cmd->add_option("--min-hang", o->fit.min_hang_length,
+                  "with --fit-chains: metres at human scale; a clump that reaches less far from "
+                  "where it meets the head stays rigid (as fit's --min-hang)")
+      ->check(FiniteRange(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--library", o->library,
                   "a folder of hairstyles (searched with its subfolders) or a manifest JSON "
                   "({\"hairstyles\": [{\"file\", "

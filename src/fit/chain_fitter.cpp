@@ -251,6 +251,13 @@ struct FitContext {
   bool have_surface = false;
   std::vector<glm::mat4> palette = std::vector<glm::mat4>(4096);
   int chain_index = 0;
+  // Why clumps did not hang, for the error when none does (NoChainReason): too short (the
+  // longest of them, metres), round the head, too small, not touching the attachment (the
+  // closest of them, metres).
+  struct {
+    int too_short = 0, around = 0, small = 0, apart = 0;
+    float longest = 0.0f, closest = 1e30f;
+  } unhung;
   size_t groups_before = 0;  // collider groups before this fit (the fit's own come after)
   Json children = Json::object(), skin_joints = Json::object(), node_skin = Json::object();
   Json prims = Json::array();
@@ -579,6 +586,7 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
         return Status(StatusCode::kInvalidInput, "the selected hair has only " +
                                                      std::to_string(clump_triangles[root_id]) +
                                                      " triangle(s): too small to fit a chain");
+      ++cx.unhung.small;
       result.warnings.push_back("skipped a piece of " + std::to_string(clump_triangles[root_id]) +
                                 " triangle(s): too small for a chain");
       continue;
@@ -599,6 +607,8 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
                             std::to_string(static_cast<int>(std::lround(1000 * dmin / cx.unit))) +
                             " mm at avatar scale)";
       if (first_error.empty()) first_error = e;
+      ++cx.unhung.apart;
+      cx.unhung.closest = std::min(cx.unhung.closest, dmin);
       result.warnings.push_back("skipped a clump of " + std::to_string(verts.size()) +
                                 " vertices: " + e);
       continue;
@@ -626,6 +636,8 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
       for (int w : clump) geo[w] = -1.0f;
     };
     if (gmax < opt.min_hang_length * cx.unit) {
+      ++cx.unhung.too_short;
+      cx.unhung.longest = std::max(cx.unhung.longest, gmax);
       keep_rigid("it reaches only " + cx.Cm(gmax) + " from its root (less than " +
                  cx.Cm(opt.min_hang_length * cx.unit) + " cannot hang)");
       continue;
@@ -636,6 +648,7 @@ Status PlaceChains(FitContext& cx, const WeldedHair& wh, const Primitive& prim,
     if (line.size() < 2)
       return Status(StatusCode::kInvalidInput, "the selected hair has no length to follow");
     if (LineLength(line) > kMaxLineRatio * gmax) {
+      ++cx.unhung.around;
       keep_rigid("its centre line (" + cx.Cm(LineLength(line)) +
                  ") would leave the clump (geodesic extent " + cx.Cm(gmax) + ")");
       continue;
@@ -1010,6 +1023,40 @@ Json RemoveOrphanSprings(FitContext& cx, size_t old_springs,
   return removed;
 }
 
+// The error when no clump of the selection hangs: the one reason, or with several clumps how
+// many failed for which reason, with the figure and the option that decide it.
+std::string NoChainReason(const FitContext& cx) {
+  const auto& u = cx.unhung;
+  const int total = u.too_short + u.around + u.small + u.apart;
+  if (total <= 1 && !cx.result.rigid.empty())
+    return "no clump of the selected hair can hang (" + cx.result.rigid.back() + ")";
+  std::vector<std::string> parts;
+  auto count = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  if (u.too_short)
+    parts.push_back(count(u.too_short, "reaches", "reach") + " less than " +
+                    cx.Cm(cx.opt.min_hang_length * cx.unit) + " from the head (the longest " +
+                    cx.Cm(u.longest) + "; --min-hang sets that length)");
+  if (u.around)
+    parts.push_back(count(u.around, "runs", "run") + " round the head (a line through " +
+                    (u.around == 1 ? "it" : "them") + " would leave the hair)");
+  if (u.small)
+    parts.push_back(count(u.small, "has", "have") + " fewer than " +
+                    std::to_string(cx.opt.min_triangles) + " triangles");
+  if (u.apart)
+    parts.push_back(count(u.apart, "does", "do") + " not touch the " + cx.opt.attach +
+                    " (the closest " + cx.Cm(u.closest) + " from it)");
+  std::string why;
+  for (size_t i = 0; i < parts.size(); ++i)
+    why += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  if (total == 0)
+    return "no clump of the selected hair can hang (" +
+           (cx.result.rigid.empty() ? std::string("nothing to fit") : cx.result.rigid.back()) + ")";
+  return "no clump of the selected hair can hang: of its " + std::to_string(total) + " clumps, " +
+         why;
+}
+
 }  // namespace
 
 Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitOptions& opt) {
@@ -1058,9 +1105,7 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
                {"humanoid_was_empty", av.vrm.humanoid.empty()}};
   for (const auto& [mesh_index, prim_index] : sel.primitives)
     if (Status st = FitPrimitive(cx, mesh_index, prim_index); !st.ok()) return st;
-  if (result.chains == 0)
-    return Status(StatusCode::kInvalidInput,
-                  "no clump of the selected hair can hang (" + result.rigid.back() + ")");
+  if (result.chains == 0) return Status(StatusCode::kInvalidInput, NoChainReason(cx));
   if (av.vrm.version == VrmVersion::kNone) av.vrm.version = VrmVersion::kV1;
   if (av.vrm.humanoid.empty()) {
     av.vrm.humanoid = hm.bones;
