@@ -791,11 +791,16 @@ Result<MeasureReport> Measure(const Avatar& av, const MeasureOptions& opt) {
   auto rig_r = BuildRig(av);
   if (!rig_r.ok()) return rig_r.status();
   const Rig& rig = rig_r.value();
+  // No chains first: a plain glTF character has neither, and fit gives it both.
+  if (rig.chains().empty())
+    return Status(StatusCode::kUnsupported,
+                  "measure: the avatar has no spring chains (hairswing fit FILE --hair SELECTOR "
+                  "gives its hair chains)");
   const int head = HumanoidRigNode(av, rig, "head");
   if (head < 0)
-    return Status(StatusCode::kUnsupported, "measure: the avatar has no humanoid head bone");
-  if (rig.chains().empty())
-    return Status(StatusCode::kUnsupported, "measure: the avatar has no spring chains");
+    return Status(StatusCode::kUnsupported,
+                  "measure: the avatar has no humanoid head bone (the motions turn the head: "
+                  "the file's VRM humanoid must name it)");
   for (int f : opt.fps)
     if (f <= 0 || 120 % f != 0 || f % opt.sample_hz != 0)
       return Status(StatusCode::kInvalidInput, "measure: fps " + std::to_string(f) +
