@@ -98,9 +98,11 @@ inline bool WritesAsVrm(const Avatar& av) {
   return !av.vrm.humanoid.empty() || av.vrm.version == VrmVersion::kV0;
 }
 
-// Saves with the chosen VRM version; prints what the output could not carry as warnings.
+// Saves with the chosen VRM version; prints what the output could not carry as warnings (or, with
+// `collect`, appends them there for the caller to report).
 inline Status SaveWithVersion(const Avatar& avatar, const std::string& path, bool force,
-                              const std::string& version) {
+                              const std::string& version,
+                              std::vector<std::string>* collect = nullptr) {
   std::vector<std::string> warnings;
   SaveOptions options;
   options.force = force;
@@ -109,8 +111,11 @@ inline Status SaveWithVersion(const Avatar& avatar, const std::string& path, boo
                                  : VrmOutput::kKeepInput;
   options.warnings = &warnings;
   Status st = SaveAvatar(avatar, path, options);
-  for (const std::string& w : warnings)
-    std::fprintf(stderr, "warning: %s: %s\n", path.c_str(), w.c_str());
+  if (collect)
+    collect->insert(collect->end(), warnings.begin(), warnings.end());
+  else
+    for (const std::string& w : warnings)
+      std::fprintf(stderr, "warning: %s: %s\n", path.c_str(), w.c_str());
   return st;
 }
 

@@ -340,7 +340,7 @@ void RunLibrary(const Opts& o, int& exit_code) {
   const int sheet_w = cols * 2 * o.tile, sheet_h = rows * o.tile;
   std::vector<uint8_t> sheet(3 * static_cast<size_t>(sheet_w) * sheet_h, 40);
   Json table = Json::array();
-  int failed = 0, done = 0;
+  int failed = 0, done = 0, with_write_warnings = 0;
   const auto start = std::chrono::steady_clock::now();
   std::map<std::string, Avatar> source_heads;
   for (int s = 0; s < rows; ++s) {
@@ -387,7 +387,8 @@ void RunLibrary(const Opts& o, int& exit_code) {
       }
       const std::string ext = WritesAsVrm(worn) ? ".vrm" : ".glb";
       const std::string out = (fs::path(o.out) / (st.name + "-on-" + tname + ext)).string();
-      if (Status ws = SaveWithVersion(worn, out, true, o.vrm_version); !ws.ok()) {
+      std::vector<std::string> write_warnings;  // in wear.json, counted once at the end
+      if (Status ws = SaveWithVersion(worn, out, true, o.vrm_version, &write_warnings); !ws.ok()) {
         ++failed;
         row["error"] = ws.message();
         std::printf("  %s on %s: failed: %s\n", st.name.c_str(), tname.c_str(),
@@ -396,6 +397,10 @@ void RunLibrary(const Opts& o, int& exit_code) {
         continue;
       }
       row["output"] = fs::path(out).filename().string();
+      if (!write_warnings.empty()) {
+        row["write_warnings"] = write_warnings;
+        ++with_write_warnings;
+      }
       row["fit_ms"] = ms;
       Json rep = ReportJson(*r);
       for (auto it = rep.begin(); it != rep.end(); ++it)
@@ -468,6 +473,12 @@ void RunLibrary(const Opts& o, int& exit_code) {
               (fs::path(o.out) / "wear.json").string().c_str());
   if (!left_out.empty())
     std::printf("  left out of the sheet (worn on no target): %s\n", left_out.c_str());
+  if (with_write_warnings > 0)
+    std::printf(
+        "  %d worn file%s what %s format could not hold as it is (e.g. VRM 0.x keeps the "
+        "chains' angle limits only for hairswing): \"write_warnings\" in wear.json\n",
+        with_write_warnings, with_write_warnings == 1 ? " has warnings on" : "s have warnings on",
+        with_write_warnings == 1 ? "its" : "their");
   if (failed) exit_code = kExitFailure;
 }
 
