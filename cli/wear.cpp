@@ -48,6 +48,15 @@ std::string Stem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? s : s.substr(0, dot);
 }
 
+// A name that can stand in a file name inside --out: not empty, no folder separators, not "." or
+// "..", no control characters.
+bool PlainName(const std::string& n) {
+  if (n.empty() || n == "." || n == ".." || n.size() > 200) return false;
+  return std::none_of(n.begin(), n.end(), [](char c) {
+    return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
 // The hair primitives of a whole character: every material whose name says "hair".
 std::string HairMaterialSelector(const Avatar& av) {
   std::vector<std::string> names;
@@ -71,7 +80,14 @@ Result<std::vector<Style>> ReadLibrary(const std::string& where) {
         files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) styles.push_back({Stem(f.string()), f.string(), "", ""});
+    // Files of the same name in different subfolders get "-2", "-3"... (their worn files are
+    // named after them in one folder).
+    std::map<std::string, int> seen;
+    for (const auto& f : files) {
+      std::string name = Stem(f.string());
+      if (const int n = ++seen[name]; n > 1) name += "-" + std::to_string(n);
+      styles.push_back({name, f.string(), "", ""});
+    }
     if (styles.empty())
       return Status(StatusCode::kInvalidInput, where + ": no .glb, .gltf or .vrm");
     return styles;
@@ -87,6 +103,10 @@ Result<std::vector<Style>> ReadLibrary(const std::string& where) {
   for (const Json& h : j["hairstyles"]) {
     if (!h.is_object() || !h.contains("file") || !h["file"].is_string())
       return Status(StatusCode::kInvalidInput, where + ": every hairstyle needs a \"file\"");
+    for (const char* key : {"name", "hair", "source_head"})
+      if (h.contains(key) && !h[key].is_string())
+        return Status(StatusCode::kInvalidInput,
+                      where + ": a hairstyle's \"" + key + "\" must be a string");
     Style s;
     const auto path = [&](const std::string& p) {
       return fs::path(p).is_absolute() ? p : (base / p).string();
@@ -95,6 +115,17 @@ Result<std::vector<Style>> ReadLibrary(const std::string& where) {
     s.name = h.value("name", Stem(s.file));
     s.hair = h.value("hair", "");
     if (h.contains("source_head")) s.source_head = path(h["source_head"].get<std::string>());
+    if (!PlainName(s.name))
+      return Status(StatusCode::kInvalidInput,
+                    where + ": hairstyle name \"" + s.name +
+                        "\" is not a plain file name (no folders, \"..\" or control "
+                        "characters: the worn files are named after it inside --out)");
+    for (const Style& o : styles)
+      if (o.name == s.name)
+        return Status(StatusCode::kInvalidInput,
+                      where + ": two hairstyles are named \"" + s.name +
+                          "\" (their worn files would overwrite each other): give one a "
+                          "\"name\"");
     styles.push_back(s);
   }
   return styles;
@@ -325,8 +356,17 @@ void RunLibrary(const Opts& o, int& exit_code) {
     exit_code = kExitBadInput;
     return;
   }
-  fs::create_directories(o.out, ec);
   std::vector<std::pair<std::string, Avatar>> targets;
+  for (size_t a = 0; a < o.targets.size(); ++a)
+    for (size_t b = a + 1; b < o.targets.size(); ++b)
+      if (Stem(o.targets[a]) == Stem(o.targets[b])) {
+        std::fprintf(stderr,
+                     "error: --on %s and --on %s have the same name \"%s\": their worn files "
+                     "would overwrite each other (copy one under another name)\n",
+                     o.targets[a].c_str(), o.targets[b].c_str(), Stem(o.targets[a]).c_str());
+        exit_code = kExitBadInput;
+        return;
+      }
   for (const std::string& t : o.targets) {
     auto av = LoadAvatar(t);
     if (!av.ok()) {
@@ -336,6 +376,7 @@ void RunLibrary(const Opts& o, int& exit_code) {
     }
     targets.emplace_back(t, std::move(av->avatar));
   }
+  fs::create_directories(o.out, ec);  // only once the inputs are known to be good
   const int cols = static_cast<int>(targets.size()), rows = static_cast<int>(styles->size());
   const int sheet_w = cols * 2 * o.tile, sheet_h = rows * o.tile;
   std::vector<uint8_t> sheet(3 * static_cast<size_t>(sheet_w) * sheet_h, 40);

@@ -42,6 +42,30 @@ expect_error "already wears" wear layered.vrm --hair HairLayers --on worn.vrm -o
 expect_error "no mesh named" wear layered.vrm --hair Hairlayer --on ponytail.vrm -o x.vrm
 [[ ! -e x.vrm ]] || fail "a failed wear wrote its output"
 
+# A manifest is input too: a hairstyle name that would put a worn file outside --out, names that
+# would overwrite each other, a field of the wrong type, two targets of the same name - each
+# refused in one line before anything is written.
+mkdir -p lib-in && cp layered.vrm lib-in/h.vrm
+printf '{"hairstyles": [{"file": "h.vrm", "name": "../../escaped", "hair": "HairLayers"}]}' > lib-in/up.json
+expect_error "not a plain file name" wear --library lib-in/up.json --on ponytail.vrm --out lib-up
+printf '{"hairstyles": [{"file": "h.vrm", "name": "a/b"}]}' > lib-in/slash.json
+expect_error "not a plain file name" wear --library lib-in/slash.json --on ponytail.vrm --out lib-up
+printf '{"hairstyles": [{"file": "h.vrm"}, {"file": "./h.vrm"}]}' > lib-in/twice.json
+expect_error "two hairstyles are named" wear --library lib-in/twice.json --on ponytail.vrm --out lib-up
+printf '{"hairstyles": [{"file": "h.vrm", "hair": 3}]}' > lib-in/type.json
+expect_error '"hair" must be a string' wear --library lib-in/type.json --on ponytail.vrm --out lib-up
+mkdir -p other && cp ponytail.vrm other/ponytail.vrm
+printf '{"hairstyles": [{"file": "h.vrm", "hair": "HairLayers"}]}' > lib-in/ok.json
+expect_error "have the same name" wear --library lib-in/ok.json --on ponytail.vrm --on other/ponytail.vrm --out lib-up
+[[ ! -e lib-up && ! -e ../escaped-on-ponytail.vrm && ! -e ../../escaped-on-ponytail.vrm ]] ||
+  fail "a refused library run wrote something"
+# Files of the same name in two subfolders get names of their own.
+mkdir -p lib-dup/a lib-dup/b && cp layered.vrm lib-dup/a/h.vrm && cp layered.vrm lib-dup/b/h.vrm
+rc=0
+"$cli" wear --library lib-dup --on ponytail.vrm --out lib-dup-out --tile 32 > dup.out 2>&1 || rc=$?
+[[ -e lib-dup-out/h-on-ponytail.vrm && -e lib-dup-out/h-2-on-ponytail.vrm ]] ||
+  fail "same-named files in two subfolders: $(ls lib-dup-out) (exit $rc) $(tail -3 dup.out)"
+
 if [[ ! -d "$shared/targets" || ! -d "$shared/hairstyles" ]]; then
   echo "wear_check: ../shared/data/targets or hairstyles not present; library part skipped"
   exit 0
