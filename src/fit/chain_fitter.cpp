@@ -1028,8 +1028,8 @@ Json RemoveOrphanSprings(FitContext& cx, size_t old_springs,
 std::string NoChainReason(const FitContext& cx) {
   const auto& u = cx.unhung;
   const int total = u.too_short + u.around + u.small + u.apart;
-  if (total <= 1 && !cx.result.rigid.empty())
-    return "no clump of the selected hair can hang (" + cx.result.rigid.back() + ")";
+  // (PlaceChains records a reason in result.rigid for every primitive that hangs nothing.)
+  if (total <= 1) return "no clump of the selected hair can hang (" + cx.result.rigid.back() + ")";
   std::vector<std::string> parts;
   auto count = [](int n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -1050,9 +1050,6 @@ std::string NoChainReason(const FitContext& cx) {
   std::string why;
   for (size_t i = 0; i < parts.size(); ++i)
     why += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
-  if (total == 0)
-    return "no clump of the selected hair can hang (" +
-           (cx.result.rigid.empty() ? std::string("nothing to fit") : cx.result.rigid.back()) + ")";
   return "no clump of the selected hair can hang: of its " + std::to_string(total) + " clumps, " +
          why;
 }

@@ -30,6 +30,9 @@ Json ConvertVrm0Face(const Json& vrm, const Json& root, const Avatar& avatar, Wa
 /// Rotates a VRM 0.x avatar by 180 degrees about +Y (x -> -x, z -> -z) in every node, vertex,
 /// bind matrix, animation key and collider, so it faces +Z like VRM 1.0 (docs/conventions.md).
 void NormaliseVrm0Axes(Avatar& avatar);
+/// A rotation in hairswing's axes <-> the VRM 0.x file's (the 180 degree turn about Y that
+/// NormaliseVrm0Axes applies to every node: (w, x, y, z) -> (w, -x, y, -z); its own inverse).
+glm::quat Vrm0TurnedRotation(const glm::quat& q);
 
 /// Returns the names of extensions used by the JSON objects in `json` (top-level "extensions"
 /// keys, recursively), for recomputing extensionsUsed on write.

@@ -423,8 +423,7 @@ void ReadVrm0SpringExtras(const Json& hs, const Json& bg, const std::string& f, 
           continue;
         }
         j.limit = ReadJointLimit(*lim, lf, warnings, file);
-        const glm::quat q = j.limit.rotation;  // the file's axes -> hairswing's (turned about Y)
-        j.limit.rotation = glm::quat(q.w, -q.x, q.y, -q.z);
+        j.limit.rotation = Vrm0TurnedRotation(j.limit.rotation);  // the file's axes -> ours
       }
     }
   } catch (const ReadError& e) {

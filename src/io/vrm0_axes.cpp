@@ -18,6 +18,8 @@ void FlipAll(std::vector<glm::vec3>& vs) {
 
 }  // namespace
 
+glm::quat Vrm0TurnedRotation(const glm::quat& q) { return Flip(q); }
+
 void NormaliseVrm0Axes(Avatar& av) {
   const glm::mat4 m(glm::vec4(-1, 0, 0, 0), glm::vec4(0, 1, 0, 0), glm::vec4(0, 0, -1, 0),
                     glm::vec4(0, 0, 0, 1));

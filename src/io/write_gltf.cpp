@@ -456,8 +456,7 @@ Json Vrm0SpringExtras(const std::vector<const Spring*>& ss, const Json& group) {
                j.hit_radius != p.hit_radius;
       if (j.limit.kind != JointLimit::Kind::kNone) {
         JointLimit file = j.limit;
-        file.rotation = glm::quat(j.limit.rotation.w, -j.limit.rotation.x, j.limit.rotation.y,
-                                  -j.limit.rotation.z);
+        file.rotation = io::Vrm0TurnedRotation(j.limit.rotation);
         jj["VRMC_springBone_limit"] = LimitJson(file);
         needed = true;
       }
