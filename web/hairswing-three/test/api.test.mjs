@@ -352,6 +352,84 @@ test('stale world matrices: update() sees the pose and the parents the app set, 
   assert.equal(await run(true), await run(false));
 });
 
+test('stale world matrices: update() follows objects put above a driver after the first update', async (t) => {
+  if (missing()) return t.skip(missing());
+  // update() keeps the list of objects between the scene root and the drivers, and makes it again
+  // when any of them has another parent. Here nothing else brings a world matrix up to date in one
+  // run (no humanoid.update(), no updateMatrixWorld): the raw head bone turns, at frame 30 the
+  // scene is put under a moving group, at frame 50 a turning group goes between the neck and the
+  // head. The other run updates every matrix itself before each update. The hair must end in the
+  // same state, bit for bit (a list kept from before the changes leaves both groups' world
+  // matrices at identity: another state).
+  const run = async (stale) => {
+    const { side, springs } = await setup(demoAvatar('layered'));
+    const { THREE } = side;
+    const head = side.vrm.humanoid.getRawBoneNode('head');
+    const neck = head.parent;
+    const holder = new THREE.Group();
+    const between = new THREE.Group();
+    const turn = new THREE.Euler();
+    let top = side.root;
+    for (let f = 1; f <= 80; f++) {
+      head.quaternion.setFromEuler(turn.set(0.2 * Math.sin(f / 11), 0.6 * Math.sin(f / 7), 0));
+      if (f === 30) {
+        holder.add(side.root);
+        top = holder;
+      }
+      holder.position.set(0.004 * f, 0, -0.002 * f);
+      holder.rotation.y = 0.004 * f;
+      if (f === 50) {
+        neck.add(between);
+        between.add(head);
+      }
+      between.rotation.x = 0.05 * Math.sin(f / 5);
+      if (!stale) top.updateMatrixWorld(true);
+      springs.update(1 / 60);
+    }
+    const hash = springs.stateHash();
+    springs.dispose();
+    return hash;
+  };
+  assert.equal(await run(true), await run(false));
+});
+
+test('bone writes: a bone is written only when its rotation changes, never a chain end joint', async (t) => {
+  if (missing()) return t.skip(missing());
+  // Each quaternion write makes three.js recompute the bone's Euler angles: update() skips bones
+  // that hold their rotation already. Counted through the quaternions' change callback: the end
+  // joints (which the solver never turns) are never written, the swinging joints are, and every
+  // bone ends holding exactly the rotation the solver gave it.
+  const { side, springs } = await setup(demoAvatar('layered'));
+  const bones = springs.joints.map((j) => j.bone).filter(Boolean);
+  const jointBones = new Set(bones);
+  const ends = bones.filter((b) => !b.children.some((c) => jointBones.has(c)));
+  assert.ok(ends.length >= 12 && ends.length < bones.length, `${ends.length} end joints of ${bones.length}`);
+  const writes = new Map(bones.map((b) => [b, 0]));
+  for (const b of bones) {
+    const inner = b.quaternion._onChangeCallback;
+    b.quaternion._onChange(() => {
+      writes.set(b, writes.get(b) + 1);
+      inner();
+    });
+  }
+  for (let f = 1; f <= 30; f++) {
+    turnHead(side, f / 60);
+    side.vrm.humanoid.update();
+    springs.update(1 / 60);
+  }
+  for (const b of ends) assert.equal(writes.get(b), 0, `end joint ${b.name} written`);
+  const swinging = bones.filter((b) => !ends.includes(b));
+  assert.ok(swinging.every((b) => writes.get(b) > 0), 'a swinging joint was never written');
+  const flip = springs._flipped ? -1 : 1;
+  const rv = springs._rv;
+  springs.joints.forEach((j, i) => {
+    if (!j.bone) return;
+    const q = j.bone.quaternion;
+    assert.deepEqual([q.x, q.y, q.z, q.w], [flip * rv[4 * i], rv[4 * i + 1], flip * rv[4 * i + 2], rv[4 * i + 3]], j.bone.name);
+  });
+  springs.dispose();
+});
+
 test('bad bytes: a JS Error naming the file and the field, nothing half-built', async (t) => {
   if (missing()) return t.skip(missing());
   const side = await load(demoAvatar('ponytail'));
