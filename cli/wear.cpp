@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "commands.h"
 #include "hairswing/anim.h"
@@ -81,11 +82,16 @@ Result<std::vector<Style>> ReadLibrary(const std::string& where) {
     }
     std::sort(files.begin(), files.end());
     // Files of the same name in different subfolders get "-2", "-3"... (their worn files are
-    // named after them in one folder).
-    std::map<std::string, int> seen;
+    // named after them in one folder), skipping a suffix another file's own name has taken.
+    std::set<std::string> taken;
+    for (const auto& f : files) taken.insert(Stem(f.string()));
+    std::set<std::string> used;
     for (const auto& f : files) {
-      std::string name = Stem(f.string());
-      if (const int n = ++seen[name]; n > 1) name += "-" + std::to_string(n);
+      const std::string stem = Stem(f.string());
+      std::string name = stem;
+      for (int n = 2; used.count(name) || (name != stem && taken.count(name)); ++n)
+        name = stem + "-" + std::to_string(n);
+      used.insert(name);
       styles.push_back({name, f.string(), "", ""});
     }
     if (styles.empty())

@@ -59,12 +59,16 @@ printf '{"hairstyles": [{"file": "h.vrm", "hair": "HairLayers"}]}' > lib-in/ok.j
 expect_error "have the same name" wear --library lib-in/ok.json --on ponytail.vrm --on other/ponytail.vrm --out lib-up
 [[ ! -e lib-up && ! -e ../escaped-on-ponytail.vrm && ! -e ../../escaped-on-ponytail.vrm ]] ||
   fail "a refused library run wrote something"
-# Files of the same name in two subfolders get names of their own.
-mkdir -p lib-dup/a lib-dup/b && cp layered.vrm lib-dup/a/h.vrm && cp layered.vrm lib-dup/b/h.vrm
+# Files of the same name in two subfolders get names of their own, none that a third file's own
+# name already has (c/h-2.vrm keeps "h-2"; b/h.vrm becomes "h-3").
+mkdir -p lib-dup/a lib-dup/b lib-dup/c && cp layered.vrm lib-dup/a/h.vrm && cp layered.vrm lib-dup/b/h.vrm
+cp layered.vrm lib-dup/c/h-2.vrm
 rc=0
 "$cli" wear --library lib-dup --on ponytail.vrm --out lib-dup-out --tile 32 > dup.out 2>&1 || rc=$?
 [[ -e lib-dup-out/h-on-ponytail.vrm && -e lib-dup-out/h-2-on-ponytail.vrm ]] ||
   fail "same-named files in two subfolders: $(ls lib-dup-out) (exit $rc) $(tail -3 dup.out)"
+[[ -e lib-dup-out/h-3-on-ponytail.vrm ]] ||
+  fail "a renamed file took another file's own name: $(ls lib-dup-out) (exit $rc)"
 
 if [[ ! -d "$shared/targets" || ! -d "$shared/hairstyles" ]]; then
   echo "wear_check: ../shared/data/targets or hairstyles not present; library part skipped"

@@ -1028,7 +1028,8 @@ Json RemoveOrphanSprings(FitContext& cx, size_t old_springs,
 std::string NoChainReason(const FitContext& cx) {
   const auto& u = cx.unhung;
   const int total = u.too_short + u.around + u.small + u.apart;
-  // (PlaceChains records a reason in result.rigid for every primitive that hangs nothing.)
+  // PlaceChains records a reason in result.rigid whenever nothing hangs.
+  HS_ASSERT(!cx.result.rigid.empty());
   if (total <= 1) return "no clump of the selected hair can hang (" + cx.result.rigid.back() + ")";
   std::vector<std::string> parts;
   auto count = [](int n, const char* one, const char* many) {

@@ -399,7 +399,6 @@ export class HairswingSpringBones {
     // Rig node -> glTF node index (-1: an end node hairswing added for a spring's virtual tail).
     const fileNode = (rigNode) => M._hs_avatar_file_node(this._avatar, rigNode);
     const notInScene = (node, what) => new Error(`hairswing: ${what} glTF node ${node} (${this._nodeName(node)}) is not in the three.js scene; pass options.gltf (the GLTFLoader result) so that nodes are matched by the loader's own record`);
-    this._path = []; // _driverAncestors' scratch
     this._ancestors = null; // made at the first update (_updateDriverWorlds)
     this._drivers = driverNodes.map((rigNode) => {
       const node = fileNode(rigNode);
@@ -579,7 +578,7 @@ export class HairswingSpringBones {
   _driverAncestors() {
     const seen = new Set();
     const list = [];
-    const path = this._path;
+    const path = [];
     for (let i = 0; i < this._nd; i++) {
       path.length = 0;
       for (let o = this._drivers[i]; o && !seen.has(o); o = o.parent) path.push(o);

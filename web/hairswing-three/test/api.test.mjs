@@ -324,65 +324,15 @@ test('setCenter: the hair moves with its center object and swings only from moti
   springs.dispose();
 });
 
-test('stale world matrices: update() sees the pose and the parents the app set, as after updateMatrixWorld', async (t) => {
-  if (missing()) return t.skip(missing());
-  // update() brings each object between the scene root and the drivers up to date once per
-  // update (the drivers share their ancestors). The app here never calls updateMatrixWorld in
-  // one run: the head turns, the avatar is moved, and at frame 40 put under a new parent that
-  // stands elsewhere and turned; the other run updates every matrix before each update. The
-  // hair must end in the same state, bit for bit.
+// The layered demo run twice for 80 frames: makeFrame(side) gives frame(f), which poses the scene
+// for frame f and returns the object an app would call updateMatrixWorld(true) on. One run calls it
+// before each update(), the other never does; the hair must end in the same state, bit for bit.
+async function assertStaleMatricesAgree(makeFrame) {
   const run = async (stale) => {
     const { side, springs } = await setup(demoAvatar('layered'));
-    const { THREE } = side;
-    const holder = new THREE.Group();
-    holder.position.set(0.5, 0.1, -0.3);
-    holder.rotation.y = 0.7;
+    const frame = makeFrame(side);
     for (let f = 1; f <= 80; f++) {
-      turnHead(side, f / 60);
-      side.vrm.scene.position.x = 0.05 * Math.sin(f / 9);
-      if (f === 40) holder.add(side.vrm.scene); // the new root of the scene
-      side.vrm.humanoid.update();
-      if (!stale) (f >= 40 ? holder : side.root).updateMatrixWorld(true);
-      springs.update(1 / 60);
-    }
-    const hash = springs.stateHash();
-    springs.dispose();
-    return hash;
-  };
-  assert.equal(await run(true), await run(false));
-});
-
-test('stale world matrices: update() follows objects put above a driver after the first update', async (t) => {
-  if (missing()) return t.skip(missing());
-  // update() keeps the list of objects between the scene root and the drivers, and makes it again
-  // when any of them has another parent. Here nothing else brings a world matrix up to date in one
-  // run (no humanoid.update(), no updateMatrixWorld): the raw head bone turns, at frame 30 the
-  // scene is put under a moving group, at frame 50 a turning group goes between the neck and the
-  // head. The other run updates every matrix itself before each update. The hair must end in the
-  // same state, bit for bit (a list kept from before the changes leaves both groups' world
-  // matrices at identity: another state).
-  const run = async (stale) => {
-    const { side, springs } = await setup(demoAvatar('layered'));
-    const { THREE } = side;
-    const head = side.vrm.humanoid.getRawBoneNode('head');
-    const neck = head.parent;
-    const holder = new THREE.Group();
-    const between = new THREE.Group();
-    const turn = new THREE.Euler();
-    let top = side.root;
-    for (let f = 1; f <= 80; f++) {
-      head.quaternion.setFromEuler(turn.set(0.2 * Math.sin(f / 11), 0.6 * Math.sin(f / 7), 0));
-      if (f === 30) {
-        holder.add(side.root);
-        top = holder;
-      }
-      holder.position.set(0.004 * f, 0, -0.002 * f);
-      holder.rotation.y = 0.004 * f;
-      if (f === 50) {
-        neck.add(between);
-        between.add(head);
-      }
-      between.rotation.x = 0.05 * Math.sin(f / 5);
+      const top = frame(f);
       if (!stale) top.updateMatrixWorld(true);
       springs.update(1 / 60);
     }
@@ -391,6 +341,55 @@ test('stale world matrices: update() follows objects put above a driver after th
     return hash;
   };
   assert.equal(await run(true), await run(false));
+}
+
+test('stale world matrices: update() sees the pose and the parents the app set, as after updateMatrixWorld', async (t) => {
+  if (missing()) return t.skip(missing());
+  // update() brings each object between the scene root and the drivers up to date once per
+  // update (the drivers share their ancestors). The app here never calls updateMatrixWorld in
+  // one run: the head turns, the avatar is moved, and at frame 40 put under a new parent that
+  // stands elsewhere and turned.
+  await assertStaleMatricesAgree((side) => {
+    const holder = new side.THREE.Group();
+    holder.position.set(0.5, 0.1, -0.3);
+    holder.rotation.y = 0.7;
+    return (f) => {
+      turnHead(side, f / 60);
+      side.vrm.scene.position.x = 0.05 * Math.sin(f / 9);
+      if (f === 40) holder.add(side.vrm.scene); // the new root of the scene
+      side.vrm.humanoid.update();
+      return f >= 40 ? holder : side.root;
+    };
+  });
+});
+
+test('stale world matrices: update() follows objects put above a driver after the first update', async (t) => {
+  if (missing()) return t.skip(missing());
+  // update() keeps the list of objects between the scene root and the drivers, and makes it again
+  // when any of them has another parent. Here nothing else brings a world matrix up to date in the
+  // stale run (no humanoid.update()): the raw head bone turns, at frame 30 the scene is put under
+  // a moving group, at frame 50 a turning group goes between the neck and the head (a list kept
+  // from before the changes leaves both groups' world matrices at identity: another state).
+  await assertStaleMatricesAgree((side) => {
+    const { THREE } = side;
+    const head = side.vrm.humanoid.getRawBoneNode('head');
+    const neck = head.parent;
+    const holder = new THREE.Group();
+    const between = new THREE.Group();
+    const turn = new THREE.Euler();
+    return (f) => {
+      head.quaternion.setFromEuler(turn.set(0.2 * Math.sin(f / 11), 0.6 * Math.sin(f / 7), 0));
+      if (f === 30) holder.add(side.root);
+      holder.position.set(0.004 * f, 0, -0.002 * f);
+      holder.rotation.y = 0.004 * f;
+      if (f === 50) {
+        neck.add(between);
+        between.add(head);
+      }
+      between.rotation.x = 0.05 * Math.sin(f / 5);
+      return f >= 30 ? holder : side.root;
+    };
+  });
 });
 
 test('bone writes: a bone is written only when its rotation changes, never a chain end joint', async (t) => {
