@@ -261,6 +261,34 @@ HS_API hs_status hs_world_tails(const hs_world* world, float* xyz, size_t joint_
 /* FNV-1a hash of positions and velocities (bitwise determinism checks). */
 HS_API uint64_t hs_world_state_hash(const hs_world* world);
 
+/* Fixed layouts. hs_collider, hs_step_report, hs_joint_settings and hs_joint_limit are filled by
+ * the library into the caller's memory (or, for hs_joint_settings, read from it) with no size
+ * passed, so they never change: no field is added, removed or moved in any later version. A
+ * version that needs more adds a new struct and new functions beside these, which keep working.
+ * (hs_config, which does grow, carries its size in struct_size.) A compiler that lays them out
+ * otherwise stops here instead of exchanging garbage with the library. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define HS_LAYOUT(cond, s) static_assert(cond, "hairswing.h: unexpected layout of " #s)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define HS_LAYOUT(cond, s) _Static_assert(cond, "hairswing.h: unexpected layout of " #s)
+#else /* C89/C99: an array of negative size when the layout differs */
+#define HS_LAYOUT(cond, s) typedef char hs_layout_of_##s[(cond) ? 1 : -1]
+#endif
+HS_LAYOUT(sizeof(hs_collider) == 48 && offsetof(hs_collider, shape) == 4 &&
+              offsetof(hs_collider, offset) == 8 && offsetof(hs_collider, tail) == 20 &&
+              offsetof(hs_collider, normal) == 32 && offsetof(hs_collider, radius) == 44,
+          hs_collider);
+HS_LAYOUT(sizeof(hs_step_report) == 20 && offsetof(hs_step_report, steps_run) == 4 &&
+              offsetof(hs_step_report, contacts) == 16,
+          hs_step_report);
+HS_LAYOUT(sizeof(hs_joint_settings) == 28 && offsetof(hs_joint_settings, gravity_dir) == 12 &&
+              offsetof(hs_joint_settings, hit_radius) == 24,
+          hs_joint_settings);
+HS_LAYOUT(sizeof(hs_joint_limit) == 28 && offsetof(hs_joint_limit, angle) == 4 &&
+              offsetof(hs_joint_limit, rotation) == 12,
+          hs_joint_limit);
+#undef HS_LAYOUT
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,8 +48,7 @@ static_assert(static_cast<int>(hairswing::ColliderShape::kSphere) == HS_SHAPE_SP
               static_cast<int>(hairswing::ColliderShape::kPlane) == HS_SHAPE_PLANE);
 static_assert(static_cast<int>(hairswing::JointLimit::Kind::kCone) == 1 &&
               static_cast<int>(hairswing::JointLimit::Kind::kHinge) == 2 &&
-              static_cast<int>(hairswing::JointLimit::Kind::kSpherical) == 3 &&
-              sizeof(hs_joint_limit) == 28);
+              static_cast<int>(hairswing::JointLimit::Kind::kSpherical) == 3);
 static_assert(static_cast<int>(hairswing::SolverMode::kArc) == HS_MODE_ARC &&
               static_cast<int>(hairswing::SolverMode::kParent) == HS_MODE_PARENT &&
               static_cast<int>(hairswing::SolverMode::kVrm) == HS_MODE_VRM);
