@@ -8,6 +8,7 @@
 //       writes the 60 fps head-turn as the node harness reads it (head rotation and hips
 //       translation per frame, node-local), so both sides see the same motion.
 //   hairswing_peer_bench serve AVATAR MODE [--segment-checks on|off|file] [--input pose|driven]
+//                              [--stepping fixed|frame]
 //       then reads lines "run N" on stdin: runs the next N frames of the 12 s head-turn (looping)
 //       and prints one line of JSON with each frame's time in nanoseconds. Only the solver's
 //       per-frame call is timed: the head-turn sample (the caller's animation) is not.
@@ -15,6 +16,9 @@
 // The timed call: --input pose  = FrameDriver::Advance (whole local pose in, whole pose out);
 //                 --input driven = DrivenFrameDriver::Advance (world transforms of the driver
 //                 nodes in, spring joint rotations out: what an engine calls).
+// --stepping frame (vrm mode only): instead of the drivers' fixed 1/120 s steps, one step of the
+// frame's 1/60 s, as three-vrm steps (SpringWorld::StepDrivenVariable, StepVariable): the same
+// number of steps as three-vrm's update, for a like-for-like line in the table.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -131,15 +135,21 @@ int Serve(int argc, char** argv) {
   const std::string path = argv[2];
   SpringConfig cfg;
   if (!ParseSolverMode(argv[3], &cfg.mode)) return Fail(std::string("unknown mode ") + argv[3]);
-  std::string checks = "file", input = "pose";
+  std::string checks = "file", input = "pose", stepping = "fixed";
   for (int i = 4; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--segment-checks"))
       checks = argv[i + 1];
     else if (!std::strcmp(argv[i], "--input"))
       input = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--stepping"))
+      stepping = argv[i + 1];
     else
       return Fail(std::string("unknown option ") + argv[i]);
   }
+  if (stepping != "fixed" && stepping != "frame") return Fail("--stepping: fixed or frame");
+  const bool per_frame = stepping == "frame";
+  if (per_frame && cfg.mode != SolverMode::kVrm)
+    return Fail("--stepping frame: vrm mode only (arc and parent run fixed steps)");
   auto l = Load(path);
   if (!l.ok()) return Fail(l.status().message());
   if (checks != "file") cfg.segment_checks.assign(l->rig.chains().size(), checks == "on" ? 1 : 0);
@@ -183,13 +193,19 @@ int Serve(int argc, char** argv) {
       if (driven) {
         fill_drivers();
         const auto t0 = std::chrono::steady_clock::now();
-        driven_driver.Advance(drivers, kDt, rotations);
+        if (per_frame)
+          world->StepDrivenVariable(drivers, rotations, static_cast<float>(kDt));
+        else
+          driven_driver.Advance(drivers, kDt, rotations);
         t = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                  t0)
                 .count();
       } else {
         const auto t0 = std::chrono::steady_clock::now();
-        pose_driver.Advance(pose, kDt);
+        if (per_frame)
+          world->StepVariable(pose, static_cast<float>(kDt));
+        else
+          pose_driver.Advance(pose, kDt);
         t = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                  t0)
                 .count();

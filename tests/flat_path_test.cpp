@@ -395,6 +395,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
     const Rig rig = *BuildRig(av);
     size_t run_index = 0;
     std::map<int, uint64_t> arc_end;  // the original arc's last hash per checks and motion
+    std::map<int, uint64_t> vrm_end;  // vrm's, fixed steps
     ASSERT_EQ(rig.chains().size(), 8u);
     const int head = HumanoidRigNode(av, rig, "head");
     struct Run {
@@ -404,10 +405,14 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
       int lane_chains = 0, contacts = 0, teleports = 0;
       uint32_t flags = 0;
     };
-    for (int variant = 0; variant < 4; ++variant) {  // arc, parent, arc's `follow`, vrm
+    // arc, parent, arc's `follow`, vrm; vrm stepped as three-vrm steps (one step of the caller's
+    // dt, which changes from frame to frame here).
+    for (int variant = 0; variant < 5; ++variant) {
       const SolverMode mode = variant == 1   ? SolverMode::kParent
-                              : variant == 3 ? SolverMode::kVrm
+                              : variant >= 3 ? SolverMode::kVrm
                                              : SolverMode::kArc;
+      const bool variable = variant == 4;
+      const float dts[4] = {1.0f / 60, 1.0f / 30, 1.0f / 144, 1.0f / 45};
       // All links whole-link checked, none, and chain 1 different (its group then goes one by
       // one).
       for (int checks = 0; checks < 3; ++checks) {
@@ -416,8 +421,9 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
         // and thrown 1 m away twice (teleport resets inside a lane group).
         for (int motion_kind = 0; motion_kind < 2; ++motion_kind) {
           SCOPED_TRACE(std::string(SolverModeName(mode)) + (variant == 2 ? " follow" : "") +
-                       " checks " + std::to_string(checks) + " motion " +
-                       std::to_string(motion_kind) + " limits " + std::to_string(limits));
+                       (variable ? " variable steps" : "") + " checks " + std::to_string(checks) +
+                       " motion " + std::to_string(motion_kind) + " limits " +
+                       std::to_string(limits));
           auto run = [&](bool lanes) {
             Run out;
             SpringConfig cfg;
@@ -434,7 +440,19 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
               out.lane_chains = std::max(out.lane_chains, world.lane_chains());
               out.hashes.push_back(world.StateHash());
             };
-            if (motion_kind == 0) {
+            if (motion_kind == 0 && variable) {
+              HeadTurnMotion motion(rig, head, HumanoidRigNode(av, rig, "hips"));
+              std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
+              motion.Sample(0.0, pose);
+              world.Reset(pose);
+              double t = 0.0;
+              for (int f = 0; f < 360; ++f) {
+                t += dts[f % 4];
+                motion.Sample(t, pose);
+                note(world.StepVariable(pose, dts[f % 4]));
+              }
+              for (int node : rig.joint_node()) out.rotations.push_back(pose[node].rotation);
+            } else if (motion_kind == 0) {
               HeadTurnMotion motion(rig, head, HumanoidRigNode(av, rig, "hips"));
               ClipDriver driver(world, motion);
               driver.Reset();
@@ -451,7 +469,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
                               0.15f * std::cos(0.7f * step) + (step % 200 == 100 ? 1.0f : 0.0f));
                 pose[head].rotation =
                     glm::angleAxis(0.5f * std::sin(0.3f * step), glm::vec3(0, 1, 0));
-                note(world.Step(pose));
+                note(variable ? world.StepVariable(pose, dts[step % 4]) : world.Step(pose));
               }
               for (int node : rig.joint_node()) out.rotations.push_back(pose[node].rotation);
             }
@@ -483,8 +501,11 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
             EXPECT_EQ(lanes.rotations[j], alone.rotations[j]) << "joint " << j;
             EXPECT_EQ(lanes.world[j], alone.world[j]) << "joint " << j;
           }
-          // `follow` acts: the same run with the original arc ends elsewhere.
+          // `follow` acts: the same run with the original arc ends elsewhere; so do vrm's
+          // variable steps against its fixed ones.
           const int key = checks * 2 + motion_kind;
+          if (variant == 3) vrm_end[key] = lanes.hashes.back();
+          if (variant == 4) EXPECT_NE(lanes.hashes.back(), vrm_end.at(key));
           if (variant == 0) arc_end[key] = lanes.hashes.back();
           if (variant == 2) EXPECT_NE(lanes.hashes.back(), arc_end.at(key));
           // The limits act: the same run without them ends elsewhere.

@@ -421,7 +421,7 @@ class SpringWorld {
                    glm::vec3& pos, glm::quat& above, StepReport& rep);
   // Up to four chains of a lane group in vrm mode, side by side in SIMD lanes (arc_solver.cpp),
   // fixed steps only: lane by lane the operations of VrmFlatLink, so the same bits.
-  void SolveChainVrmLanes(const int* chains, int n, StepReport& rep);
+  void SolveChainVrmLanes(const int* chains, int n, float dt, bool variable, StepReport& rep);
   // vrm mode: a cone limit's axis in the joint's parent frame, (rest rotation * limit frame) * +Y
   // (limits.h, ConeClearly).
   std::vector<glm::vec3> cone_axis_parent_;

@@ -1868,18 +1868,22 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       }
   }
 }
-void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) {
+void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool variable,
+                                     StepReport& rep) {
   // vrm mode's flat chains of a lane group side by side (as SolveChainLanes: chains[0..3], n in
   // use, padding lanes and lanes past their chain's end compute lane 0's joint and are never
-  // stored), one fixed step: link depth by link depth VrmFlatLink's operations in the lanes, the
-  // joints' world rotations included (the next depth's bone axes hang from them). A lane goes
-  // through VrmFlatLink itself at a depth where its link has a zero length or an angle limit
-  // other than a cone it is clearly inside of, where the exact test finds a contact (the lanes only
-  // give the verdict: no collider touches the end) or where its end is not finite; the state it
-  // reads is stored only after that.
+  // stored), one step: a fixed 1/120 s one, or one of the caller's dt (`variable`, three-vrm's own
+  // stepping): link depth by link depth VrmFlatLink's operations in the lanes, the joints' world
+  // rotations included (the next depth's bone axes hang from them). A lane goes through
+  // VrmFlatLink itself at a depth where its link has a zero length or an angle limit other than a
+  // cone it is clearly inside of, where the exact test finds a contact (the lanes only give the
+  // verdict: no collider touches the end) or where its end is not finite; the state it reads is
+  // stored only after that.
   const Rig& rig = *rig_;
-  const float dt = static_cast<float>(kStep);
-  const float push_scale = dt / internal::kVrmRefDt;  // VrmFlatLink's, fixed steps
+  HS_ASSERT(variable || dt == static_cast<float>(kStep));
+  // VrmFlatLink's push factor: three-vrm's own step (variable) pushes by dt; fixed steps by
+  // dt scaled to its reference frame. Multiplying by 1 is exact, so one expression serves both.
+  const float push_scale = variable ? 1.0f : dt / internal::kVrmRefDt;
   for (int l = 0; l < n; ++l) FlatRoot(chains[l]);
   const NearRange near = AllNear(chains[0]);  // the group's chains share their colliders
   int begin[4], lane_links[4];
@@ -1929,7 +1933,11 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) 
     const V4 wa = Rotate(base, Gather(axis_unit_, j));
     const V4 world_axis = _mm_div_ps(one, _mm_sqrt_ps(Dot(wa, wa))) * wa;  // glm::normalize
     const V4 cur = Gather(vrm_cur_, j), prev = Gather(vrm_prev_, j);
-    V4 next = cur + per_lane([&](int k) { return vrm_keep_fixed_[k]; }) * (cur - prev);
+    // The velocity kept: 1 - drag per step of the caller's dt (three-vrm), or (1 - drag)^(h / 60
+    // fps) per fixed step (computed in ChainCoefficients as VrmFlatLink would).
+    V4 next = cur + per_lane([&](int k) {
+                      return variable ? 1.0f - drag_[k] : vrm_keep_fixed_[k];
+                    }) * (cur - prev);
     next = next + per_lane([&](int k) {
                     return stiffness_[k] * config_.stiffness_scale * dt * push_scale;
                   }) * world_axis;
@@ -1978,7 +1986,7 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) 
         if (slow >> l & 1) {
           glm::vec3 pos = lo[l];
           glm::quat q = la[l];
-          VrmFlatLink(j[l], sc[l], near, dt, false, pos, q, rep);
+          VrmFlatLink(j[l], sc[l], near, dt, variable, pos, q, rep);
         }
     }
     const int store = nmask & ~slow;
@@ -2008,9 +2016,9 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) 
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
 }
-void SpringWorld::SolveChainVrmLanes(const int* chains, int n, StepReport& rep) {
-  for (int l = 0; l < n; ++l)  // never called: Solve
-    SolveChainVrmFlat(chains[l], static_cast<float>(kStep), false, rep);
+void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool variable,
+                                     StepReport& rep) {
+  for (int l = 0; l < n; ++l) SolveChainVrmFlat(chains[l], dt, variable, rep);  // never called
 }
 void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transform> pose,
                                   bool world) {

@@ -848,7 +848,9 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
   rot_cache_node_ = sim_cache_node_ = -2;
   flat_chains_ = lane_chains_ = 0;
 #if HAIRSWING_SIMD && defined(__SSE2__)
-  const bool lanes = config_.chain_lanes && h == static_cast<float>(kStep) && !variable;
+  // Fixed steps in every mode; vrm mode's variable steps (three-vrm's stepping) too.
+  const bool lanes = config_.chain_lanes &&
+                     (variable ? config_.mode == SolverMode::kVrm : h == static_cast<float>(kStep));
 #else
   const bool lanes = false;
 #endif
@@ -890,7 +892,7 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
                            });
     if (n >= 2 && same_kind) {
       if (vrm)
-        SolveChainVrmLanes(flat, n, rep);
+        SolveChainVrmLanes(flat, n, h, variable, rep);
       else {
         SolveChainLanes(flat, n, h, rep);
         GuardChords(flat, n, h, rep);

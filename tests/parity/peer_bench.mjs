@@ -16,6 +16,9 @@
 // of the driver nodes in, spring joint rotations out: two 1/120 s steps per frame) after the
 // caller's own world transforms were computed (not timed). Arc and parent run whole-link contact
 // checks on the stress rigs (as the targets of issue 10 ask) and the file's own choice elsewhere.
+// Beside them, vrm mode stepped as three-vrm steps (one step of the frame's 1/60 s instead of two
+// fixed 1/120 s steps, `--stepping frame`; the npm package's stepping 'frame'): the same number
+// of steps as three-vrm's update, a like-for-like line.
 // A fifth column, when the WebAssembly module is built (scripts/build-wasm): the npm package
 // hairswing-three in arc mode in this process, its update(1/60) timed like three-vrm's (it reads
 // the driver objects' world matrices and writes the bones' quaternions itself; segment checks as
@@ -56,6 +59,8 @@ try {
   process.stderr.write(`peer: the npm package is not measured (${String(e.message).slice(0, 120)}; run scripts/build-wasm)\n`);
 }
 const MODES = ['arc', 'parent', 'vrm'];
+// Every native column: the fixed-step modes and vrm stepped once per frame (three-vrm's way).
+const SERVED = [...MODES, 'vrm-frame'];
 
 function stats(ns) {
   const s = [...ns].sort((a, b) => a - b);
@@ -65,7 +70,10 @@ function stats(ns) {
 
 // A hairswing_peer_bench serve process: send "run N", read one JSON line back.
 function startServe(file, mode, checks) {
-  const child = spawn(bench, ['serve', file, mode, '--segment-checks', checks, '--input', 'driven'], {
+  const perFrame = mode === 'vrm-frame';
+  const argv = ['serve', file, perFrame ? 'vrm' : mode, '--segment-checks', checks, '--input', 'driven'];
+  if (perFrame) argv.push('--stepping', 'frame');
+  const child = spawn(bench, argv, {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = readline.createInterface({ input: child.stdout });
@@ -141,10 +149,10 @@ async function benchFile(file) {
     };
   }
   const checks = label.startsWith('stress-') ? 'on' : 'file';
-  const servers = Object.fromEntries(MODES.map((m) => [m, startServe(file, m, m === 'vrm' ? 'file' : checks)]));
+  const servers = Object.fromEntries(SERVED.map((m) => [m, startServe(file, m, m.startsWith('vrm') ? 'file' : checks)]));
   const info = await servers.arc.ready;
-  for (const m of MODES.slice(1)) await servers[m].ready;
-  const times = { 'three-vrm': [], wasm: [], ...Object.fromEntries(MODES.map((m) => [m, []])) };
+  for (const m of SERVED.slice(1)) await servers[m].ready;
+  const times = { 'three-vrm': [], wasm: [], ...Object.fromEntries(SERVED.map((m) => [m, []])) };
   for (let r = 0; r < rounds; ++r) {
     const t = threeRound();
     if (r > 0) times['three-vrm'].push(...t);
@@ -152,20 +160,20 @@ async function benchFile(file) {
       const w = wasmRound();
       if (r > 0) times.wasm.push(...w);
     }
-    for (const m of MODES) {
+    for (const m of SERVED) {
       const res = await servers[m].run(FRAMES);
       if (r > 0) times[m].push(...res.ns);
     }
   }
-  for (const m of MODES) servers[m].stop();
+  for (const m of SERVED) servers[m].stop();
   const row = { file: label, joints: info.joints, chains: info.chains, nodes: info.nodes,
     three_vrm_joints: manager.joints.size, segment_checks: checks };
   const ref = stats(times['three-vrm']);
   row['three-vrm'] = ref;
-  for (const m of MODES) {
+  for (const m of SERVED) {
     const s = stats(times[m]);
     s.ratio = ref.p50_us / s.p50_us;
-    s.ns_per_joint_step = (s.p50_us * 1000) / (2 * info.joints);
+    s.ns_per_joint_step = (s.p50_us * 1000) / ((m === 'vrm-frame' ? 1 : 2) * info.joints);
     row[m] = s;
   }
   if (times.wasm.length) {
@@ -239,11 +247,11 @@ if (crowd > 0 && HairswingSpringBones) {
 }
 const fmt = (x) => x.toFixed(1);
 let md = `Per 60 fps frame of the 12 s head-turn, median (p95) in microseconds; ${rounds - 1} interleaved rounds of ${FRAMES} frames after one warm-up round.\n`;
-md += 'three-vrm: springBoneManager.update(1/60). hairswing (native): DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). wasm arc: the npm package hairswing-three in node, update(1/60) (reads the driver objects, writes the bones; segment checks as the file says). ratio = three-vrm median / hairswing median.\n\n';
-md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | ns/joint-step arc / parent / vrm | wasm arc | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+md += 'three-vrm: springBoneManager.update(1/60). hairswing (native): DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). vrm 1/frame: vrm mode stepped as three-vrm steps, one step of 1/60 s per frame (StepDrivenVariable; the npm package\'s stepping \'frame\'). wasm arc: the npm package hairswing-three in node, update(1/60) (reads the driver objects, writes the bones; segment checks as the file says). ratio = three-vrm median / hairswing median.\n\n';
+md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | vrm 1/frame | ratio | ns/joint-step arc / parent / vrm / vrm 1/frame | wasm arc | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
 for (const r of rows) {
   const c = (s) => `${fmt(s.p50_us)} (${fmt(s.p95_us)})`;
-  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${MODES.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} |\n`;
+  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${c(r['vrm-frame'])} | ${r['vrm-frame'].ratio.toFixed(1)}x | ${SERVED.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} |\n`;
 }
 if (crowdRow) {
   const c = crowdRow;
