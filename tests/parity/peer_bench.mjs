@@ -19,8 +19,8 @@
 // Beside them, vrm mode stepped as three-vrm steps (one step of the frame's 1/60 s instead of two
 // fixed 1/120 s steps, `--stepping frame`; the npm package's stepping 'frame'): the same number
 // of steps as three-vrm's update, a like-for-like line.
-// A fifth column, when the WebAssembly module is built (scripts/build-wasm): the npm package
-// hairswing-three in arc mode in this process, its update(1/60) timed like three-vrm's (it reads
+// Two more columns, when the WebAssembly module is built (scripts/build-wasm): the npm package
+// hairswing-three in arc mode in this process (and in vrm mode stepped once per frame), its update(1/60) timed like three-vrm's (it reads
 // the driver objects' world matrices and writes the bones' quaternions itself; segment checks as
 // the file says).
 // Writes DIR/peer.json and DIR/peer.md and prints the table.
@@ -124,17 +124,17 @@ async function benchFile(file) {
     }
     return ns;
   };
-  // The npm package on its own copy of the scene, under the same motion.
-  let wasmRound = null;
-  if (HairswingSpringBones) {
+  // The npm package on its own copy of the scene, under the same motion: arc (fixed steps), and
+  // vrm mode stepped as three-vrm steps (stepping 'frame'), each on a copy of its own.
+  const packageRound = async (options) => {
     const copy = await loadForSprings(fs.readFileSync(file));
     if (motion.vrm0) VRMUtils.rotateVRM0(copy.vrm);
     copy.root.updateMatrixWorld(true);
-    const springs = await HairswingSpringBones.fromVRM(copy.vrm || copy.gltf, copy.data, { gltf: copy.gltf, replaceManager: false, mode: 'arc', name: label });
+    const springs = await HairswingSpringBones.fromVRM(copy.vrm || copy.gltf, copy.data, { gltf: copy.gltf, replaceManager: false, name: label, ...options });
     const h2 = copy.nodes[motion.head];
     const p2 = motion.hips >= 0 ? copy.nodes[motion.hips] : null;
     let f2 = 0;
-    wasmRound = () => {
+    return () => {
       const ns = new Array(FRAMES);
       for (let i = 0; i < FRAMES; ++i, ++f2) {
         const f = motion.frames[f2 % FRAMES];
@@ -147,18 +147,22 @@ async function benchFile(file) {
       }
       return ns;
     };
-  }
+  };
+  const wasmRound = HairswingSpringBones ? await packageRound({ mode: 'arc' }) : null;
+  const wasmVrmRound = HairswingSpringBones ? await packageRound({ mode: 'vrm', stepping: 'frame' }) : null;
   const checks = label.startsWith('stress-') ? 'on' : 'file';
   const servers = Object.fromEntries(SERVED.map((m) => [m, startServe(file, m, m.startsWith('vrm') ? 'file' : checks)]));
   const info = await servers.arc.ready;
   for (const m of SERVED.slice(1)) await servers[m].ready;
-  const times = { 'three-vrm': [], wasm: [], ...Object.fromEntries(SERVED.map((m) => [m, []])) };
+  const times = { 'three-vrm': [], wasm: [], 'wasm-vrm-frame': [], ...Object.fromEntries(SERVED.map((m) => [m, []])) };
   for (let r = 0; r < rounds; ++r) {
     const t = threeRound();
     if (r > 0) times['three-vrm'].push(...t);
     if (wasmRound) {
       const w = wasmRound();
       if (r > 0) times.wasm.push(...w);
+      const v = wasmVrmRound();
+      if (r > 0) times['wasm-vrm-frame'].push(...v);
     }
     for (const m of SERVED) {
       const res = await servers[m].run(FRAMES);
@@ -176,9 +180,10 @@ async function benchFile(file) {
     s.ns_per_joint_step = (s.p50_us * 1000) / ((m === 'vrm-frame' ? 1 : 2) * info.joints);
     row[m] = s;
   }
-  if (times.wasm.length) {
-    row.wasm = stats(times.wasm);
-    row.wasm.ratio = ref.p50_us / row.wasm.p50_us;
+  for (const k of ['wasm', 'wasm-vrm-frame']) {
+    if (!times[k].length) continue;
+    row[k] = stats(times[k]);
+    row[k].ratio = ref.p50_us / row[k].p50_us;
   }
   return row;
 }
@@ -247,11 +252,11 @@ if (crowd > 0 && HairswingSpringBones) {
 }
 const fmt = (x) => x.toFixed(1);
 let md = `Per 60 fps frame of the 12 s head-turn, median (p95) in microseconds; ${rounds - 1} interleaved rounds of ${FRAMES} frames after one warm-up round.\n`;
-md += 'three-vrm: springBoneManager.update(1/60). hairswing (native): DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). vrm 1/frame: vrm mode stepped as three-vrm steps, one step of 1/60 s per frame (StepDrivenVariable; the npm package\'s stepping \'frame\'). wasm arc: the npm package hairswing-three in node, update(1/60) (reads the driver objects, writes the bones; segment checks as the file says). ratio = three-vrm median / hairswing median.\n\n';
-md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | vrm 1/frame | ratio | ns/joint-step arc / parent / vrm / vrm 1/frame | wasm arc | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+md += 'three-vrm: springBoneManager.update(1/60). hairswing (native): DrivenFrameDriver::Advance, two 1/120 s steps (world transforms of the driver nodes in, joint rotations out). vrm 1/frame: vrm mode stepped as three-vrm steps, one step of 1/60 s per frame (StepDrivenVariable; the npm package\'s stepping \'frame\'). wasm arc: the npm package hairswing-three in node, update(1/60) (reads the driver objects, writes the bones; segment checks as the file says); wasm vrm 1/frame: the same package in vrm mode with stepping \'frame\'. ratio = three-vrm median / hairswing median.\n\n';
+md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | vrm 1/frame | ratio | ns/joint-step arc / parent / vrm / vrm 1/frame | wasm arc | ratio | wasm vrm 1/frame | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
 for (const r of rows) {
   const c = (s) => `${fmt(s.p50_us)} (${fmt(s.p95_us)})`;
-  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${c(r['vrm-frame'])} | ${r['vrm-frame'].ratio.toFixed(1)}x | ${SERVED.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} |\n`;
+  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${c(r['vrm-frame'])} | ${r['vrm-frame'].ratio.toFixed(1)}x | ${SERVED.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} | ${r['wasm-vrm-frame'] ? c(r['wasm-vrm-frame']) : 'n/a'} | ${r['wasm-vrm-frame'] ? `${r['wasm-vrm-frame'].ratio.toFixed(1)}x` : ''} |\n`;
 }
 if (crowdRow) {
   const c = crowdRow;
