@@ -1,6 +1,7 @@
 // Summary of scripts/quality: reads out/quality/NAME.json (the defaults: head-turn at 30/60/120 fps
-// and, with ../shared/data, the motion suite) and NAME.rwW.SETTING.json (the whole path: the file
-// re-weighted with blend width W, arc's SETTING on it) for each "name:file:kind" argument, prints
+// and, with ../shared/data, the motion suite) and NAME.rwW.SETTING.json and NAME.rrR.SETTING.json
+// (the whole path: the file re-weighted with blend width W, or a fitted haircut fitted again with
+// root ramp R, arc's SETTING on it) for each "name:file:kind" argument, prints
 // the tables with every target met or MISSED, and writes summary.json and summary.md beside them;
 // NAME.gG.json (the file with its springs' gravity power set to G, head-turn at 60 fps and, with
 // ../shared/data, the motion suite) and range/NAME.sS.dD.gG.json (stiffness x S, drag D, gravity
@@ -125,14 +126,20 @@ for (const entry of entries) {
 
   // The whole path, against parent and vrm on the original file at the author's settings.
   const budget = Math.min(parent.stretch_p99_excess_pct, vrm.stretch_p99_excess_pct);
-  for (const width of [1, 2, 3]) {
+  // Re-weighted with blend width W (`fit --reweight-roots`), and for a fitted haircut fitted again
+  // with root ramp R (`fit --root-ramp`): the variant's label is W1..W3 or R1.25, R1.5.
+  const variants = [1, 2, 3].map((width) => ({ label: `W${width}`, width, file: `rw${width}` }))
+    .concat([1.25, 1.5].map((ramp) => ({ label: `R${ramp}`, ramp, file: `rr${ramp}` })));
+  for (const v of variants) {
     for (const setting of ['lively', 'follow']) {
-      const rw = read(path.join(dir, `${name}.rw${width}.${setting}.json`));
+      const rw = read(path.join(dir, `${name}.${v.file}.${setting}.json`));
       if (!rw) continue;
       const on = at60(rw);
       const w = {
         avatar: name,
-        width,
+        variant: v.label,
+        width: v.width ?? null,
+        root_ramp: v.ramp ?? null,
         setting,
         swing_ratio_vs_vrm: on.arc.swing_rms_mm / vrm.swing_rms_mm,
         // The joints' swing does not see skin weights; the mesh's does: a re-weighted file whose
@@ -185,8 +192,8 @@ const md = [];
     const rg = range.filter((x) => x.avatar === r.avatar);
     return [r.avatar, verdict(Object.values(r.targets).filter((t, i) => !['suite_excess', 'flip'].includes(Object.keys(r.targets)[i]))),
       r.suite ? verdict([r.targets.suite_excess, r.targets.flip]) : '-',
-      !ws.length ? '-' : ok.length ? `met (${ok.map((w) => `W${w.width} ${w.setting}`).join(', ')})`
-        : `MISSED (closest: W${closest.width} ${closest.setting}, missing ${why(closest)})`,
+      !ws.length ? '-' : ok.length ? `met (${ok.map((w) => `${w.variant} ${w.setting}`).join(', ')})`
+        : `MISSED (closest: ${closest.variant} ${closest.setting}, missing ${why(closest)})`,
       g.length ? verdict(g.flatMap((x) => Object.values(x.targets))) : '-',
       !rg.length ? '-' : rg.every((x) => x.all) ? `met (${rg.length} settings)`
         : `MISSED on ${rg.filter((x) => !x.all).length} of ${rg.length} settings`];
@@ -219,11 +226,11 @@ if (withSuite.length) {
     mark(r.targets.suite_excess), mark(r.targets.flip)])));
 }
 if (whole.length) {
-  md.push('', '### The whole path: re-weighted roots (`fit --reweight-roots --reweight-segments W`) plus a lively setting', '',
-    'Each row is one combination of blend width W and setting; the avatar meets the whole path when one row meets all three (the table at the top). Against parent and vrm on the original file at the author\'s settings (what a three-vrm user has today). Targets (head-turn): swing >= 0.8x vrm\'s, of the joints (tip lag) and of the mesh (every hair vertex against hair held rigid: re-weighting lets the head carry part of the hair, which the joints do not show), excess p99 <= min(parent, vrm), curl <= 0.6x parent\'s; parent and vrm on the re-weighted file beside their figures on the original; the suite\'s median excess, median swing over vrm\'s (original file) and largest flip beside them.', '');
-  md.push(...table(['avatar', 'W', 'setting', 'swing / vrm: joints, mesh', 'excess p99 % (budget)', 'curl / parent', 'parent excess % original -> re-weighted',
+  md.push('', '### The whole path: re-weighted roots (`fit --reweight-roots --reweight-segments W`, or for a fitted haircut `fit --root-ramp R`) plus a lively setting', '',
+    'Each row is one combination of blend width W (or root ramp R) and setting; the avatar meets the whole path when one row meets all three (the table at the top). Against parent and vrm on the original file at the author\'s settings (what a three-vrm user has today). Targets (head-turn): swing >= 0.8x vrm\'s, of the joints (tip lag) and of the mesh (every hair vertex against hair held rigid: re-weighting lets the head carry part of the hair, which the joints do not show), excess p99 <= min(parent, vrm), curl <= 0.6x parent\'s; parent and vrm on the re-weighted file beside their figures on the original; the suite\'s median excess, median swing over vrm\'s (original file) and largest flip beside them.', '');
+  md.push(...table(['avatar', 'W / R', 'setting', 'swing / vrm: joints, mesh', 'excess p99 % (budget)', 'curl / parent', 'parent excess % original -> re-weighted',
     'vrm excess % original -> re-weighted', 'suite: median excess %, swing / vrm, max flip deg', 'T swing', 'T excess', 'T curl'],
-  whole.map((w) => [w.avatar, String(w.width), w.setting, `${fmt(w.swing_ratio_vs_vrm, 3)}, ${fmt(w.mesh_swing_ratio_vs_vrm, 3)}`, `${fmt(w.excess_p99_pct, 2)} (${fmt(w.budget_pct, 2)})`,
+  whole.map((w) => [w.avatar, w.variant, w.setting, `${fmt(w.swing_ratio_vs_vrm, 3)}, ${fmt(w.mesh_swing_ratio_vs_vrm, 3)}`, `${fmt(w.excess_p99_pct, 2)} (${fmt(w.budget_pct, 2)})`,
     fmt(w.curl_ratio_vs_parent, 2), `${fmt(w.original_parent_excess_pct, 2)} -> ${fmt(w.reweighted_parent_excess_pct, 2)}`,
     `${fmt(w.original_vrm_excess_pct, 2)} -> ${fmt(w.reweighted_vrm_excess_pct, 2)}`,
     `${fmt(w.suite_median_excess_pct)}, ${fmt(w.suite_swing_ratio_vs_vrm, 2)}, ${fmt(w.suite_max_flip_deg, 0)}`,
@@ -231,7 +238,7 @@ if (whole.length) {
   const byAvatar = {};
   for (const w of whole) (byAvatar[w.avatar] ??= []).push(w);
   md.push('', 'Whole path met (all three) by: ' + Object.entries(byAvatar).map(([a, ws]) => {
-    const ok = ws.filter((w) => w.all).map((w) => `W${w.width} ${w.setting}`);
+    const ok = ws.filter((w) => w.all).map((w) => `${w.variant} ${w.setting}`);
     return `${a}: ${ok.length ? ok.join(', ') : 'none'}`;
   }).join('; '));
 }

@@ -22,6 +22,7 @@ namespace {
 
 using Json = nlohmann::json;
 constexpr const char* kReweightUndoKey = "HAIRSWING_reweight_undo";
+constexpr const char* kFittedKey = "HAIRSWING_fit_undo";  // FitHairChains' record (fit.h)
 
 uint32_t Bits(float f) {
   uint32_t u;
@@ -222,9 +223,15 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       res.changes.push_back(name + line + CostList(rc.joint_cost));
     };
     if (width >= target) {
-      char b[200];
-      std::snprintf(b, sizeof b, ": kept (blend %.1f mm, first segment %.1f mm)", 1000 * width,
-                    1000 * seg);
+      // A haircut hairswing fitted has the fitter's ramp as its blend (docs/fit.md): that one is
+      // widened at the source, where the weights are made.
+      char b[320];
+      std::snprintf(b, sizeof b, ": kept (blend %.1f mm, first segment %.1f mm%s)", 1000 * width,
+                    1000 * seg,
+                    av.unknown_extensions.count(kFittedKey)
+                        ? "; fitted by hairswing: fit the source again with a larger --root-ramp "
+                          "to widen it"
+                        : "");
       record(b);
       continue;
     }
