@@ -8,8 +8,65 @@
 #include "commands.h"
 #include "hairswing/files.h"
 #include "hairswing/io.h"
+#include "hairswing/measure.h"
 
 namespace hairswing::cli {
+namespace {
+
+// fit --root-ramp auto: the hair fitted with each candidate ramp on a copy of the avatar, each
+// measured in vrm mode (what any runtime does; the head-turn at 60 fps). Kept: the least excess
+// stretch p99 among the ramps whose mesh swings at least 0.8x as far as with the default ramp (a
+// wider ramp lets the head carry more of the hair: less stretch, but less of it moves), the
+// narrower on a tie. Each candidate is printed as it is measured and goes into the report.
+Result<float> ChooseRootRamp(const Avatar& av, const HairSelection& sel, const FitOptions& fit,
+                             nlohmann::ordered_json* rep) {
+  struct Candidate {
+    float ramp;
+    double mesh_swing_mm, excess_p99_pct;
+  };
+  std::vector<Candidate> tried;
+  for (const float ramp : {1.0f, 1.25f, 1.5f, 1.75f, 2.0f}) {
+    Avatar a = av;
+    FitOptions opt = fit;
+    opt.root_ramp_segments = ramp;
+    auto fitted = FitHairChains(a, sel, opt);
+    if (!fitted.ok()) return fitted.status();
+    MeasureOptions mo;
+    mo.solvers = {SolverMode::kVrm};
+    mo.fps = {60};
+    auto m = Measure(a, mo);
+    if (!m.ok()) return m.status();
+    const RunResult& r = m->results.at(0);
+    if (!std::isfinite(r.swing_mesh_rms_mm) || !std::isfinite(r.stretch_p99_excess_pct))
+      return Status(StatusCode::kInvalidInput, "the hair's motion could not be measured");
+    tried.push_back({ramp, r.swing_mesh_rms_mm, r.stretch_p99_excess_pct});
+    std::printf(
+        "  root ramp %.2f: mesh swing %.2f mm, excess stretch p99 %.2f %% (vrm mode, "
+        "head-turn at 60 fps)\n",
+        ramp, r.swing_mesh_rms_mm, r.stretch_p99_excess_pct);
+    std::fflush(stdout);
+  }
+  const double floor_mm = 0.8 * tried[0].mesh_swing_mm;
+  const Candidate* best = &tried[0];
+  for (const Candidate& c : tried)
+    if (c.mesh_swing_mm >= floor_mm && c.excess_p99_pct < best->excess_p99_pct) best = &c;
+  nlohmann::ordered_json list = nlohmann::json::array();
+  for (const Candidate& c : tried)
+    list.push_back({{"root_ramp", c.ramp},
+                    {"mesh_swing_mm", c.mesh_swing_mm},
+                    {"excess_p99_pct", c.excess_p99_pct}});
+  (*rep)["root_ramp_auto"] = {{"tried", list}, {"chosen", best->ramp}};
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "root ramp %.2f chosen: excess stretch p99 %.2f %% against %.2f %% with 1, the "
+                "mesh swinging %.2f of its %.2f mm (at least 0.8 kept)",
+                best->ramp, best->excess_p99_pct, tried[0].excess_p99_pct,
+                best->mesh_swing_mm / tried[0].mesh_swing_mm, tried[0].mesh_swing_mm);
+  (*rep)["changes"].push_back(line);
+  return best->ramp;
+}
+
+}  // namespace
 
 void AddFit(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
@@ -24,7 +81,7 @@ void AddFit(CLI::App& app, int& exit_code) {
       "them) stay rigid on the head and are reported. --colliders also fits the colliders. --undo "
       "restores a fitted file exactly.");
   struct Opts {
-    std::string avatar, hair, wear, out, attach = "head", report, vrm_version;
+    std::string avatar, hair, wear, out, attach = "head", report, vrm_version, root_ramp = "1";
     int joints = 6;
     FitOptions fit;
     bool undo = false, force = false, colliders = false, reweight = false;
@@ -45,9 +102,13 @@ void AddFit(CLI::App& app, int& exit_code) {
                   "joints, 3 to --joints")
       ->check(FiniteRange(0.01, 1.0))
       ->capture_default_str();
-  cmd->add_option("--root-ramp", o->fit.root_ramp_segments,
-                  "segments over which the head's weight fades after the pinned band")
-      ->check(FiniteRange(0.25, 4.0))
+  cmd->add_option("--root-ramp", o->root_ramp,
+                  "segments over which the head's weight fades after the pinned band; wider "
+                  "spreads the root bend (less stretch in every runtime) and lets the head carry "
+                  "more of the hair (less of it swings). auto: fit with 1, 1.25, 1.5, 1.75 and 2, "
+                  "measure each in vrm mode (the head-turn at 60 fps) and keep the one with the "
+                  "least excess stretch whose mesh swings at least 0.8x as far as with 1")
+      ->check(CLI::IsMember({"auto"}) | FiniteRange(0.25, 4.0))
       ->capture_default_str();
   cmd->add_option("--min-hang", o->fit.min_hang_length,
                   "metres at human scale: a clump that reaches less far from where it meets the "
@@ -117,12 +178,20 @@ void AddFit(CLI::App& app, int& exit_code) {
         for (const auto& m : added.value())
           rep["changes"].push_back("wore mesh \"" + m + "\" from " + o->wear);
       }
+      const bool auto_ramp = o->root_ramp == "auto";
+      if (auto_ramp && o->hair.empty()) return fail("--root-ramp auto needs --hair");
+      if (!auto_ramp) o->fit.root_ramp_segments = std::stof(o->root_ramp);
       if (!o->hair.empty()) {
         auto sel = SelectHair(av, o->hair);
         if (!sel.ok()) return fail("--hair: " + sel.status().message());
         FitOptions opt = o->fit;
         opt.joints = o->joints;
         opt.attach = o->attach;
+        if (auto_ramp) {
+          auto chosen = ChooseRootRamp(av, sel.value(), opt, &rep);
+          if (!chosen.ok()) return fail("--root-ramp auto: " + chosen.status().message());
+          opt.root_ramp_segments = chosen.value();
+        }
         auto fit = FitHairChains(av, sel.value(), opt);
         if (!fit.ok())
           return fail(fit.status().message() +

@@ -127,9 +127,9 @@ for (const entry of entries) {
   // The whole path, against parent and vrm on the original file at the author's settings.
   const budget = Math.min(parent.stretch_p99_excess_pct, vrm.stretch_p99_excess_pct);
   // Re-weighted with blend width W (`fit --reweight-roots`), and for a fitted haircut fitted again
-  // with root ramp R (`fit --root-ramp`): the variant's label is W1..W3 or R1.25, R1.5.
+  // with root ramp R (`fit --root-ramp`): the variant's label is W1..W3 or R1.25, R1.5, Rauto.
   const variants = [1, 2, 3].map((width) => ({ label: `W${width}`, width, file: `rw${width}` }))
-    .concat([1.25, 1.5].map((ramp) => ({ label: `R${ramp}`, ramp, file: `rr${ramp}` })));
+    .concat([1.25, 1.5, 'auto'].map((ramp) => ({ label: `R${ramp}`, ramp, file: `rr${ramp}` })));
   for (const v of variants) {
     for (const setting of ['lively', 'follow']) {
       const rw = read(path.join(dir, `${name}.${v.file}.${setting}.json`));

@@ -230,7 +230,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
                     1000 * seg,
                     av.unknown_extensions.count(kFittedKey)
                         ? "; fitted by hairswing: fit the source again with a larger --root-ramp "
-                          "to widen it"
+                          "(or --root-ramp auto) to widen it"
                         : "");
       record(b);
       continue;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `fit --root-ramp auto` (docs/fit.md): fits the hair with root ramps 1-2, measures each in vrm
+# mode and keeps the least excess stretch whose mesh swings at least 0.8x as far as with ramp 1.
+# - the demo ponytail fitted again: a wider ramp only adds stretch there, so 1 is kept;
+# - with ../shared/data, the Quaternius modular men Suit cut (short wide clumps): 1.75 and 2 cost
+#   it more than a fifth of its mesh swing, so 1.5 is chosen, and the written file is the one
+#   `fit --root-ramp 1.5` writes (same bytes);
+# - --root-ramp auto without --hair, and a ramp that is neither a number nor auto, are refused.
+#   root_ramp_auto_check.sh CLI WORKDIR [SHARED_DATA]
+set -euo pipefail
+cli=$1 work=$2 shared=${3:-}
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+fail() { echo "root_ramp_auto_check: $*"; exit 1; }
+"$cli" make-demo-avatar --variant ponytail -o demo.vrm --force >/dev/null
+"$cli" fit demo.vrm --hair Ponytail --root-ramp auto -o auto.vrm --force --report auto.json >auto.txt
+[[ $(grep -c '^  root ramp [0-9.]*: mesh swing' auto.txt) == 5 ]] || { cat auto.txt; fail "not five ramps measured"; }
+grep -q 'root ramp 1.00 chosen' auto.txt || { cat auto.txt; fail "the ponytail did not keep ramp 1"; }
+python3 - <<'PY'
+import json
+r = json.load(open('auto.json'))['root_ramp_auto']
+assert [t['root_ramp'] for t in r['tried']] == [1, 1.25, 1.5, 1.75, 2], r
+ex = [t['excess_p99_pct'] for t in r['tried']]
+assert r['chosen'] == 1 and min(ex) == ex[0], r  # the least stretch is at 1 here
+PY
+set +e
+"$cli" fit demo.vrm --colliders --root-ramp auto -o x.vrm --force 2>err.txt; rc=$?
+set -e
+[[ $rc == 2 ]] && grep -q -- '--root-ramp auto needs --hair' err.txt || { cat err.txt; fail "auto without --hair: rc $rc"; }
+set +e
+"$cli" fit demo.vrm --hair Ponytail --root-ramp wide -o x.vrm --force 2>err.txt; rc=$?
+set -e
+[[ $rc == 2 && ! -e x.vrm ]] || fail "--root-ramp wide was not refused (rc $rc)"
+if [[ -n $shared && -f $shared/hairstyles/quaternius-modular/men_Suit.glb ]]; then
+  suit=$shared/hairstyles/quaternius-modular/men_Suit.glb
+  "$cli" fit "$suit" --hair material:Hair --root-ramp auto -o suit-auto.vrm --force --report suit.json >suit.txt
+  grep -q 'root ramp 1.50 chosen' suit.txt || { cat suit.txt; fail "men Suit: 1.5 not chosen"; }
+  python3 - <<'PY'
+import json
+r = json.load(open('suit.json'))['root_ramp_auto']
+t = {x['root_ramp']: x for x in r['tried']}
+# 1.75 and 2 stretch less but swing the mesh less than 0.8x; 1.5 is the least stretch above it.
+assert t[1.75]['excess_p99_pct'] < t[1.5]['excess_p99_pct'] < t[1]['excess_p99_pct'], t
+assert t[1.75]['mesh_swing_mm'] < 0.8 * t[1]['mesh_swing_mm'] <= t[1.5]['mesh_swing_mm'], t
+PY
+  "$cli" fit "$suit" --hair material:Hair --root-ramp 1.5 -o suit-1.5.vrm --force >/dev/null
+  cmp -s suit-auto.vrm suit-1.5.vrm || fail "men Suit: the auto file is not the --root-ramp 1.5 file"
+else
+  echo "root_ramp_auto_check: men Suit part skipped (no ../shared/data)"
+fi
+echo "root_ramp_auto_check: ok"
