@@ -419,8 +419,11 @@ class SpringWorld {
   // above) move on to this joint's end and world rotation. scale: the chain root's world scale.
   void VrmFlatLink(int j, float scale, const NearRange& near, float h, bool variable,
                    glm::vec3& pos, glm::quat& above, StepReport& rep);
+  // vrm mode's velocity kept per step at joint j (spring_internal.h).
+  float VrmKeep(int j, float dt, bool variable) const;
   // Up to four chains of a lane group in vrm mode, side by side in SIMD lanes (arc_solver.cpp),
-  // fixed steps only: lane by lane the operations of VrmFlatLink, so the same bits.
+  // a fixed step or one of the caller's dt (`variable`): lane by lane the operations of
+  // VrmFlatLink, so the same bits.
   void SolveChainVrmLanes(const int* chains, int n, float dt, bool variable, StepReport& rep);
   // vrm mode: a cone limit's axis in the joint's parent frame, (rest rotation * limit frame) * +Y
   // (limits.h, ConeClearly).

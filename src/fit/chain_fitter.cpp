@@ -31,6 +31,7 @@
 #include "fit/body_scale.h"
 #include "fit/joint_record.h"
 #include "fit/owned_nodes.h"
+#include "fit/undo_keys.h"
 #include "fit/weight_smoothing.h"
 #include "hairswing/collide.h"
 #include "hairswing/fit.h"
@@ -43,7 +44,7 @@ namespace hairswing {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kFitUndoKey = "HAIRSWING_fit_undo";
+using fit::kFitUndoKey;
 
 struct UnionFind {
   std::vector<int> p;
@@ -1127,12 +1128,12 @@ Result<FitResult> FitHairChains(Avatar& av, const HairSelection& sel, const FitO
 
 Status UndoFit(Avatar& av) {
   bool undone = false;
-  if (av.unknown_extensions.count("HAIRSWING_reweight_undo")) {
+  if (av.unknown_extensions.count(fit::kReweightUndoKey)) {
     Status st = UndoReweight(av);
     if (!st.ok()) return st;
     undone = true;
   }
-  if (av.unknown_extensions.count("HAIRSWING_collider_fit_undo")) {
+  if (av.unknown_extensions.count(fit::kColliderUndoKey)) {
     Status st = UndoColliderFit(av);
     if (!st.ok()) return st;
     undone = true;

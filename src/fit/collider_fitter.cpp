@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fit/body_scale.h"
+#include "fit/undo_keys.h"
 #include "hairswing/fit.h"
 #include "hairswing/retarget.h"
 #include "hairswing/rig.h"
@@ -14,7 +15,7 @@ namespace hairswing {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kColliderUndoKey = "HAIRSWING_collider_fit_undo";
+using fit::kColliderUndoKey;
 // Share of the surrounding geometry a grown proxy covers. A round proxy cannot follow an
 // elliptic body: covering every sample pushes hair far off the flatter sides, so the wide
 // trunk takes a lower share than the limbs.

@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "fit/undo_keys.h"
 #include "hairswing/fit.h"
 #include "hairswing/rig.h"
 
@@ -21,8 +22,8 @@ namespace hairswing {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kReweightUndoKey = "HAIRSWING_reweight_undo";
-constexpr const char* kFittedKey = "HAIRSWING_fit_undo";  // FitHairChains' record (fit.h)
+using fit::kFitUndoKey;
+using fit::kReweightUndoKey;
 
 uint32_t Bits(float f) {
   uint32_t u;
@@ -228,7 +229,7 @@ Result<ReweightResult> ReweightRoots(Avatar& av, const ReweightOptions& opt) {
       char b[320];
       std::snprintf(b, sizeof b, ": kept (blend %.1f mm, first segment %.1f mm%s)", 1000 * width,
                     1000 * seg,
-                    av.unknown_extensions.count(kFittedKey)
+                    av.unknown_extensions.count(kFitUndoKey)
                         ? "; fitted by hairswing: fit the source again with a larger --root-ramp "
                           "(or --root-ramp auto) to widen it"
                         : "");

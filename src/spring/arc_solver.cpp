@@ -1880,10 +1880,11 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
   // verdict: no collider touches the end) or where its end is not finite; the state it reads is
   // stored only after that.
   const Rig& rig = *rig_;
+  // VrmFlatLink's factors (spring_internal.h): the push scale is exactly 1 for a variable step, so
+  // the pushes below are its expressions in both steppings. A fixed step here is the usual one,
+  // so the velocity kept is VrmKeep's at kStep (which folds its step test away).
   HS_ASSERT(variable || dt == static_cast<float>(kStep));
-  // VrmFlatLink's push factor: three-vrm's own step (variable) pushes by dt; fixed steps by
-  // dt scaled to its reference frame. Multiplying by 1 is exact, so one expression serves both.
-  const float push_scale = variable ? 1.0f : dt / internal::kVrmRefDt;
+  const float push_scale = internal::VrmPushScale(dt, variable);
   for (int l = 0; l < n; ++l) FlatRoot(chains[l]);
   const NearRange near = AllNear(chains[0]);  // the group's chains share their colliders
   int begin[4], lane_links[4];
@@ -1933,10 +1934,8 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
     const V4 wa = Rotate(base, Gather(axis_unit_, j));
     const V4 world_axis = _mm_div_ps(one, _mm_sqrt_ps(Dot(wa, wa))) * wa;  // glm::normalize
     const V4 cur = Gather(vrm_cur_, j), prev = Gather(vrm_prev_, j);
-    // The velocity kept: 1 - drag per step of the caller's dt (three-vrm), or (1 - drag)^(h / 60
-    // fps) per fixed step (computed in ChainCoefficients as VrmFlatLink would).
     V4 next = cur + per_lane([&](int k) {
-                      return variable ? 1.0f - drag_[k] : vrm_keep_fixed_[k];
+                      return VrmKeep(k, static_cast<float>(kStep), variable);
                     }) * (cur - prev);
     next = next + per_lane([&](int k) {
                     return stiffness_[k] * config_.stiffness_scale * dt * push_scale;

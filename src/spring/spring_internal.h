@@ -6,8 +6,10 @@
 #include <glm/gtc/quaternion.hpp>
 #include <span>
 
+#include "core/det_math.h"
 #include "core/math.h"
 #include "hairswing/rig.h"
+#include "hairswing/spring.h"
 
 namespace hairswing::internal {
 
@@ -22,6 +24,10 @@ inline glm::vec3 TransformPoint(const glm::mat4& m, const glm::vec3& p) {
 
 /// VRM content is authored for one spring update per 60 Hz frame (docs/solver.md).
 constexpr float kVrmRefDt = 1.0f / 60.0f;
+
+/// vrm mode's stiffness and gravity pushes per step are scaled by dt times this: 1 for three-vrm's
+/// own step of the caller's dt (`variable`), 60 Hz frames' worth of dt for a fixed step.
+inline float VrmPushScale(float dt, bool variable) { return variable ? 1.0f : dt / kVrmRefDt; }
 
 /// Up to this many colliders per chain, no broad phase per chain: the per-link four-wide test of
 /// all of them costs less (arc_solver.cpp). Chains in SIMD lanes need it (spring_world.cpp).
@@ -72,3 +78,16 @@ inline bool ClearOfCapsule(const glm::vec3& head, const glm::vec3& axis, float i
 }
 
 }  // namespace hairswing::internal
+
+namespace hairswing {
+
+/// vrm mode's velocity kept per step at joint j: 1 - drag for three-vrm's own step of the caller's
+/// dt (`variable`); for a fixed step the 60 Hz update's effect over dt, (1 - drag)^(dt / 60 Hz),
+/// computed once per chain for the usual 1/120 s (vrm_keep_fixed_, ChainCoefficients).
+inline float SpringWorld::VrmKeep(int j, float dt, bool variable) const {
+  return variable                          ? 1.0f - drag_[j]
+         : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
+                                           : det::PowF(1.0f - drag_[j], dt / internal::kVrmRefDt);
+}
+
+}  // namespace hairswing

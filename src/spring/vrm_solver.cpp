@@ -50,9 +50,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
   // step therefore applies the 60 Hz update's effect over h: drag kept per step (1 -
   // drag)^(h/dt_ref), pushes scaled by h/dt_ref. StepVariable (three-vrm's own per-frame update) is
   // unchanged.
-  constexpr float kRefDt = internal::kVrmRefDt;
-  const bool emulate = !variable;
-  const float push_scale = emulate ? dt / kRefDt : 1.0f;
+  const float push_scale = internal::VrmPushScale(dt, variable);
   const RigChain& ch = rig.chains()[chain];
   const glm::mat4 center_to_world = ch.center >= 0 ? world_[ch.center] : glm::mat4(1.0f);
   const glm::mat4 world_to_center =
@@ -88,9 +86,7 @@ void SpringWorld::SolveChainVrm(int chain, std::span<Transform> pose, float dt, 
     const glm::vec3 bone_axis = vrm_bone_axis_[j];
     const glm::vec3 world_axis = glm::normalize(glm::mat3(parent_world) * vrm_axis_in_parent_[j]);
 
-    const float keep = !emulate                          ? 1.0f - drag_[j]
-                       : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
-                                                         : det::PowF(1.0f - drag_[j], dt / kRefDt);
+    const float keep = VrmKeep(j, dt, variable);
     const glm::vec3 cur = vrm_cur_[j];
     glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
     next = internal::TransformPoint(center_to_world, next);
@@ -168,9 +164,7 @@ void SpringWorld::SolveChainVrmFlat(int chain, float dt, bool variable, StepRepo
 
 void SpringWorld::VrmFlatLink(int j, float scale, const NearRange& near, float dt, bool variable,
                               glm::vec3& pos, glm::quat& above, StepReport& rep) {
-  constexpr float kRefDt = internal::kVrmRefDt;
-  const bool emulate = !variable;
-  const float push_scale = emulate ? dt / kRefDt : 1.0f;
+  const float push_scale = internal::VrmPushScale(dt, variable);
   const glm::quat base = above * rig_->rest_local()[rig_->joint_node()[j]].rotation;
   const float bone_length = scale * rel_scale_[j] * axis_len_[j];
   if (!(bone_length > 1e-7f)) {  // zero-length segment: its end is the joint itself
@@ -181,9 +175,7 @@ void SpringWorld::VrmFlatLink(int j, float scale, const NearRange& near, float d
     return;
   }
   const glm::vec3 world_axis = glm::normalize(base * axis_unit_[j]);
-  const float keep = !emulate                          ? 1.0f - drag_[j]
-                     : dt == static_cast<float>(kStep) ? vrm_keep_fixed_[j]
-                                                       : det::PowF(1.0f - drag_[j], dt / kRefDt);
+  const float keep = VrmKeep(j, dt, variable);
   const glm::vec3 cur = vrm_cur_[j];
   glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
   next += world_axis * (stiffness_[j] * config_.stiffness_scale * dt * push_scale);

@@ -20,9 +20,9 @@
 // fixed 1/120 s steps, `--stepping frame`; the npm package's stepping 'frame'): the same number
 // of steps as three-vrm's update, a like-for-like line.
 // Two more columns, when the WebAssembly module is built (scripts/build-wasm): the npm package
-// hairswing-three in arc mode in this process (and in vrm mode stepped once per frame), its update(1/60) timed like three-vrm's (it reads
-// the driver objects' world matrices and writes the bones' quaternions itself; segment checks as
-// the file says).
+// hairswing-three in this process, in arc mode and in vrm mode stepped once per frame, its
+// update(1/60) timed like three-vrm's (it reads the driver objects' world matrices and writes the
+// bones' quaternions itself; segment checks as the file says).
 // Writes DIR/peer.json and DIR/peer.md and prints the table.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -58,9 +58,8 @@ try {
 } catch (e) {
   process.stderr.write(`peer: the npm package is not measured (${String(e.message).slice(0, 120)}; run scripts/build-wasm)\n`);
 }
-const MODES = ['arc', 'parent', 'vrm'];
-// Every native column: the fixed-step modes and vrm stepped once per frame (three-vrm's way).
-const SERVED = [...MODES, 'vrm-frame'];
+// The native columns: the fixed-step modes and vrm stepped once per frame (three-vrm's way).
+const MODES = ['arc', 'parent', 'vrm', 'vrm-frame'];
 
 function stats(ns) {
   const s = [...ns].sort((a, b) => a - b);
@@ -151,10 +150,10 @@ async function benchFile(file) {
   const wasmRound = HairswingSpringBones ? await packageRound({ mode: 'arc' }) : null;
   const wasmVrmRound = HairswingSpringBones ? await packageRound({ mode: 'vrm', stepping: 'frame' }) : null;
   const checks = label.startsWith('stress-') ? 'on' : 'file';
-  const servers = Object.fromEntries(SERVED.map((m) => [m, startServe(file, m, m.startsWith('vrm') ? 'file' : checks)]));
+  const servers = Object.fromEntries(MODES.map((m) => [m, startServe(file, m, m.startsWith('vrm') ? 'file' : checks)]));
   const info = await servers.arc.ready;
-  for (const m of SERVED.slice(1)) await servers[m].ready;
-  const times = { 'three-vrm': [], wasm: [], 'wasm-vrm-frame': [], ...Object.fromEntries(SERVED.map((m) => [m, []])) };
+  for (const m of MODES.slice(1)) await servers[m].ready;
+  const times = { 'three-vrm': [], wasm: [], 'wasm-vrm-frame': [], ...Object.fromEntries(MODES.map((m) => [m, []])) };
   for (let r = 0; r < rounds; ++r) {
     const t = threeRound();
     if (r > 0) times['three-vrm'].push(...t);
@@ -164,17 +163,17 @@ async function benchFile(file) {
       const v = wasmVrmRound();
       if (r > 0) times['wasm-vrm-frame'].push(...v);
     }
-    for (const m of SERVED) {
+    for (const m of MODES) {
       const res = await servers[m].run(FRAMES);
       if (r > 0) times[m].push(...res.ns);
     }
   }
-  for (const m of SERVED) servers[m].stop();
+  for (const m of MODES) servers[m].stop();
   const row = { file: label, joints: info.joints, chains: info.chains, nodes: info.nodes,
     three_vrm_joints: manager.joints.size, segment_checks: checks };
   const ref = stats(times['three-vrm']);
   row['three-vrm'] = ref;
-  for (const m of SERVED) {
+  for (const m of MODES) {
     const s = stats(times[m]);
     s.ratio = ref.p50_us / s.p50_us;
     s.ns_per_joint_step = (s.p50_us * 1000) / ((m === 'vrm-frame' ? 1 : 2) * info.joints);
@@ -256,7 +255,9 @@ md += 'three-vrm: springBoneManager.update(1/60). hairswing (native): DrivenFram
 md += '| file | joints | three-vrm | arc | ratio | parent | ratio | vrm | ratio | vrm 1/frame | ratio | ns/joint-step arc / parent / vrm / vrm 1/frame | wasm arc | ratio | wasm vrm 1/frame | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
 for (const r of rows) {
   const c = (s) => `${fmt(s.p50_us)} (${fmt(s.p95_us)})`;
-  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${c(r.arc)} | ${r.arc.ratio.toFixed(1)}x | ${c(r.parent)} | ${r.parent.ratio.toFixed(1)}x | ${c(r.vrm)} | ${r.vrm.ratio.toFixed(1)}x | ${c(r['vrm-frame'])} | ${r['vrm-frame'].ratio.toFixed(1)}x | ${SERVED.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${r.wasm ? c(r.wasm) : 'n/a'} | ${r.wasm ? `${r.wasm.ratio.toFixed(1)}x` : ''} | ${r['wasm-vrm-frame'] ? c(r['wasm-vrm-frame']) : 'n/a'} | ${r['wasm-vrm-frame'] ? `${r['wasm-vrm-frame'].ratio.toFixed(1)}x` : ''} |\n`;
+  // A column and its ratio ("n/a" and nothing when the package is not built).
+  const withRatio = (x) => (x ? `${c(x)} | ${x.ratio.toFixed(1)}x` : 'n/a | ');
+  md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${MODES.map((m) => withRatio(r[m])).join(' | ')} | ${MODES.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${withRatio(r.wasm)} | ${withRatio(r['wasm-vrm-frame'])} |\n`;
 }
 if (crowdRow) {
   const c = crowdRow;
