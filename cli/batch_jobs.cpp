@@ -20,6 +20,7 @@
 #include "hairswing/io.h"
 #include "hairswing/measure.h"
 #include "report.h"
+#include "root_ramp.h"
 
 namespace hairswing::cli::batch {
 namespace fs = std::filesystem;
@@ -129,19 +130,32 @@ struct Runner::Impl {
       FitOptions opt;
       opt.joints = o["joints"].get<int>();
       opt.segment_length = o["segment_length"].get<float>();
-      opt.root_ramp_segments = o["root_ramp"].get<float>();
       opt.min_hang_length = o["min_hang"].get<float>();
+      opt.max_flip_deg = o["max_flip"].get<float>();
       opt.attach = o["attach"].get<std::string>();
       auto sel = SelectHair(st->avatar, e.hair);
       if (!sel.ok()) return "hair: " + sel.status().message();
+      std::vector<std::string> changes;
+      OJson ramp_auto;
+      if (o["root_ramp"].is_string()) {  // "auto": chosen by measurement, as fit --root-ramp auto
+        auto chosen = ChooseRootRamp(st->avatar, sel.value(), opt, nullptr);
+        if (!chosen.ok()) return "fit: root_ramp auto: " + chosen.status().message();
+        opt.root_ramp_segments = chosen->ramp;
+        ramp_auto = chosen->report;
+        changes.push_back(chosen->summary);
+      } else {
+        opt.root_ramp_segments = o["root_ramp"].get<float>();
+      }
       auto fit = FitHairChains(st->avatar, sel.value(), opt);
       if (!fit.ok()) return "fit: " + fit.status().message();
-      std::vector<std::string> changes = fit->changes;
+      changes.insert(changes.end(), fit->changes.begin(), fit->changes.end());
       changes.insert(changes.end(), fit->rigid.begin(), fit->rigid.end());
       st->report = {{"changes", Strings(changes)},
                     {"warnings", Strings(fit->warnings)},
                     {"chains", fit->chains},
-                    {"rigid_clumps", fit->rigid.size()}};
+                    {"rigid_clumps", fit->rigid.size()},
+                    {"root_ramp", opt.root_ramp_segments}};
+      if (!ramp_auto.is_null()) st->report["root_ramp_auto"] = ramp_auto;
     } else {
       auto cf = FitColliders(st->avatar);
       if (!cf.ok()) return "fit-colliders: " + cf.status().message();

@@ -130,6 +130,7 @@ std::map<std::string, OJson> DefaultOptions() {
               {"segment_length", AsGiven(fit.segment_length)},
               {"root_ramp", AsGiven(fit.root_ramp_segments)},
               {"min_hang", AsGiven(fit.min_hang_length)},
+              {"max_flip", AsGiven(fit.max_flip_deg)},
               {"attach", fit.attach}};
   d["fit-colliders"] = OJson::object();
   d["measure"] = {{"solvers", {"arc", "parent", "vrm"}},
@@ -171,7 +172,10 @@ std::string CheckOption(const std::string& op, const std::string& key, const OJs
   if (op == "fit") {
     if (key == "joints") return in(2, 64, true);
     if (key == "segment_length") return in(0.01, 1.0);
-    if (key == "root_ramp") return in(0.25, 4.0);
+    if (key == "root_ramp")  // a number, or "auto" (chosen by measurement, as fit --root-ramp)
+      return v.is_string() ? (v == "auto" ? "" : "must be a number in [0.25, 4] or \"auto\"")
+                           : in(0.25, 4.0);
+    if (key == "max_flip") return in(0.0, 180.0);
     if (key == "min_hang") return in(0.0, 1.0);
     if (key == "attach" && v.get<std::string>().empty()) return "must name a humanoid bone";
   } else if (op == "measure") {
@@ -303,7 +307,8 @@ Result<Plan> MakePlan(const std::string& manifest_path) {
           return Bad(m, "options." + op + "." + key + ": unknown option" +
                             (keys.empty() ? " (this operation has none)" : " (" + keys + ")"));
         }
-        if (!SameType(eff[key], v))
+        const bool auto_ramp = op == "fit" && key == "root_ramp" && v.is_string();
+        if (!auto_ramp && !SameType(eff[key], v))
           return Bad(m, "options." + op + "." + key + ": expected " + eff[key].type_name() +
                             ", got " + v.dump());
         if (std::string why = CheckOption(op, key, v); !why.empty())

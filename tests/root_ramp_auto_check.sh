@@ -6,7 +6,10 @@
 # - with ../shared/data, the Quaternius modular men Suit cut (short wide clumps): 1.75 and 2 cost
 #   it more than a fifth of its mesh swing, so 1.5 is chosen, and the written file is the one
 #   `fit --root-ramp 1.5` writes (same bytes);
-# - --root-ramp auto without --hair, and a ramp that is neither a number nor auto, are refused.
+# - --root-ramp auto without --hair, and a ramp that is neither a number nor auto, are refused;
+# - a batch manifest's fit option "root_ramp": "auto" chooses the same ramp and writes the same
+#   avatar as the command (its fit.json lists the ramps tried, its figures the ramp chosen); "max_flip"
+#   writes what fit --max-flip writes; "root_ramp": "wide" is refused before any job runs.
 #   root_ramp_auto_check.sh CLI WORKDIR [SHARED_DATA]
 set -euo pipefail
 cli=$1 work=$2 shared=${3:-}
@@ -31,6 +34,31 @@ set +e
 "$cli" fit demo.vrm --hair Ponytail --root-ramp wide -o x.vrm --force 2>err.txt; rc=$?
 set -e
 [[ $rc == 2 && ! -e x.vrm ]] || fail "--root-ramp wide was not refused (rc $rc)"
+# The same in a batch manifest.
+cat > auto-batch.json <<'JSON'
+{"avatars": [{"path": "demo.vrm", "hair": "Ponytail"}], "operations": ["fit"],
+ "options": {"fit": {"root_ramp": "auto"}}}
+JSON
+"$cli" batch auto-batch.json --out batch-auto -q >batch.txt 2>&1 || { cat batch.txt; fail "batch with root_ramp auto failed"; }
+cmp -s batch-auto/demo/fit/avatar.vrm auto.vrm || fail "batch root_ramp auto: not the fit --root-ramp auto file"
+python3 - <<'PY'
+import json
+r = json.load(open('batch-auto/demo/fit/fit.json'))
+assert r['root_ramp_auto'] == json.load(open('auto.json'))['root_ramp_auto'], r['root_ramp_auto']
+job = [j for j in json.load(open('batch-auto/summary.json'))['jobs'] if j['id'] == 'demo/fit'][0]
+assert job['figures']['root_ramp'] == 1, job
+PY
+"$cli" fit demo.vrm --hair Ponytail --max-flip 0 -o flip0.vrm --force >/dev/null
+sed 's/"root_ramp": "auto"/"max_flip": 0/' auto-batch.json > flip-batch.json
+"$cli" batch flip-batch.json --out batch-flip -q >batch.txt 2>&1 || { cat batch.txt; fail "batch with max_flip 0 failed"; }
+cmp -s batch-flip/demo/fit/avatar.vrm flip0.vrm || fail "batch max_flip 0: not the fit --max-flip 0 file"
+cmp -s flip0.vrm auto.vrm && fail "fit --max-flip 0 wrote the same file as the default 60 (the check shows nothing)"
+sed 's/"auto"/"wide"/' auto-batch.json > wide-batch.json
+set +e
+"$cli" batch wide-batch.json --out batch-wide -q >batch.txt 2>&1; rc=$?
+set -e
+[[ $rc == 2 && ! -e batch-wide ]] && grep -q 'root_ramp: must be a number in \[0.25, 4\] or "auto"' batch.txt ||
+  { cat batch.txt; fail "batch root_ramp wide was not refused (rc $rc)"; }
 if [[ -n $shared && -f $shared/hairstyles/quaternius-modular/men_Suit.glb ]]; then
   suit=$shared/hairstyles/quaternius-modular/men_Suit.glb
   "$cli" fit "$suit" --hair material:Hair --root-ramp auto -o suit-auto.vrm --force --report suit.json >suit.txt
@@ -46,6 +74,13 @@ assert t[1.75]['mesh_swing_mm'] < floor <= min(t[1.5]['mesh_swing_mm'], t[1.5]['
 PY
   "$cli" fit "$suit" --hair material:Hair --root-ramp 1.5 -o suit-1.5.vrm --force >/dev/null
   cmp -s suit-auto.vrm suit-1.5.vrm || fail "men Suit: the auto file is not the --root-ramp 1.5 file"
+  # A batch manifest choosing by measurement takes 1.5 too and writes the same file.
+  printf '{"avatars": [{"path": "%s", "name": "suit", "hair": "material:Hair"}], "operations": ["fit"], "options": {"fit": {"root_ramp": "auto"}}}\n' "$suit" > suit-batch.json
+  "$cli" batch suit-batch.json --out batch-suit -q >batch.txt 2>&1 || { cat batch.txt; fail "men Suit batch failed"; }
+  cmp -s batch-suit/suit/fit/avatar.vrm suit-1.5.vrm ||
+    { ls batch-suit/suit/fit; fail "men Suit batch: not the --root-ramp 1.5 file"; }
+  [[ $(jq '.jobs[] | select(.id == "suit/fit") | .figures.root_ramp' batch-suit/summary.json) == 1.5 ]] ||
+    fail "men Suit batch: figures.root_ramp is not 1.5"
 else
   echo "root_ramp_auto_check: men Suit part skipped (no ../shared/data)"
 fi
