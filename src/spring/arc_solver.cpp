@@ -1320,20 +1320,41 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     for (int l = 0; l < 4; ++l) q[l] = &rig.rest_local()[rig.joint_node()[jj[l]]].rotation;
     return GatherQ(q);
   };
-  auto rotations_to = [&](int depth) {  // rotations of the joints above `depth`
+  // The depth loop's last depth (the one above the current), kept for rotations_to: its joint
+  // positions, link lengths and, once built there, above * its joints' rest rotations. The
+  // current depth's joint positions are o_now. A lane past its chain's end holds its own chain's
+  // values here where rotations_to would read lane 0's; such a lane's rotation is never stored.
+  struct Depth {
+    V4 o;
+    __m128 len;
+    Q4 base;
+    bool has_base;
+  };
+  Depth depth_slot[2];  // each filled by the depth loop before rotations_to reads it
+  Depth *last = &depth_slot[0], *cur = &depth_slot[1];
+  int d_cur = -1;  // the depth loop's depth
+  // The rotations of the joints above `depth`; o_now: the joints at the depth loop's depth (O).
+  auto rotations_to = [&](int depth, const V4& o_now) {
     for (; rot_depth < depth; ++rot_depth) {
       // Built in registers (four scalars stored and read back as one vector stall the
       // processor: it cannot forward them).
-      int jj[4], jm[4];
+      int jj[4];
       const int k = in_use(rot_depth);
-      lane_j(rot_depth, k, jj);
-      for (int l = 0; l < 4; ++l) jm[l] = jj[l] - 1;
-      const __m128 len4 = _mm_mul_ps(
-          _mm_mul_ps(scale4, _mm_setr_ps(rel_scale_[jj[0]], rel_scale_[jj[1]], rel_scale_[jj[2]],
-                                         rel_scale_[jj[3]])),
-          _mm_setr_ps(axis_len_[jj[0]], axis_len_[jj[1]], axis_len_[jj[2]], axis_len_[jj[3]]));
-      above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj),
-                            rot_depth == 0 ? root4 : Gather(tail_, jm), Gather(tail_, jj), len4);
+      if (rot_depth == d_cur - 1) {  // the depth just solved: its values are at hand
+        lane_j(rot_depth, k, jj);
+        above = JointRotation(last->has_base ? last->base : above * rest_rotations(jj),
+                              Gather(axis_unit_, jj), last->o, o_now, last->len);
+      } else {
+        int jm[4];
+        lane_j(rot_depth, k, jj);
+        for (int l = 0; l < 4; ++l) jm[l] = jj[l] - 1;
+        const __m128 len4 = _mm_mul_ps(
+            _mm_mul_ps(scale4, _mm_setr_ps(rel_scale_[jj[0]], rel_scale_[jj[1]], rel_scale_[jj[2]],
+                                           rel_scale_[jj[3]])),
+            _mm_setr_ps(axis_len_[jj[0]], axis_len_[jj[1]], axis_len_[jj[2]], axis_len_[jj[3]]));
+        above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj),
+                              rot_depth == 0 ? root4 : Gather(tail_, jm), Gather(tail_, jj), len4);
+      }
       QLanes r;
       r.Store(above);
       for (int l = 0; l < k; ++l) {
@@ -1384,6 +1405,16 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     const __m128 hit4 = _mm_mul_ps(field(kLaneHit), s4);
     alignas(16) float s[4], len[4], hit[4];
     _mm_store_ps(s, s4), _mm_store_ps(len, len4), _mm_store_ps(hit, hit4);
+    std::swap(last, cur);  // this depth for rotations_to at the next
+    cur->o = O, cur->len = len4, cur->has_base = false;
+    d_cur = d;
+    // above * the rest rotations of this depth's joints (above: the rotations of the joints
+    // above, rotations_to(d) first), built once for the rest vectors, the cone test and the
+    // next depth's rotations.
+    auto base = [&]() -> const Q4& {
+      if (!cur->has_base) cur->base = above * rest_rotations(j), cur->has_base = true;
+      return cur->base;
+    };
     const int zero_len = _mm_movemask_ps(_mm_cmpngt_ps(len4, _mm_set1_ps(1e-7f)));
     const bool alone = zero_len != 0;
     const bool bent = !lc.arc || (below & nmask) != 0 || alone;
@@ -1403,8 +1434,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     // Lanes below a contact (padding lanes as lane 0).
     const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
     if (bent) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
-      rotations_to(d);
-      const V4 from_above = Rotate(above * rest_rotations(j), s4 * Gather(axis_local_, j));
+      rotations_to(d, O);
+      const V4 from_above = Rotate(base(), s4 * Gather(axis_local_, j));
       // The lanes that take it: parent mode, below a contact, a zero-length link.
       const int take = !lc.arc ? 0xf : padded_below | zero_len;
       rest = Sel(LaneMask(take), from_above, rest);
@@ -1430,7 +1461,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     glm::quat frame[4];
     for (int l = 0; l < nd; ++l)
       if (limit_[j[l]].kind != JointLimit::Kind::kNone) limited |= 1 << l;
-    if (limited) rotations_to(d);
+    if (limited) rotations_to(d, O);
     auto frame_of = [&](int l) -> const glm::quat* {
       if (!(limited >> l & 1)) return nullptr;
       if (!(framed >> l & 1)) {
@@ -1529,7 +1560,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         if (l < nd && lim.kind == JointLimit::Kind::kCone) cones |= 1 << l;
       }
       if (cones) {
-        const V4 axis = Rotate(above * rest_rotations(j) * GatherQ(local), V4{zero4, one, zero4});
+        const V4 axis = Rotate(base() * GatherQ(local), V4{zero4, one, zero4});
         const V4 e = lxh.Load() - O;
         const __m128 need = _mm_mul_ps(_mm_load_ps(cos_a), _mm_sqrt_ps(Dot(e, e)));
         clear = cones & _mm_movemask_ps(_mm_cmpge_ps(Dot(axis, e), need));
@@ -1571,6 +1602,65 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       return mask & _mm_movemask_ps(_mm_or_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)),
                                               _mm_cmpunord_ps(at, at)));
     };
+    // The contacts in the lanes, ResolveLink's operations lane by lane: the end X and velocity VS
+    // pushed out of each collider in turn, the normals per lane in the order found.
+    // The per-lane records are set at the first contact (clear() below): most links have none.
+    V4 X = xh, VS = vs;
+    Lanes nslot[kMaxNormals];
+    int count[4], one_ci[4];  // one_ci per lane, as ResolveLink's
+    float first_sep[4];
+    int first_contacts[4];  // per lane, the contacts of the first round
+    auto clear = [&]() __attribute__((always_inline)) {
+      for (int l = 0; l < 4; ++l)
+        count[l] = 0, one_ci[l] = -1, first_sep[l] = 0, first_contacts[l] = 0;
+    };
+    // Collider ci's exact test for the lanes `cand` at X; the lanes in contact are pushed out (a
+    // push of -sep at link parameter `at` moves the end about -sep / at, as the link pivots about
+    // o; then only the inward part of the velocity is removed) and returned.
+    auto contact = [&](int ci, int cand, int* contacts) __attribute__((always_inline)) {
+      const WorldCollider& col = colliders_[ci];
+      V4 nrm;
+      __m128 at = one, sep;
+      int in;
+      if (segment) {  // SegmentContact4, its direction only where there is a contact
+        const SegmentClosest4 k = ClosestOnLinks(col, O, X);
+        const __m128 dl = _mm_sqrt_ps(Dot(k.d, k.d));
+        sep = _mm_sub_ps(_mm_sub_ps(dl, hit4), _mm_set1_ps(col.radius));
+        in = cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
+        if (!in) return 0;
+        at = k.u;
+        nrm = Sel(_mm_cmpgt_ps(dl, _mm_set1_ps(1e-9f)), Div(k.d, dl),
+                  SafeNormalize4(k.p - Splat(col.head)));
+      } else {
+        sep = PointContact4(col, X, hit4, &nrm);
+        in = cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
+        if (!in) return 0;
+      }
+      const __m128 lever =
+          Sel(_mm_cmplt_ps(at, _mm_set1_ps(kMinLever)), _mm_set1_ps(kMinLever), at);
+      const __m128 m = LaneMask(in);
+      X = Sel(m, ProjectOnLink4(X - _mm_div_ps(sep, lever) * nrm, O, len4, rest), X);
+      VS = Sel(m, VS - Min0(Dot(VS, nrm)) * nrm, VS);
+      Lanes ln;
+      ln.Store(nrm);
+      alignas(16) float sep_l[4];
+      _mm_store_ps(sep_l, sep);
+      for (int l = 0; l < 4; ++l) {
+        if (!(in >> l & 1)) continue;
+        if (count[l] < kMaxNormals) nslot[count[l]++].Set(l, ln[l]);
+        if (one_ci[l] == -1) first_sep[l] = sep_l[l];
+        one_ci[l] = one_ci[l] == -1 || one_ci[l] == ci ? ci : -2;
+        ++contacts[l];
+      }
+      return in;
+    };
+    // NarrowLink for the four links: each near collider against the four balls. A candidate is
+    // then put through ResolveLink's reject on the end (the same operations, so the same verdict)
+    // and, against an outside sphere or capsule, through the exact test: this is ResolveLink's
+    // first round for every lane. A lane that no candidate touches has no contact this step, as
+    // the scalar code would find, and ends in the lanes; a lane in contact with outside spheres
+    // and capsules only goes on with the next round in the lanes (below), any other through
+    // ResolveLink, which starts again from the predicted end.
     int maybe = 0;  // lanes an outside sphere or capsule touches
     int other = 0;  // lanes with a plane or an inside shape among their candidates
     uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
@@ -1583,14 +1673,10 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
         other |= mask;
         continue;
       }
-      const int cand = candidates(ci, mask, xh);
-      // The exact test in the lanes: a lane no candidate touches has no contact (as ResolveLink
-      // would find) and ends as below.
-      if (cand) {
-        const __m128 sep = segment ? SegmentSeparation4(colliders_[ci], O, xh, hit4)
-                                   : PointSeparation4(colliders_[ci], xh, hit4);
-        maybe |= cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
-      }
+      const int cand = candidates(ci, mask, X);
+      if (!cand) continue;
+      if (!maybe) clear();  // no contact yet at this depth
+      maybe |= contact(ci, cand, first_contacts);
     }
     // ResolveLink without contacts: the velocity's radial part, then the flush.
     const V4 dir = _mm_div_ps(one, len4) * (xh - O);
@@ -1609,51 +1695,32 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     V4 vend{FlushTiny4(vr.x), FlushTiny4(vr.y), FlushTiny4(vr.z)};
     int touched_lanes = 0;
     if (resolve) {
-      V4 X = xh, VS = vs;
-      Lanes nslot[kMaxNormals];  // the contact normals, per lane in the order found
-      int count[4] = {0, 0, 0, 0};
-      int one_ci[4] = {-1, -1, -1, -1};  // per lane, as ResolveLink's
-      float first_sep[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      // The first round's contacts of these lanes, then the next rounds (every lane here had a
+      // contact in the first).
+      rep.flags |= kStepContact;
+      for (int l = 0; l < 4; ++l) {
+        if (resolve >> l & 1) {
+          rep.contacts += first_contacts[l];
+        } else {  // not resolved here: none of the first round's contacts count
+          count[l] = 0;
+          one_ci[l] = -1;
+        }
+      }
       int active = resolve;  // lanes whose last round found a contact
-      for (int it = 0; it < kContactIterations && active; ++it) {
+      int contacts[4] = {0, 0, 0, 0};
+      for (int it = 1; it < kContactIterations && active; ++it) {
         int any = 0;
         for (int c = near.begin; c < near.end; ++c) {
           const int mask = lanes_of[c - near.begin] & active;
           if (!mask) continue;
           const int ci = near_colliders_[c];
           const int cand = candidates(ci, mask, X);
-          if (!cand) continue;
-          V4 nrm;
-          __m128 at = one;
-          const __m128 sep = segment ? SegmentContact4(colliders_[ci], O, X, hit4, &at, &nrm)
-                                     : PointContact4(colliders_[ci], X, hit4, &nrm);
-          const int in = cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
-          if (!in) continue;
-          // The link pivots about o: a push of -sep at parameter `at` moves the end about
-          // -sep / at; then only the inward part of the velocity is removed.
-          const __m128 lever =
-              Sel(_mm_cmplt_ps(at, _mm_set1_ps(kMinLever)), _mm_set1_ps(kMinLever), at);
-          const __m128 m = LaneMask(in);
-          X = Sel(m, ProjectOnLink4(X - _mm_div_ps(sep, lever) * nrm, O, len4, rest), X);
-          VS = Sel(m, VS - Min0(Dot(VS, nrm)) * nrm, VS);
-          Lanes ln;
-          ln.Store(nrm);
-          alignas(16) float sep_l[4];
-          _mm_store_ps(sep_l, sep);
-          for (int l = 0; l < 4; ++l) {
-            if (!(in >> l & 1)) continue;
-            if (count[l] < kMaxNormals) nslot[count[l]++].Set(l, ln[l]);
-            if (one_ci[l] == -1) first_sep[l] = sep_l[l];
-            one_ci[l] = one_ci[l] == -1 || one_ci[l] == ci ? ci : -2;
-          }
-          any |= in;
-          // Lanes in contact: bits of a 4-bit mask (no popcnt instruction in the baseline x86-64
-          // target: __builtin_popcount is a library call there).
-          rep.contacts += (in & 1) + (in >> 1 & 1) + (in >> 2 & 1) + (in >> 3 & 1);
+          if (cand) any |= contact(ci, cand, contacts);
         }
         if (any) rep.flags |= kStepContact;
         active &= any;
       }
+      for (int l = 0; l < 4; ++l) rep.contacts += contacts[l];
       if (!segment) {  // ResolveLink's OntoContactCircle (lanes here have no angle limit)
         Lanes lx;
         lx.Store(X);
