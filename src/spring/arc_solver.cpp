@@ -1142,12 +1142,6 @@ HS_LANE SegmentClosest4 ClosestOnLinks(const WorldCollider& col, const V4& a, co
   return {u, p, p - (head + v * d2)};
 }
 
-// SegmentContact's separation for an outside sphere or capsule: the links a-b (radius r).
-HS_LANE __m128 SegmentSeparation4(const WorldCollider& col, const V4& a, const V4& b, __m128 r) {
-  const SegmentClosest4 k = ClosestOnLinks(col, a, b);
-  return _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(Dot(k.d, k.d)), r), _mm_set1_ps(col.radius));
-}
-
 // PointContactFast's early out and PointContact's distance vector for an outside sphere or
 // capsule: *e from the closest point of the axis (ClosestOnSegment's: the head itself for a
 // sphere) to p, *e2 its squared length; returns the lanes clearly clear of the collider.
@@ -1217,17 +1211,6 @@ HS_LANE V4 ProjectOnLink4(const V4& p, const V4& o, __m128 len, const V4& rest) 
   const __m128 l = _mm_sqrt_ps(Dot(d, d));
   return o + Sel(_mm_cmpgt_ps(l, _mm_mul_ps(_mm_set1_ps(1e-9f), len)), _mm_div_ps(len, l) * d,
                  len * RestDirection4(rest));
-}
-// SegmentContact for an outside sphere or capsule, all of it: the separation, the link
-// parameter of the deepest point (*u) and the push direction (*n).
-HS_LANE __m128 SegmentContact4(const WorldCollider& col, const V4& a, const V4& b, __m128 r,
-                               __m128* u_out, V4* n) {
-  const SegmentClosest4 k = ClosestOnLinks(col, a, b);
-  const __m128 len = _mm_sqrt_ps(Dot(k.d, k.d));
-  *u_out = k.u;
-  *n = Sel(_mm_cmpgt_ps(len, _mm_set1_ps(1e-9f)), Div(k.d, len),
-           SafeNormalize4(k.p - Splat(col.head)));
-  return _mm_sub_ps(_mm_sub_ps(len, r), _mm_set1_ps(col.radius));
 }
 // PointContactFast for an outside sphere or capsule, all of it: +1 when clearly clear (no
 // direction), else PointContact's separation and push direction.
@@ -1622,7 +1605,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       V4 nrm;
       __m128 at = one, sep;
       int in;
-      if (segment) {  // SegmentContact4, its direction only where there is a contact
+      if (segment) {  // SegmentContact's separation, its direction only where there is a contact
         const SegmentClosest4 k = ClosestOnLinks(col, O, X);
         const __m128 dl = _mm_sqrt_ps(Dot(k.d, k.d));
         sep = _mm_sub_ps(_mm_sub_ps(dl, hit4), _mm_set1_ps(col.radius));
