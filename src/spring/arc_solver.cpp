@@ -400,6 +400,54 @@ bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c
   return true;
 }
 
+void SpringWorld::PackTurnBounds(int n_cand) {
+  // TurnHeldChain's candidates' bounding spheres in blocks of four (x, y, z, radius), a plane
+  // or inside shape with an infinite radius (never clear, as ClearOfBound); the block's unused
+  // entries 1e30 m away, clear of any finite end.
+  if (n_cand > internal::kTurnWide) return;
+  float* t = turn_bounds_.data();
+  for (int k = 0; k < (n_cand + 3) / 4 * 4; ++k) {
+    float* e = t + 16 * (k / 4) + k % 4;
+    if (k < n_cand) {
+      const glm::vec4& b = collider_bound_[joint_colliders_[k]];
+      e[0] = b.x, e[4] = b.y, e[8] = b.z;
+      e[12] = b.w < 0.0f ? std::numeric_limits<float>::infinity() : b.w;
+    } else {
+      e[0] = e[4] = e[8] = 1e30f, e[12] = 0.0f;
+    }
+  }
+}
+
+uint64_t SpringWorld::RejectMask(const glm::vec3& p, float r, int n_cand) const {
+  // Bit k: ClearOfBound(candidate k's bound, p, r) is false. The same operations in the same
+  // order as ClearOfBound (NaN: not clear).
+  if (n_cand > internal::kTurnWide) return 0;
+  uint64_t mask = 0;
+  const float* t = turn_bounds_.data();
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  const __m128 px = _mm_set1_ps(p.x), py = _mm_set1_ps(p.y), pz = _mm_set1_ps(p.z);
+  const __m128 r4 = _mm_set1_ps(r), grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
+  for (int b = 0; 4 * b < n_cand; ++b, t += 16) {
+    const __m128 dx = _mm_sub_ps(px, _mm_loadu_ps(t));
+    const __m128 dy = _mm_sub_ps(py, _mm_loadu_ps(t + 4));
+    const __m128 dz = _mm_sub_ps(pz, _mm_loadu_ps(t + 8));
+    const __m128 d2 =
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+    const __m128 reach = _mm_add_ps(_mm_mul_ps(_mm_add_ps(r4, _mm_loadu_ps(t + 12)), grow), eps);
+    mask |= static_cast<uint64_t>(_mm_movemask_ps(_mm_cmpngt_ps(d2, _mm_mul_ps(reach, reach))))
+            << (4 * b);
+  }
+#else
+  for (int k = 0; k < n_cand; ++k) {
+    const float* e = t + 16 * (k / 4) + k % 4;
+    const glm::vec3 d = p - glm::vec3(e[0], e[4], e[8]);
+    const float reach = (r + e[12]) * 1.001f + 1e-6f;
+    mask |= static_cast<uint64_t>(!(glm::dot(d, d) > reach * reach)) << k;
+  }
+#endif
+  return mask;
+}
+
 bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat3& turn, float cs,
                                 const glm::vec3& ru) {
   // Turned whole, a chain that lies on a collider (wrapped over a head sphere) would cut into
@@ -429,6 +477,21 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
   }
   const NearRange all = AllNear(chain);
   const int n_cand = NarrowLink(all.begin, all.end, root, reach + hit_max);
+  // Candidate k's reject (ClearOfBound) for an end: up to kTurnWide candidates four at a time
+  // (the same operations, so the same verdicts), as a mask of those not clear, made again only
+  // when the end moves; more go one by one.
+  uint64_t not_clear = 0;
+  auto reject = [&](const glm::vec3& p, float r) { not_clear = RejectMask(p, r, n_cand); };
+  // The first candidate from k on that the ball (p, r) is not clear of; n_cand if none.
+  auto next = [&](int k, const glm::vec3& p, float r) {
+    if (n_cand <= internal::kTurnWide) {
+      const uint64_t m = k < 64 ? not_clear >> k << k : 0;
+      return m ? __builtin_ctzll(m) : n_cand;
+    }
+    while (k < n_cand && internal::ClearOfBound(collider_bound_[joint_colliders_[k]], p, r)) ++k;
+    return k;
+  };
+  PackTurnBounds(n_cand);
   glm::vec3 o = root, o_turned = root;  // this link's start: now, turned
   above = root;                         // ... and before
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
@@ -438,21 +501,21 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
     const float hit = hit_radius_[j] * scale * rel_scale_[j];
     for (int push = 0, pushed = 1; push < 2 && pushed; ++push) {  // a second pass after a push
       pushed = 0;
-      for (int k = 0; k < n_cand; ++k) {
+      reject(end, hit);
+      for (int k = next(0, end, hit); k < n_cand; k = next(k + 1, end, hit)) {
         const int ci = joint_colliders_[k];
-        if (internal::ClearOfBound(collider_bound_[ci], end, hit)) continue;
         glm::vec3 n;
         const float sep = PointContact(colliders_[ci], end, hit, &n);
-        if (sep < 0.0f) end -= n * sep, pushed = 1;
+        if (sep < 0.0f) end -= n * sep, pushed = 1, reject(end, hit);
       }
     }
     const glm::vec3 d = end - o;
     const float dl = glm::length(d);
     if (!(dl > 1e-9f && std::isfinite(dl))) return false;
     end = o + d * (len / dl);
-    for (int k = 0; k < n_cand; ++k) {
+    reject(end, hit);
+    for (int k = next(0, end, hit); k < n_cand; k = next(k + 1, end, hit)) {
       const int ci = joint_colliders_[k];
-      if (internal::ClearOfBound(collider_bound_[ci], end, hit)) continue;
       glm::vec3 n;
       if (PointContact(colliders_[ci], end, hit, &n) < -0.05f * (len + hit) &&
           PointContact(colliders_[ci], o, hit, &n) >= 0.0f)
