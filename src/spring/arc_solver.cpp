@@ -407,7 +407,7 @@ void SpringWorld::PackTurnBounds(int n_cand) {
   if (n_cand > internal::kTurnWide) return;
   float* t = turn_bounds_.data();
   for (int k = 0; k < (n_cand + 3) / 4 * 4; ++k) {
-    float* e = t + 16 * (k / 4) + k % 4;
+    float* e = t + static_cast<ptrdiff_t>(16 * (k / 4) + k % 4);
     if (k < n_cand) {
       const glm::vec4& b = collider_bound_[joint_colliders_[k]];
       e[0] = b.x, e[4] = b.y, e[8] = b.z;
@@ -439,7 +439,7 @@ uint64_t SpringWorld::RejectMask(const glm::vec3& p, float r, int n_cand) const 
   }
 #else
   for (int k = 0; k < n_cand; ++k) {
-    const float* e = t + 16 * (k / 4) + k % 4;
+    const float* e = t + static_cast<ptrdiff_t>(16 * (k / 4) + k % 4);
     const glm::vec3 d = p - glm::vec3(e[0], e[4], e[8]);
     const float reach = (r + e[12]) * 1.001f + 1e-6f;
     mask |= static_cast<uint64_t>(!(glm::dot(d, d) > reach * reach)) << k;
