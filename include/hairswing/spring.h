@@ -326,10 +326,6 @@ class SpringWorld {
   // the target (unit ru) then beats cs; returns whether.
   bool TurnHeldChain(int chain, const glm::vec3& root, const glm::mat3& turn, float cs,
                      const glm::vec3& ru);
-  // TurnHeldChain's candidates (joint_colliders_[0, n_cand)) packed for RejectMask, and the
-  // mask of those whose bound a ball (p, r) is not clear of (0 above internal::kTurnWide).
-  void PackTurnBounds(int n_cand);
-  uint64_t RejectMask(const glm::vec3& p, float r, int n_cand) const;
   // A lane group's context (its first chain's) for the chain of one lane, rooted at `root`.
   static LinkContext LaneContext(const LinkContext& lc, int chain, const glm::vec3& root) {
     LinkContext own = lc;
@@ -344,6 +340,8 @@ class SpringWorld {
   void AddNear(int k, int collider);
   int EndNear(int near_end);
   int NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r);
+  // NarrowLink's test as a bit mask over the slots (bit i: near_begin + i), at most 64 of them.
+  uint64_t NearMask(int near_begin, int near_end, const glm::vec3& o, float reach_r) const;
   // limit_frame: the joint's angle limit frame in world, or null when it has no limit.
   bool IntegrateLink(const LinkContext& lc, int j, const glm::vec3& o, const glm::vec3& rest_vec,
                      float len, float joint_scale, StepReport& rep,
@@ -484,10 +482,8 @@ class SpringWorld {
   // curved chain, kChordHeld for a straighter one (only while a collider holds one of its links).
   enum : uint8_t { kChordNever = 0, kChordHeld = 1, kChordAlways = 2 };
   std::vector<uint8_t> chord_guard_;
-  // TurnHeldChain's scratch: a chain's ends, turned (sized once, to the longest chain), and its
-  // candidate colliders' bounding spheres for the four-wide reject (blocks of four: x, y, z, r).
+  // TurnHeldChain's scratch: a chain's ends, turned (sized once, to the longest chain).
   std::vector<glm::vec3> turn_ends_;
-  std::vector<float> turn_bounds_;
   // arc with gravity (ArcFrame, Lifted): per joint, the displacement gravity gives its end
   // against the stiffness (g / k, world metres; the arc coefficient's g is then 0); per chain,
   // the sum over its joints.

@@ -263,6 +263,25 @@ int SpringWorld::EndNear(int near_end) {
   return near_end;
 }
 
+#if HAIRSWING_SIMD && defined(__SSE2__)
+namespace {
+// The ball test of four near slots (bounding spheres at x, y, z with radius r, flat arrays)
+// against the ball (px, py, pz) of radius rr: bit i for slot i that the ball is not clear of.
+// ClearOfBound's operations in its order, so its verdicts (NaN: not clear).
+inline int NearBlock(const float* x, const float* y, const float* z, const float* r, __m128 px,
+                     __m128 py, __m128 pz, __m128 rr) {
+  const __m128 dx = _mm_sub_ps(px, _mm_loadu_ps(x));
+  const __m128 dy = _mm_sub_ps(py, _mm_loadu_ps(y));
+  const __m128 dz = _mm_sub_ps(pz, _mm_loadu_ps(z));
+  const __m128 d2 =
+      _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+  const __m128 reach = _mm_add_ps(_mm_mul_ps(_mm_add_ps(rr, _mm_loadu_ps(r)), _mm_set1_ps(1.001f)),
+                                  _mm_set1_ps(1e-6f));
+  return _mm_movemask_ps(_mm_cmpngt_ps(d2, _mm_mul_ps(reach, reach)));
+}
+}  // namespace
+#endif
+
 int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r) {
   // The chain's near colliders whose bounding sphere a ball of radius reach_r around o can touch
   // (ClearOfBound, entry by entry, in order) into joint_colliders_; returns how many. The SSE2
@@ -272,17 +291,8 @@ int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, fl
 #if HAIRSWING_SIMD && defined(__SSE2__)
   const __m128 px = _mm_set1_ps(o.x), py = _mm_set1_ps(o.y), pz = _mm_set1_ps(o.z);
   const __m128 r = _mm_set1_ps(reach_r);
-  const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
   for (int k = near_begin; k < near_end; k += 4) {
-    const __m128 dx = _mm_sub_ps(px, _mm_loadu_ps(&near_x_[k]));
-    const __m128 dy = _mm_sub_ps(py, _mm_loadu_ps(&near_y_[k]));
-    const __m128 dz = _mm_sub_ps(pz, _mm_loadu_ps(&near_z_[k]));
-    const __m128 d2 =
-        _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
-    const __m128 reach =
-        _mm_add_ps(_mm_mul_ps(_mm_add_ps(r, _mm_loadu_ps(&near_r_[k])), grow), eps);
-    // Not clear = !(d2 > reach^2), NaN included, as the scalar test.
-    int mask = _mm_movemask_ps(_mm_cmpngt_ps(d2, _mm_mul_ps(reach, reach)));
+    int mask = NearBlock(&near_x_[k], &near_y_[k], &near_z_[k], &near_r_[k], px, py, pz, r);
     while (mask) {
       const int lane = __builtin_ctz(static_cast<unsigned>(mask));
       joint_colliders_[n++] = near_colliders_[k + lane];
@@ -298,6 +308,30 @@ int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, fl
   }
 #endif
   return n;
+}
+
+uint64_t SpringWorld::NearMask(int near_begin, int near_end, const glm::vec3& o,
+                               float reach_r) const {
+  // NarrowLink's test as bits: bit i for the slot near_begin + i (up to 64 slots).
+  HS_ASSERT(near_end - near_begin <= 64);
+  uint64_t mask = 0;
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  const __m128 px = _mm_set1_ps(o.x), py = _mm_set1_ps(o.y), pz = _mm_set1_ps(o.z);
+  const __m128 r = _mm_set1_ps(reach_r);
+  for (int k = near_begin; k < near_end; k += 4)
+    mask |= static_cast<uint64_t>(
+                NearBlock(&near_x_[k], &near_y_[k], &near_z_[k], &near_r_[k], px, py, pz, r))
+            << (k - near_begin);
+  const int slots = near_end - near_begin;  // not the end's padding slots (a NaN ball takes them)
+  if (slots < 64) mask &= (uint64_t{1} << slots) - 1;
+#else
+  for (int k = near_begin; k < near_end; ++k) {
+    const glm::vec3 d = o - glm::vec3(near_x_[k], near_y_[k], near_z_[k]);
+    const float reach = (reach_r + near_r_[k]) * 1.001f + 1e-6f;
+    mask |= static_cast<uint64_t>(!(glm::dot(d, d) > reach * reach)) << (k - near_begin);
+  }
+#endif
+  return mask;
 }
 
 glm::mat3 SpringWorld::AttachFrame(int c) const {
@@ -400,54 +434,6 @@ bool SpringWorld::TurnChord(int chain, const glm::vec3& root, const glm::vec3& c
   return true;
 }
 
-void SpringWorld::PackTurnBounds(int n_cand) {
-  // TurnHeldChain's candidates' bounding spheres in blocks of four (x, y, z, radius), a plane
-  // or inside shape with an infinite radius (never clear, as ClearOfBound); the block's unused
-  // entries 1e30 m away, clear of any finite end.
-  if (n_cand > internal::kTurnWide) return;
-  float* t = turn_bounds_.data();
-  for (int k = 0; k < (n_cand + 3) / 4 * 4; ++k) {
-    float* e = t + static_cast<ptrdiff_t>(16 * (k / 4) + k % 4);
-    if (k < n_cand) {
-      const glm::vec4& b = collider_bound_[joint_colliders_[k]];
-      e[0] = b.x, e[4] = b.y, e[8] = b.z;
-      e[12] = b.w < 0.0f ? std::numeric_limits<float>::infinity() : b.w;
-    } else {
-      e[0] = e[4] = e[8] = 1e30f, e[12] = 0.0f;
-    }
-  }
-}
-
-uint64_t SpringWorld::RejectMask(const glm::vec3& p, float r, int n_cand) const {
-  // Bit k: ClearOfBound(candidate k's bound, p, r) is false. The same operations in the same
-  // order as ClearOfBound (NaN: not clear).
-  if (n_cand > internal::kTurnWide) return 0;
-  uint64_t mask = 0;
-  const float* t = turn_bounds_.data();
-#if HAIRSWING_SIMD && defined(__SSE2__)
-  const __m128 px = _mm_set1_ps(p.x), py = _mm_set1_ps(p.y), pz = _mm_set1_ps(p.z);
-  const __m128 r4 = _mm_set1_ps(r), grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
-  for (int b = 0; 4 * b < n_cand; ++b, t += 16) {
-    const __m128 dx = _mm_sub_ps(px, _mm_loadu_ps(t));
-    const __m128 dy = _mm_sub_ps(py, _mm_loadu_ps(t + 4));
-    const __m128 dz = _mm_sub_ps(pz, _mm_loadu_ps(t + 8));
-    const __m128 d2 =
-        _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
-    const __m128 reach = _mm_add_ps(_mm_mul_ps(_mm_add_ps(r4, _mm_loadu_ps(t + 12)), grow), eps);
-    mask |= static_cast<uint64_t>(_mm_movemask_ps(_mm_cmpngt_ps(d2, _mm_mul_ps(reach, reach))))
-            << (4 * b);
-  }
-#else
-  for (int k = 0; k < n_cand; ++k) {
-    const float* e = t + static_cast<ptrdiff_t>(16 * (k / 4) + k % 4);
-    const glm::vec3 d = p - glm::vec3(e[0], e[4], e[8]);
-    const float reach = (r + e[12]) * 1.001f + 1e-6f;
-    mask |= static_cast<uint64_t>(!(glm::dot(d, d) > reach * reach)) << k;
-  }
-#endif
-  return mask;
-}
-
 bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat3& turn, float cs,
                                 const glm::vec3& ru) {
   // Turned whole, a chain that lies on a collider (wrapped over a head sphere) would cut into
@@ -476,22 +462,32 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
     above = tail_[j];
   }
   const NearRange all = AllNear(chain);
-  const int n_cand = NarrowLink(all.begin, all.end, root, reach + hit_max);
-  // Candidate k's reject (ClearOfBound) for an end: up to kTurnWide candidates four at a time
-  // (the same operations, so the same verdicts), as a mask of those not clear, made again only
-  // when the end moves; more go one by one.
+  // Up to 64 near slots the candidates are bits of the slots (near order), and each end's reject
+  // (ClearOfBound) tests them four at a time (NearMask), again only when the end is pushed; more
+  // go through NarrowLink's list one by one.
+  const bool wide = all.end - all.begin <= 64;
+  const uint64_t reaching = wide ? NearMask(all.begin, all.end, root, reach + hit_max) : 0;
+  const int n_cand = wide ? 0 : NarrowLink(all.begin, all.end, root, reach + hit_max);
   uint64_t not_clear = 0;
-  auto reject = [&](const glm::vec3& p, float r) { not_clear = RejectMask(p, r, n_cand); };
-  // The first candidate from k on that the ball (p, r) is not clear of; n_cand if none.
-  auto next = [&](int k, const glm::vec3& p, float r) {
-    if (n_cand <= internal::kTurnWide) {
-      const uint64_t m = k < 64 ? not_clear >> k << k : 0;
-      return m ? __builtin_ctzll(m) : n_cand;
-    }
-    while (k < n_cand && internal::ClearOfBound(collider_bound_[joint_colliders_[k]], p, r)) ++k;
-    return k;
+  auto reject = [&](const glm::vec3& p, float r) {
+    if (wide) not_clear = NearMask(all.begin, all.end, p, r) & reaching;
   };
-  PackTurnBounds(n_cand);
+  // The next candidate from position k on that the ball (p, r) is not clear of: its collider
+  // (k then the position after it), or -1.
+  auto next = [&](int& k, const glm::vec3& p, float r) {
+    if (wide) {
+      const uint64_t m = k < 64 ? not_clear >> k << k : 0;
+      if (!m) return -1;
+      const int i = __builtin_ctzll(m);
+      k = i + 1;
+      return near_colliders_[all.begin + i];
+    }
+    while (k < n_cand) {
+      const int ci = joint_colliders_[k++];
+      if (!internal::ClearOfBound(collider_bound_[ci], p, r)) return ci;
+    }
+    return -1;
+  };
   glm::vec3 o = root, o_turned = root;  // this link's start: now, turned
   above = root;                         // ... and before
   for (int j = ch.joint_begin; j + 1 < ch.joint_end; ++j) {
@@ -502,8 +498,7 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
     for (int push = 0, pushed = 1; push < 2 && pushed; ++push) {  // a second pass after a push
       pushed = 0;
       reject(end, hit);
-      for (int k = next(0, end, hit); k < n_cand; k = next(k + 1, end, hit)) {
-        const int ci = joint_colliders_[k];
+      for (int k = 0, ci; (ci = next(k, end, hit)) >= 0;) {
         glm::vec3 n;
         const float sep = PointContact(colliders_[ci], end, hit, &n);
         if (sep < 0.0f) end -= n * sep, pushed = 1, reject(end, hit);
@@ -514,8 +509,7 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
     if (!(dl > 1e-9f && std::isfinite(dl))) return false;
     end = o + d * (len / dl);
     reject(end, hit);
-    for (int k = next(0, end, hit); k < n_cand; k = next(k + 1, end, hit)) {
-      const int ci = joint_colliders_[k];
+    for (int k = 0, ci; (ci = next(k, end, hit)) >= 0;) {
       glm::vec3 n;
       if (PointContact(colliders_[ci], end, hit, &n) < -0.05f * (len + hit) &&
           PointContact(colliders_[ci], o, hit, &n) >= 0.0f)
@@ -1386,13 +1380,12 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       // processor: it cannot forward them).
       int jj[4];
       const int k = in_use(rot_depth);
+      lane_j(rot_depth, k, jj);
       if (rot_depth == d_cur - 1) {  // the depth just solved: its values are at hand
-        lane_j(rot_depth, k, jj);
         above = JointRotation(last->has_base ? last->base : above * rest_rotations(jj),
                               Gather(axis_unit_, jj), last->o, o_now, last->len);
       } else {
         int jm[4];
-        lane_j(rot_depth, k, jj);
         for (int l = 0; l < 4; ++l) jm[l] = jj[l] - 1;
         const __m128 len4 = _mm_mul_ps(
             _mm_mul_ps(scale4, _mm_setr_ps(rel_scale_[jj[0]], rel_scale_[jj[1]], rel_scale_[jj[2]],

@@ -32,8 +32,6 @@ inline float VrmPushScale(float dt, bool variable) { return variable ? 1.0f : dt
 /// Up to this many colliders per chain, no broad phase per chain: the per-link four-wide test of
 /// all of them costs less (arc_solver.cpp). Chains in SIMD lanes need it (spring_world.cpp).
 constexpr int kNearAll = 16;
-/// Up to this many candidate colliders, TurnHeldChain rejects them four at a time (a bit mask).
-constexpr int kTurnWide = 64;
 
 /// Relative damping rate (1/s) that brings a segment with restoring coefficient k and drag rate c
 /// to 60% of critical damping in all (the tuned defaults); 0 when the drag already does.

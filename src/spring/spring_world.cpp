@@ -295,7 +295,6 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   }
   w.near_colliders_.assign(slots, 0);
   w.joint_colliders_.resize(rig.chain_colliders().size());
-  w.turn_bounds_.assign(size_t{4} * internal::kTurnWide, 0.0f);
   for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
     v->assign(slots, 0.0f);
   w.near_share_.resize(rig.chains().size());
