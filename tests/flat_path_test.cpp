@@ -346,7 +346,14 @@ TEST(FlatPath, ChainsSharingAColliderListEndAsTheyEndAlone) {
 // of chain 0, a hinge on every joint of chain 2, a spherical limit on chain 3's second joint, a
 // turned cone on chain 5's third joint (above its zero-length link), a cone on chain 4's root and
 // on chain 6 (alone).
-Avatar MakeLanesAvatar(bool limits = false) {
+// With `mixed`, chains on one attachment with different colliders and a chain on another
+// attachment share groups (Create merges groups that are not full): collider group A holds the
+// head sphere, B the body's capsule and sphere. Chains 0, 1, 3, 4 and 5 collide with A then B,
+// chain 2 with A only, chain 6 with B then A, chain 7 with B only and hangs from a node of its
+// own under the head. Groups: {0, 3, 5, 1} (one list), {2, 6, 7} (the union B, A: each lane
+// masked to its chain's colliders, chain 7's lane in its own attachment's frame) and chain 4
+// alone (its A, B cannot merge into B, A).
+Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
   std::vector<test::ChainSpec> specs;
   const int joints[] = {6, 4, 6, 6, 4, 6, 6, 4};
   for (int c = 0; c < 8; ++c) {
@@ -370,6 +377,23 @@ Avatar MakeLanesAvatar(bool limits = false) {
   test::AddCollider(av, spine, ColliderShape::kCapsule, {-0.1f, 0.15f, -0.12f}, 0.06f,
                     {0.1f, 0.15f, -0.12f});
   test::AddCollider(av, spine, ColliderShape::kSphere, {0.0f, 0.12f, -0.17f}, 0.04f);
+  if (mixed) {
+    av.vrm.collider_groups = {{"A", {0}}, {"B", {1, 2}}};
+    const std::vector<int> lists[8] = {{0, 1}, {0, 1}, {0}, {0, 1}, {0, 1}, {0, 1}, {1, 0}, {1}};
+    for (int c = 0; c < 8; ++c) av.vrm.springs[c].collider_groups = lists[c];
+    // Chain 7's root under a node of its own, turned against the head (so its frame differs),
+    // where it was.
+    const glm::vec3 at{0.01f, 0.02f, -0.03f};
+    const int base = test::AddNode(av, "HairBase", head, at);
+    av.nodes[base].rotation = glm::angleAxis(glm::radians(25.0f), glm::vec3(1, 0, 0));
+    const int root = av.vrm.springs[7].joints[0].node;
+    auto& siblings = av.nodes[head].children;
+    siblings.erase(std::find(siblings.begin(), siblings.end(), root));
+    av.nodes[root].parent = base;
+    av.nodes[base].children.push_back(root);
+    av.nodes[root].translation =
+        glm::inverse(av.nodes[base].rotation) * (av.nodes[root].translation - at);
+  }
   if (limits) {
     auto deg = [](float d) { return glm::radians(d); };
     const glm::quat none(1, 0, 0, 0);
@@ -388,10 +412,14 @@ Avatar MakeLanesAvatar(bool limits = false) {
 }
 
 TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
-  // Without and with angle limits (limited chains share the lanes too).
-  std::vector<uint64_t> free_end;  // the last hash of each run without limits
-  for (int limits = 0; limits < 2; ++limits) {
-    const Avatar av = MakeLanesAvatar(limits == 1);
+  // Without and with angle limits (limited chains share the lanes too), then with limits and the
+  // chains' colliders and attachments mixed.
+  std::vector<uint64_t> free_end;     // the last hash of each run without limits
+  std::vector<uint64_t> limited_end;  // ... with limits, one collider list
+  for (int pass = 0; pass < 3; ++pass) {
+    const int limits = pass >= 1 ? 1 : 0;
+    const bool mixed = pass == 2;
+    const Avatar av = MakeLanesAvatar(limits == 1, mixed);
     const Rig rig = *BuildRig(av);
     size_t run_index = 0;
     std::map<int, uint64_t> arc_end;  // the original arc's last hash per checks and motion
@@ -423,7 +451,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
           SCOPED_TRACE(std::string(SolverModeName(mode)) + (variant == 2 ? " follow" : "") +
                        (variable ? " variable steps" : "") + " checks " + std::to_string(checks) +
                        " motion " + std::to_string(motion_kind) + " limits " +
-                       std::to_string(limits));
+                       std::to_string(limits) + (mixed ? " mixed" : ""));
           auto run = [&](bool lanes) {
             Run out;
             SpringConfig cfg;
@@ -481,8 +509,14 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
 #if HAIRSWING_SIMD && defined(__SSE2__)
           // Two groups of 4, longest first: the four first 6-joint chains, and the fifth with the
           // three 4-joint ones (its lane runs alone below their ends); with chain 1's checks
-          // different the second goes one by one (not in vrm mode: point contacts only).
-          EXPECT_EQ(lanes.lane_chains, checks == 2 && mode != SolverMode::kVrm ? 4 : 8);
+          // different the second goes one by one (not in vrm mode: point contacts only). Mixed:
+          // {0, 3, 5, 1} and {2, 6, 7}, chain 4 alone; with chain 1's checks different the first
+          // goes one by one.
+          const bool split = checks == 2 && mode != SolverMode::kVrm;
+          if (mixed)
+            EXPECT_EQ(lanes.lane_chains, split ? 3 : 7);
+          else
+            EXPECT_EQ(lanes.lane_chains, split ? 4 : 8);
 #endif
           EXPECT_GT(lanes.contacts, 50) << "the hair must touch the colliders";
           EXPECT_TRUE(lanes.flags & kStepZeroLength);
@@ -508,11 +542,15 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
           if (variant == 4) EXPECT_NE(lanes.hashes.back(), vrm_end.at(key));
           if (variant == 0) arc_end[key] = lanes.hashes.back();
           if (variant == 2) EXPECT_NE(lanes.hashes.back(), arc_end.at(key));
-          // The limits act: the same run without them ends elsewhere.
-          if (limits == 0)
+          // The limits act: the same run without them ends elsewhere; so do the mixed colliders.
+          if (pass == 0) {
             free_end.push_back(lanes.hashes.back());
-          else
+          } else if (pass == 1) {
             EXPECT_NE(lanes.hashes.back(), free_end[run_index]);
+            limited_end.push_back(lanes.hashes.back());
+          } else {
+            EXPECT_NE(lanes.hashes.back(), limited_end[run_index]);
+          }
           ++run_index;
         }
       }

@@ -337,6 +337,16 @@ class SpringWorld {
   bool LagGuardOn(const LinkContext& lc) const { return lc.arc && lag_cos_ >= -1.0f; }
   NearRange NearColliders(int chain, const glm::vec3& root, float scale, float h);
   NearRange AllNear(int chain);
+  // A lane group's colliders, in the slots every lane reads: the chains' shared list or the
+  // union (filled once per step). With a union and `lane_has`, per slot the lanes (of chains
+  // chains[0..3]) whose chain has that collider.
+  NearRange LaneNear(int g, const int* chains, uint8_t* lane_has);
+  NearRange UnionNear(int g, const int* chains, uint8_t* lane_has);  // LaneNear's union
+  // The colliders of a lane group's chain solved alone: `near` (the group's), or its own list
+  // when the group's chains have different ones.
+  NearRange LaneOwnNear(int chain, const NearRange& near);
+  // LaneContext for a lane group whose chains have different colliders: with the chain's own.
+  LinkContext LaneOwnContext(const LinkContext& lc, int chain, const glm::vec3& root);
   void AddNear(int k, int collider);
   int EndNear(int near_end);
   int NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r);
@@ -531,6 +541,19 @@ class SpringWorld {
     int order[4];
   };
   std::vector<LaneGroup> lane_groups_;
+  // Per lane group, what its chains do not share (kept apart from LaneGroup, which the hot
+  // loops read): with different collider lists the union's slots (near_base, -1 when the chains
+  // share one list) and its colliders (lane_near_[near_list .. near_list + near_n)); with
+  // different attachments one_attach false (the lanes take each chain's frame).
+  struct LaneMix {
+    int near_base = -1, near_list = 0, near_n = 0;
+    bool one_attach = true;
+  };
+  std::vector<LaneMix> lane_mix_;
+  std::vector<int> lane_near_;            // the unions of lane groups' collider lists
+  std::vector<uint64_t> lane_near_step_;  // per group: the step its union slots were filled
+  std::vector<uint16_t> near_bits_;       // per chain in such a group: its colliders, as bits
+                                          // over the union (bit k: union collider k)
   std::vector<int> lane_group_of_;
   std::vector<uint8_t> attach_still_;  // per chain: it hangs from a node no chain's step moves
   std::vector<uint8_t> lane_written_;  // WriteBack scratch: the chain was written in lanes

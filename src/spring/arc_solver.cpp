@@ -51,6 +51,10 @@ enum LaneField : int {
 constexpr int kLaneCoefFields = 6;
 constexpr int kLaneFields = kLaneCoef + 2 * kLaneCoefFields;
 
+// A lane group's colliders per slot: every lane has each (the chains share one list).
+constexpr uint8_t kAllLanes[internal::kNearAll] = {15, 15, 15, 15, 15, 15, 15, 15,
+                                                   15, 15, 15, 15, 15, 15, 15, 15};
+
 constexpr int kContactIterations = 2;
 // OntoContactCircle takes an end whose pushes left it deeper than this share of its first
 // penetration (the projections undid more than a quarter of the pushes). Below it the pushes
@@ -1282,19 +1286,20 @@ HS_LANE __m128 PointContact4(const WorldCollider& col, const V4& p, __m128 r, V4
 }  // namespace
 
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
-  // Up to four chains of a lane group (Create: same attachment and collider list, longest chain
-  // first), side by side: link depth by link depth, the rest vectors, pull, damping and projection
-  // of the four links run in SIMD lanes, their narrow contact filter and the exact contact tests
-  // against outside spheres and capsules test each collider against the four links at once,
-  // and a link no collider touches ends in the lanes too. Whatever needs branching stays per
-  // lane in the scalar code: contacts, planes and inside shapes, zero-length links, non-finite
-  // values. chains[0..3]: n in use, the others repeat chains[0] (LaneGroup's padding); unused
-  // lanes compute lane 0's chain and are never stored; so does a lane whose chain has ended
+  // Up to four chains of a lane group (Create: longest chain first; most often on one attachment
+  // with one collider list), side by side: link depth by link depth, the rest vectors, pull,
+  // damping and projection of the four links run in SIMD lanes, their narrow contact filter and the
+  // exact contact tests against outside spheres and capsules test each collider against the four
+  // links at once, and a link no collider touches ends in the lanes too. Whatever needs branching
+  // stays per lane in the scalar code: contacts, planes and inside shapes, zero-length links,
+  // non-finite values. chains[0..3]: n in use, the others repeat chains[0] (LaneGroup's padding);
+  // unused lanes compute lane 0's chain and are never stored; so does a lane whose chain has ended
   // (shorter than lane 0's) at the depths below its end. The joints' constants come packed for
   // the lanes (PackLanes) when the chains are the whole group in its order (the usual case).
   const Rig& rig = *rig_;
-  // One context for all: the chains share the attachment, coefficients and colliders (AllNear
-  // gives every chain of the group the same slots), so FlatBegin once and the root frames.
+  // One context for all: the chains share the coefficients and, most often, the attachment and
+  // colliders, so FlatBegin once and the root frames (the attachment frames and colliders of a
+  // group whose chains differ there: below).
   const LinkContext lc = FlatBegin(chains[0], h);
   for (int l = 1; l < n; ++l) FlatRoot(chains[l]);
   // arc with gravity: each chain's arc turns on its own (ArcFrame), so the lanes take a frame
@@ -1325,7 +1330,12 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     return k;
   };
   const int mode = lc.arc ? 1 : 0;
-  const NearRange near = lc.near;
+  // A group whose chains have different colliders: the union, each lane masked to its chain's.
+  uint8_t lane_own[internal::kNearAll];
+  const LaneMix& mix = lane_mix_[g];
+  const bool mixed = mix.near_base >= 0;
+  const NearRange near = mixed ? LaneNear(g, chains, lane_own) : lc.near;
+  const uint8_t* lane_has = mixed ? lane_own : kAllLanes;
   const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc.inv_h);
   alignas(16) float local_pack[kLaneFields * 4];
   auto depth_pack = [&](int d, const int* j) -> const float* {
@@ -1404,8 +1414,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   };
   // The attachment frame's rows, for the original arc (glm's mat3 * vec3, lane by lane).
   // With gravity kept in lane_frames_ for GuardChords after the step (not built again there).
+  // Chains on different attachments: each lane its chain's frame too (as MakeLinkContext's).
   __m128 arow[3][3];
-  if (!lifted) {
+  if (!lc.arc || (!lifted && mix.one_attach)) {
     const glm::mat3& attach = lc.attach;
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) arow[r][c] = _mm_set1_ps(attach[c][r]);
@@ -1413,7 +1424,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     const glm::mat3 attach = AttachFrame(chains[0]);
     glm::mat3* frame = lane_frames_;
     frame[0] = lc.attach;
-    for (int l = 1; l < 4; ++l) frame[l] = ArcFrame(chains[l], attach);
+    for (int l = 1; l < 4; ++l)
+      frame[l] = ArcFrame(chains[l], mix.one_attach ? attach : AttachFrame(chains[l]));
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c)
         arow[r][c] = _mm_setr_ps(frame[0][c][r], frame[1][c][r], frame[2][c][r], frame[3][c][r]);
@@ -1519,8 +1531,9 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     auto one_by_one = [&]() __attribute__((always_inline)) {
       int touched = 0;
       for (int l = 0; l < nd; ++l)
-        if (FlatLink(LaneContext(lc, chains[l], lroot[l]), j[l], lo[l], lrest[l], s[l], len[l], rep,
-                     frame_of(l)))
+        if (FlatLink(mixed ? LaneOwnContext(lc, chains[l], lroot[l])
+                           : LaneContext(lc, chains[l], lroot[l]),
+                     j[l], lo[l], lrest[l], s[l], len[l], rep, frame_of(l)))
           touched |= 1 << l;
       return touched;
     };
@@ -1704,7 +1717,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     int other = 0;  // lanes with a plane or an inside shape among their candidates
     uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
     for (int c = near.begin; c < near.end; ++c) {
-      const int mask = NearBall4(O, reach_r, near_x_[c], near_y_[c], near_z_[c], near_r_[c]);
+      const int mask = lane_has[c - near.begin] &
+                       NearBall4(O, reach_r, near_x_[c], near_y_[c], near_z_[c], near_r_[c]);
       lanes_of[c - near.begin] = static_cast<uint8_t>(mask);
       if (!mask) continue;
       const int ci = near_colliders_[c];
@@ -1992,7 +2006,13 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
   HS_ASSERT(variable || dt == static_cast<float>(kStep));
   const float push_scale = internal::VrmPushScale(dt, variable);
   for (int l = 0; l < n; ++l) FlatRoot(chains[l]);
-  const NearRange near = AllNear(chains[0]);  // the group's chains share their colliders
+  // The group's colliders. A group whose chains have different ones tests their union: a lane
+  // that finds a collider not its chain's goes through VrmFlatLink with its own, like any lane
+  // with a contact.
+  const NearRange near = AllNear(chains[0]);
+  const NearRange& lanes_near = lane_mix_[lane_group_of_[chains[0]]].near_base < 0
+                                    ? near
+                                    : UnionNear(lane_group_of_[chains[0]], chains, nullptr);
   int begin[4], lane_links[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   for (int l = 0; l < n; ++l) lane_links[l] = rig.chains()[chains[l]].joint_end - begin[l] - 1;
@@ -2064,7 +2084,7 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
     // contact, sends the lane to VrmFlatLink.
     const __m128 hit4 = per_lane([&](int k) { return hit_radius_[k]; });
     const __m128 reach_r = _mm_add_ps(len4, hit4);
-    for (int c = near.begin; c < near.end; ++c) {
+    for (int c = lanes_near.begin; c < lanes_near.end; ++c) {
       const int cand =
           nmask & ~slow & NearBall4(O, reach_r, near_x_[c], near_y_[c], near_z_[c], near_r_[c]);
       if (!cand) continue;
@@ -2091,7 +2111,7 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
         if (slow >> l & 1) {
           glm::vec3 pos = lo[l];
           glm::quat q = la[l];
-          VrmFlatLink(j[l], sc[l], near, dt, variable, pos, q, rep);
+          VrmFlatLink(j[l], sc[l], LaneOwnNear(chains[l], near), dt, variable, pos, q, rep);
         }
     }
     const int store = nmask & ~slow;
@@ -2216,6 +2236,38 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
     }
   for (int i = 0; i < left; ++i) WriteFlatChain(write_left_[i], pose, world);
   if (!world) world_lazy_any_ = true;
+}
+
+inline SpringWorld::NearRange SpringWorld::LaneNear(int g, const int* chains, uint8_t* lane_has) {
+  return lane_mix_[g].near_base < 0 ? AllNear(chains[0]) : UnionNear(g, chains, lane_has);
+}
+
+SpringWorld::LinkContext SpringWorld::LaneOwnContext(const LinkContext& lc, int chain,
+                                                     const glm::vec3& root) {
+  LinkContext own = LaneContext(lc, chain, root);
+  own.near = AllNear(chain);
+  return own;
+}
+
+SpringWorld::NearRange SpringWorld::LaneOwnNear(int chain, const NearRange& near) {
+  return lane_mix_[lane_group_of_[chain]].near_base < 0 ? near : AllNear(chain);
+}
+
+SpringWorld::NearRange SpringWorld::UnionNear(int g, const int* chains, uint8_t* lane_has) {
+  const LaneMix& mix = lane_mix_[g];
+  const int base = mix.near_base, n = mix.near_n;
+  if (lane_near_step_[g] != step_id_) {
+    for (int i = 0; i < n; ++i) AddNear(base + i, lane_near_[mix.near_list + i]);
+    EndNear(base + n);
+    lane_near_step_[g] = step_id_;
+  }
+  if (!lane_has) return {base, base + n};
+  const uint32_t bits[4] = {near_bits_[chains[0]], near_bits_[chains[1]], near_bits_[chains[2]],
+                            near_bits_[chains[3]]};
+  for (int k = 0; k < n; ++k)
+    lane_has[k] = static_cast<uint8_t>((bits[0] >> k & 1) | (bits[1] >> k & 1) << 1 |
+                                       (bits[2] >> k & 1) << 2 | (bits[3] >> k & 1) << 3);
+  return {base, base + n};
 }
 
 }  // namespace hairswing

@@ -33,6 +33,13 @@ inline float VrmPushScale(float dt, bool variable) { return variable ? 1.0f : dt
 /// all of them costs less (arc_solver.cpp). Chains in SIMD lanes need it (spring_world.cpp).
 constexpr int kNearAll = 16;
 
+/// Merges a chain's collider list into a lane group's union (`merged`) so that both stay
+/// subsequences of it: a collider already there keeps its place, a new one goes right after the
+/// last collider of `list` placed so far. False (and `merged` unchanged) when the two orders
+/// disagree, when the union would hold more than `max_size`, or when either list names a
+/// collider twice and the two are not the same list.
+bool MergeColliderLists(std::span<const int> list, size_t max_size, std::vector<int>* merged);
+
 /// Relative damping rate (1/s) that brings a segment with restoring coefficient k and drag rate c
 /// to 60% of critical damping in all (the tuned defaults); 0 when the drag already does.
 float TunedRelativeDamping(float k, float c);

@@ -62,6 +62,33 @@ SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gr
   return out;
 }
 
+bool internal::MergeColliderLists(std::span<const int> list, size_t max_size,
+                                  std::vector<int>* merged) {
+  auto has_twice = [](std::span<const int> l) {
+    std::vector<int> sorted(l.begin(), l.end());
+    std::sort(sorted.begin(), sorted.end());
+    return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  };
+  if (has_twice(list) || has_twice(*merged))
+    return std::equal(list.begin(), list.end(), merged->begin(), merged->end());
+  std::vector<int> out = *merged;
+  size_t next = 0;  // where the next new collider goes: after the last of `list` placed
+  for (int c : list) {
+    const auto at = std::find(out.begin(), out.end(), c);
+    if (at == out.end()) {
+      out.insert(out.begin() + static_cast<ptrdiff_t>(next), c);
+      ++next;
+    } else {
+      const size_t i = static_cast<size_t>(at - out.begin());
+      if (i < next) return false;  // before a collider that comes earlier in `list`
+      next = i + 1;
+    }
+  }
+  if (out.size() > max_size) return false;
+  *merged = std::move(out);
+  return true;
+}
+
 float internal::TunedRelativeDamping(float k, float c) {
   // Tuned: at least 60% of critical damping (2 sqrt(k)) in all, the part the author's drag does
   // not give added as damping relative to the rest target. Drag of the world velocity is what
@@ -313,9 +340,12 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // first of them in rig order, their lanes longest chain first (the lanes advance link by link
   // together; a shorter chain's lane idles once it has ended, so chains of like length are put
   // together: each attachment's chains in order of length, none shorter than half the group's
-  // longest). Same attachment, the same collider list of at most kNearAll colliders (so every
-  // chain sharing it reads all of it: no chain's broad phase writes a subset into the slots the
-  // others read).
+  // longest). Chains on one attachment with the same colliders first; then groups with room
+  // merge (below). Colliders: each chain at most kNearAll, and the group's lists
+  // merged into one list (its union) of at most kNearAll, in an order that keeps each chain's own
+  // order (so a lane filtered to its own colliders meets them in the order it would alone). A
+  // group whose chains have the same list reads the chains' shared slots (AllNear); any other its
+  // own slots with the union (LaneNear), each lane masked to its chain's colliders (near_bits_).
   // Their order against the chains between them does not matter: they are flat-capable, no
   // chain hangs from them, they hang from a node no chain's step moves, and a chain's step
   // writes only its own state. Their teleport verdict is the one of the first chain hanging from
@@ -351,16 +381,85 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       open = groups.insert(groups.end(), LaneGroup{{c, c, c, c}, 0, {0, 0, 0, 0}, {0, 0, 0, 0}});
     open->chains[open->n++] = c;
   }
+  // Then groups that are not full join an earlier one with room (longer chains first), also
+  // with other colliders or another attachment: a chain alone costs more than a lane, and a lane
+  // whose chain has none of a collider only masks it out. Their colliders' union keeps each
+  // chain's order. Each chain's teleport verdict must be taken before the merged group begins:
+  // its representative is in the group (it begins there first) or comes before all of it.
+  std::vector<std::vector<int>> unions;  // per group
+  for (const LaneGroup& g : groups) {
+    const auto list = colliders_of(rig.chains()[g.chains[0]]);
+    unions.emplace_back(list.begin(), list.end());
+  }
+  auto verdicts_in_time = [&](const LaneGroup& a, const LaneGroup& b) {
+    std::vector<int> all(a.chains, a.chains + a.n);
+    all.insert(all.end(), b.chains, b.chains + b.n);
+    const int first = *std::min_element(all.begin(), all.end());
+    return std::all_of(all.begin(), all.end(), [&](int c) {
+      const int r = w.teleport_rep_[c];
+      return r < first || std::find(all.begin(), all.end(), r) != all.end();
+    });
+  };
+  for (size_t i = 1; i < groups.size(); ++i) {
+    LaneGroup& from = groups[i];
+    for (size_t k = 0; k < i && from.n > 0 && from.n < 4; ++k) {
+      LaneGroup& to = groups[k];
+      if (to.n == 0 || to.n + from.n > 4 ||
+          2 * links_of(from.chains[from.n - 1]) < links_of(to.chains[0]) ||
+          !verdicts_in_time(to, from))
+        continue;
+      std::vector<int> merged = unions[k];
+      if (!internal::MergeColliderLists(unions[i], internal::kNearAll, &merged)) continue;
+      unions[k] = std::move(merged);
+      for (int m = 0; m < from.n; ++m) to.chains[to.n++] = from.chains[m];
+      std::stable_sort(to.chains, to.chains + to.n,
+                       [&](int a, int b) { return links_of(a) > links_of(b); });
+      for (int l = to.n; l < 4; ++l) to.chains[l] = to.chains[0];
+      from.n = 0;
+    }
+  }
   for (LaneGroup& g : groups) {
+    if (g.n == 0) continue;  // merged into another
     for (int l = 0; l < 4; ++l) g.links[l] = links_of(g.chains[l]);
     for (int l = 0; l < g.n; ++l) g.order[l] = l;
     std::sort(g.order, g.order + g.n, [&](int a, int b) { return g.chains[a] < g.chains[b]; });
   }
-  for (const LaneGroup& g : groups) {
+  w.near_bits_.assign(rig.chains().size(), 0);
+  size_t union_slots = slots;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    LaneGroup g = groups[i];
     if (g.n < 2) continue;  // alone
+    const std::vector<int>& uni = unions[i];
+    const bool shared = std::all_of(g.chains, g.chains + g.n, [&](int c) {
+      return w.near_share_[c] == w.near_share_[g.chains[0]];
+    });
+    LaneMix mix;
+    mix.one_attach = std::all_of(g.chains, g.chains + g.n, [&](int c) {
+      return rig.chains()[c].attach == rig.chains()[g.chains[0]].attach;
+    });
+    if (!shared) {  // its own slots after the chains', the union's colliders in lane_near_
+      mix.near_base = static_cast<int>(union_slots);
+      mix.near_list = static_cast<int>(w.lane_near_.size());
+      mix.near_n = static_cast<int>(uni.size());
+      union_slots += uni.size() + 4;
+      w.lane_near_.insert(w.lane_near_.end(), uni.begin(), uni.end());
+      for (int m = 0; m < g.n; ++m) {
+        const auto list = colliders_of(rig.chains()[g.chains[m]]);
+        for (size_t k = 0; k < uni.size(); ++k)
+          if (std::find(list.begin(), list.end(), uni[k]) != list.end())
+            w.near_bits_[g.chains[m]] |= static_cast<uint16_t>(1u << k);
+      }
+    }
     for (int m = 0; m < g.n; ++m)
       w.lane_group_of_[g.chains[m]] = static_cast<int>(w.lane_groups_.size());
     w.lane_groups_.push_back(g);
+    w.lane_mix_.push_back(mix);
+  }
+  w.lane_near_step_.assign(w.lane_groups_.size(), ~uint64_t{0});
+  if (union_slots > slots) {
+    w.near_colliders_.resize(union_slots, 0);
+    for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
+      v->resize(union_slots, 0.0f);
   }
   w.lane_written_.assign(rig.chains().size(), 0);
   w.lane_write_.assign(w.lane_groups_.size(), 0);
