@@ -337,11 +337,10 @@ class SpringWorld {
   bool LagGuardOn(const LinkContext& lc) const { return lc.arc && lag_cos_ >= -1.0f; }
   NearRange NearColliders(int chain, const glm::vec3& root, float scale, float h);
   NearRange AllNear(int chain);
-  // A lane group's colliders, in the slots every lane reads: the chains' shared list or the
-  // union (filled once per step). With a union and `lane_has`, per slot the lanes (of chains
+  // The colliders of lane group g whose chains have different lists: their union, in the
+  // group's own slots (filled once per step). With `lane_has`, per slot the lanes (of chains
   // chains[0..3]) whose chain has that collider.
-  NearRange LaneNear(int g, const int* chains, uint8_t* lane_has);
-  NearRange UnionNear(int g, const int* chains, uint8_t* lane_has);  // LaneNear's union
+  NearRange UnionNear(int g, const int* chains, uint8_t* lane_has);
   // The colliders of a lane group's chain solved alone: `near` (the group's), or its own list
   // when the group's chains have different ones.
   NearRange LaneOwnNear(int chain, const NearRange& near);
@@ -350,6 +349,8 @@ class SpringWorld {
   void AddNear(int k, int collider);
   int EndNear(int near_end);
   int NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r);
+  // The scalar build's reject of near slot k for a ball (o, reach_r) (the SIMD one: NearBlock).
+  bool NearSlotClear(int k, const glm::vec3& o, float reach_r) const;
   // NarrowLink's test as a bit mask over the slots (bit i: near_begin + i), at most 64 of them.
   uint64_t NearMask(int near_begin, int near_end, const glm::vec3& o, float reach_r) const;
   // limit_frame: the joint's angle limit frame in world, or null when it has no limit.
@@ -542,9 +543,10 @@ class SpringWorld {
   };
   std::vector<LaneGroup> lane_groups_;
   // Per lane group, what its chains do not share (kept apart from LaneGroup, which the hot
-  // loops read): with different collider lists the union's slots (near_base, -1 when the chains
-  // share one list) and its colliders (lane_near_[near_list .. near_list + near_n)); with
-  // different attachments one_attach false (the lanes take each chain's frame).
+  // loops read): with different collider lists the union's slots (near_base; -1 when the chains
+  // share one list, read through AllNear) and its colliders (lane_near_[near_list ..
+  // near_list + near_n)); with different attachments one_attach false (the lanes take each
+  // chain's frame).
   struct LaneMix {
     int near_base = -1, near_list = 0, near_n = 0;
     bool one_attach = true;

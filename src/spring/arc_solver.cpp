@@ -51,7 +51,9 @@ enum LaneField : int {
 constexpr int kLaneCoefFields = 6;
 constexpr int kLaneFields = kLaneCoef + 2 * kLaneCoefFields;
 
-// A lane group's colliders per slot: every lane has each (the chains share one list).
+// A lane group's colliders per slot: every lane has each (the chains share one list). Written
+// out for 16 slots, as many as SpringWorld::near_bits_ holds.
+static_assert(internal::kNearAll == 16);
 constexpr uint8_t kAllLanes[internal::kNearAll] = {15, 15, 15, 15, 15, 15, 15, 15,
                                                    15, 15, 15, 15, 15, 15, 15, 15};
 
@@ -286,6 +288,15 @@ inline int NearBlock(const float* x, const float* y, const float* z, const float
 }  // namespace
 #endif
 
+#if !(HAIRSWING_SIMD && defined(__SSE2__))
+bool SpringWorld::NearSlotClear(int k, const glm::vec3& o, float reach_r) const {
+  // ClearOfBound on slot k's bounding sphere (a plane's or inside shape's infinite radius is
+  // never clear, as ClearOfBound's negative one).
+  return internal::ClearOfBound(glm::vec4(near_x_[k], near_y_[k], near_z_[k], near_r_[k]), o,
+                                reach_r);
+}
+#endif
+
 int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, float reach_r) {
   // The chain's near colliders whose bounding sphere a ball of radius reach_r around o can touch
   // (ClearOfBound, entry by entry, in order) into joint_colliders_; returns how many. The SSE2
@@ -305,10 +316,8 @@ int SpringWorld::NarrowLink(int near_begin, int near_end, const glm::vec3& o, fl
   }
 #else
   for (int k = near_begin; k < near_end; ++k) {
-    const glm::vec3 d = o - glm::vec3(near_x_[k], near_y_[k], near_z_[k]);
-    const float reach = (reach_r + near_r_[k]) * 1.001f + 1e-6f;
     joint_colliders_[n] = near_colliders_[k];
-    n += glm::dot(d, d) > reach * reach ? 0 : 1;
+    n += NearSlotClear(k, o, reach_r) ? 0 : 1;
   }
 #endif
   return n;
@@ -329,11 +338,8 @@ uint64_t SpringWorld::NearMask(int near_begin, int near_end, const glm::vec3& o,
   const int slots = near_end - near_begin;  // not the end's padding slots (a NaN ball takes them)
   if (slots < 64) mask &= (uint64_t{1} << slots) - 1;
 #else
-  for (int k = near_begin; k < near_end; ++k) {
-    const glm::vec3 d = o - glm::vec3(near_x_[k], near_y_[k], near_z_[k]);
-    const float reach = (reach_r + near_r_[k]) * 1.001f + 1e-6f;
-    mask |= static_cast<uint64_t>(!(glm::dot(d, d) > reach * reach)) << (k - near_begin);
-  }
+  for (int k = near_begin; k < near_end; ++k)
+    mask |= static_cast<uint64_t>(!NearSlotClear(k, o, reach_r)) << (k - near_begin);
 #endif
   return mask;
 }
@@ -1334,7 +1340,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   uint8_t lane_own[internal::kNearAll];
   const LaneMix& mix = lane_mix_[g];
   const bool mixed = mix.near_base >= 0;
-  const NearRange near = mixed ? LaneNear(g, chains, lane_own) : lc.near;
+  const NearRange near = mixed ? UnionNear(g, chains, lane_own) : lc.near;
   const uint8_t* lane_has = mixed ? lane_own : kAllLanes;
   const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc.inv_h);
   alignas(16) float local_pack[kLaneFields * 4];
@@ -2010,9 +2016,9 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
   // that finds a collider not its chain's goes through VrmFlatLink with its own, like any lane
   // with a contact.
   const NearRange near = AllNear(chains[0]);
-  const NearRange& lanes_near = lane_mix_[lane_group_of_[chains[0]]].near_base < 0
-                                    ? near
-                                    : UnionNear(lane_group_of_[chains[0]], chains, nullptr);
+  const NearRange lanes_near = lane_mix_[lane_group_of_[chains[0]]].near_base < 0
+                                   ? near
+                                   : UnionNear(lane_group_of_[chains[0]], chains, nullptr);
   int begin[4], lane_links[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   for (int l = 0; l < n; ++l) lane_links[l] = rig.chains()[chains[l]].joint_end - begin[l] - 1;
@@ -2236,10 +2242,6 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
     }
   for (int i = 0; i < left; ++i) WriteFlatChain(write_left_[i], pose, world);
   if (!world) world_lazy_any_ = true;
-}
-
-inline SpringWorld::NearRange SpringWorld::LaneNear(int g, const int* chains, uint8_t* lane_has) {
-  return lane_mix_[g].near_base < 0 ? AllNear(chains[0]) : UnionNear(g, chains, lane_has);
 }
 
 SpringWorld::LinkContext SpringWorld::LaneOwnContext(const LinkContext& lc, int chain,

@@ -345,7 +345,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   // merged into one list (its union) of at most kNearAll, in an order that keeps each chain's own
   // order (so a lane filtered to its own colliders meets them in the order it would alone). A
   // group whose chains have the same list reads the chains' shared slots (AllNear); any other its
-  // own slots with the union (LaneNear), each lane masked to its chain's colliders (near_bits_).
+  // own slots with the union (UnionNear), each lane masked to its chain's colliders (near_bits_).
   // Their order against the chains between them does not matter: they are flat-capable, no
   // chain hangs from them, they hang from a node no chain's step moves, and a chain's step
   // writes only its own state. Their teleport verdict is the one of the first chain hanging from
