@@ -591,6 +591,13 @@ class SpringWorld {
   // the first of them) read one copy of all of them per step; near_all_step_[c] is the step in
   // which chain c's slots last received all its colliders.
   std::vector<float> near_x_, near_y_, near_z_, near_r_;
+  // The same values for the lanes (NearBall4), each four times. The lanes test one slot against
+  // four joints at a time and read the slot as four vectors instead of broadcasting four scalars
+  // at every link depth.
+  struct alignas(16) NearSplat {
+    float x[4], y[4], z[4], r[4];
+  };
+  std::vector<NearSplat> near_splat_;
   std::vector<int> near_base_, near_share_;
   std::vector<uint64_t> near_all_step_;
   uint64_t step_id_ = 0;

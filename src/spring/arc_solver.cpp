@@ -257,6 +257,13 @@ void SpringWorld::AddNear(int k, int collider) {
   near_y_[k] = b.y;
   near_z_[k] = b.z;
   near_r_[k] = b.w < 0.0f ? std::numeric_limits<float>::infinity() : b.w;
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  NearSplat& splat = near_splat_[k];  // the lanes' copy
+  _mm_store_ps(splat.x, _mm_set1_ps(b.x));
+  _mm_store_ps(splat.y, _mm_set1_ps(b.y));
+  _mm_store_ps(splat.z, _mm_set1_ps(b.z));
+  _mm_store_ps(splat.r, _mm_set1_ps(near_r_[k]));
+#endif
 }
 
 int SpringWorld::EndNear(int near_end) {
@@ -1159,13 +1166,15 @@ HS_LANE V4 Splat(const glm::vec3& v) {
   return {_mm_set1_ps(v.x), _mm_set1_ps(v.y), _mm_set1_ps(v.z)};
 }
 HS_LANE __m128 Neg(__m128 x) { return _mm_xor_ps(x, _mm_set1_ps(-0.0f)); }
-// NarrowLink's test of one near collider (bounding sphere at x, y, z, radius r) for four joints
-// O, each with its ball of radius reach_r: the lanes it cannot be ruled out for (NaN included),
-// the scalar test's operations.
-HS_LANE int NearBall4(const V4& O, __m128 reach_r, float x, float y, float z, float r) {
-  const V4 dc = O - V4{_mm_set1_ps(x), _mm_set1_ps(y), _mm_set1_ps(z)};
-  const __m128 reach = _mm_add_ps(
-      _mm_mul_ps(_mm_add_ps(reach_r, _mm_set1_ps(r)), _mm_set1_ps(1.001f)), _mm_set1_ps(1e-6f));
+// NarrowLink's test of one near slot (bounding sphere at x, y, z, radius r, each four times:
+// SpringWorld::near_splat_) for four joints O, each with its ball of radius reach_r: the lanes it
+// cannot be ruled out for (NaN included), the scalar test's operations.
+template <class Splat>  // SpringWorld::NearSplat (private to it)
+HS_LANE int NearBall4(const V4& O, __m128 reach_r, const Splat& slot) {
+  const V4 dc = O - V4{_mm_load_ps(slot.x), _mm_load_ps(slot.y), _mm_load_ps(slot.z)};
+  const __m128 reach =
+      _mm_add_ps(_mm_mul_ps(_mm_add_ps(reach_r, _mm_load_ps(slot.r)), _mm_set1_ps(1.001f)),
+                 _mm_set1_ps(1e-6f));
   return _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
 }
 
@@ -1723,8 +1732,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
     int other = 0;  // lanes with a plane or an inside shape among their candidates
     uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
     for (int c = near.begin; c < near.end; ++c) {
-      const int mask = lane_has[c - near.begin] &
-                       NearBall4(O, reach_r, near_x_[c], near_y_[c], near_z_[c], near_r_[c]);
+      const int mask = lane_has[c - near.begin] & NearBall4(O, reach_r, near_splat_[c]);
       lanes_of[c - near.begin] = static_cast<uint8_t>(mask);
       if (!mask) continue;
       const int ci = near_colliders_[c];
@@ -2091,8 +2099,7 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
     const __m128 hit4 = per_lane([&](int k) { return hit_radius_[k]; });
     const __m128 reach_r = _mm_add_ps(len4, hit4);
     for (int c = lanes_near.begin; c < lanes_near.end; ++c) {
-      const int cand =
-          nmask & ~slow & NearBall4(O, reach_r, near_x_[c], near_y_[c], near_z_[c], near_r_[c]);
+      const int cand = nmask & ~slow & NearBall4(O, reach_r, near_splat_[c]);
       if (!cand) continue;
       const int ci = near_colliders_[c];
       if (collider_bound_[ci].w < 0.0f) {

@@ -324,6 +324,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.joint_colliders_.resize(rig.chain_colliders().size());
   for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
     v->assign(slots, 0.0f);
+  w.near_splat_.assign(slots, {});
   w.near_share_.resize(rig.chains().size());
   w.near_all_step_.assign(rig.chains().size(), ~uint64_t{0});
   auto colliders_of = [&](const RigChain& ch) {
@@ -460,6 +461,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     w.near_colliders_.resize(union_slots, 0);
     for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
       v->resize(union_slots, 0.0f);
+    w.near_splat_.resize(union_slots);
   }
   w.lane_written_.assign(rig.chains().size(), 0);
   w.lane_write_.assign(w.lane_groups_.size(), 0);
