@@ -2021,12 +2021,11 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
   const float push_scale = internal::VrmPushScale(dt, variable);
   for (int l = 0; l < n; ++l) FlatRoot(chains[l]);
   // The group's colliders. A group whose chains have different ones tests their union: a lane
-  // that finds a collider not its chain's goes through VrmFlatLink with its own, like any lane
-  // with a contact.
-  const NearRange near = AllNear(chains[0]);
-  const NearRange lanes_near = lane_mix_[lane_group_of_[chains[0]]].near_base < 0
-                                   ? near
-                                   : UnionNear(lane_group_of_[chains[0]], chains, nullptr);
+  // that finds a collider not its chain's goes through VrmFlatLink with its own (LaneOwnNear),
+  // like any lane with a contact.
+  const int g = lane_group_of_[chains[0]];
+  const NearRange near =
+      lane_mix_[g].near_base < 0 ? AllNear(chains[0]) : UnionNear(g, chains, nullptr);
   int begin[4], lane_links[4];
   for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
   for (int l = 0; l < n; ++l) lane_links[l] = rig.chains()[chains[l]].joint_end - begin[l] - 1;
@@ -2098,7 +2097,7 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
     // contact, sends the lane to VrmFlatLink.
     const __m128 hit4 = per_lane([&](int k) { return hit_radius_[k]; });
     const __m128 reach_r = _mm_add_ps(len4, hit4);
-    for (int c = lanes_near.begin; c < lanes_near.end; ++c) {
+    for (int c = near.begin; c < near.end; ++c) {
       const int cand = nmask & ~slow & NearBall4(O, reach_r, near_splat_[c]);
       if (!cand) continue;
       const int ci = near_colliders_[c];

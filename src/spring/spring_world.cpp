@@ -313,18 +313,15 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.arc_coef_.coef = coef;
   w.vrm_keep_fixed_.resize(nj);
   for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) w.ChainCoefficients(c);
-  // Chain c's near slots: its colliders and 4 of padding, one chain after the other.
+  // Chain c's near slots: its colliders and 4 of padding, one chain after the other (then the
+  // lane groups' unions, below; the slot arrays are sized once all are placed).
   w.near_base_.resize(rig.chains().size());
   size_t slots = 0;
   for (size_t c = 0; c < rig.chains().size(); ++c) {
     w.near_base_[c] = static_cast<int>(slots);
     slots += rig.chains()[c].collider_end - rig.chains()[c].collider_begin + 4;
   }
-  w.near_colliders_.assign(slots, 0);
   w.joint_colliders_.resize(rig.chain_colliders().size());
-  for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
-    v->assign(slots, 0.0f);
-  w.near_splat_.assign(slots, {});
   w.near_share_.resize(rig.chains().size());
   w.near_all_step_.assign(rig.chains().size(), ~uint64_t{0});
   auto colliders_of = [&](const RigChain& ch) {
@@ -426,9 +423,8 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     std::sort(g.order, g.order + g.n, [&](int a, int b) { return g.chains[a] < g.chains[b]; });
   }
   w.near_bits_.assign(rig.chains().size(), 0);
-  size_t union_slots = slots;
   for (size_t i = 0; i < groups.size(); ++i) {
-    LaneGroup g = groups[i];
+    const LaneGroup& g = groups[i];
     if (g.n < 2) continue;  // alone
     const std::vector<int>& uni = unions[i];
     const bool shared = std::all_of(g.chains, g.chains + g.n, [&](int c) {
@@ -439,10 +435,10 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       return rig.chains()[c].attach == rig.chains()[g.chains[0]].attach;
     });
     if (!shared) {  // its own slots after the chains', the union's colliders in lane_near_
-      mix.near_base = static_cast<int>(union_slots);
+      mix.near_base = static_cast<int>(slots);
       mix.near_list = static_cast<int>(w.lane_near_.size());
       mix.near_n = static_cast<int>(uni.size());
-      union_slots += uni.size() + 4;
+      slots += uni.size() + 4;
       w.lane_near_.insert(w.lane_near_.end(), uni.begin(), uni.end());
       for (int m = 0; m < g.n; ++m) {
         const auto list = colliders_of(rig.chains()[g.chains[m]]);
@@ -457,12 +453,10 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     w.lane_mix_.push_back(mix);
   }
   w.lane_near_step_.assign(w.lane_groups_.size(), ~uint64_t{0});
-  if (union_slots > slots) {
-    w.near_colliders_.resize(union_slots, 0);
-    for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
-      v->resize(union_slots, 0.0f);
-    w.near_splat_.resize(union_slots);
-  }
+  w.near_colliders_.assign(slots, 0);
+  for (std::vector<float>* v : {&w.near_x_, &w.near_y_, &w.near_z_, &w.near_r_})
+    v->assign(slots, 0.0f);
+  w.near_splat_.assign(slots, {});
   w.lane_written_.assign(rig.chains().size(), 0);
   w.lane_write_.assign(w.lane_groups_.size(), 0);
   w.write_left_.assign(rig.chains().size(), 0);
