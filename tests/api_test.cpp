@@ -3,6 +3,7 @@
 // and the documented contracts (quaternion memory order, collider radius units) hold.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -207,6 +208,39 @@ TEST(Api, ColliderRadiusScalesWithTheNodeInArcAndParentNotInVrm) {
 
 namespace hairswing {
 namespace {
+
+TEST(Api, TailsAndVelocitiesPerJointAreTheSpansValues) {
+  // The solver keeps each joint's point in 16 bytes (PaddedVec3): the spans' elements and
+  // tail(j) / velocity(j) are the same x, y and z, joint by joint, after the lanes moved them.
+  const Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok()) << rig.status().message();
+  auto w = SpringWorld::Create(*rig, SpringConfig{});
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  const int head = HumanoidRigNode(av, *rig, "head");
+  ASSERT_GE(head, 0);
+  std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+  w->Reset(pose);
+  for (int s = 0; s < 30; ++s) {
+    pose.assign(rig->rest_local().begin(), rig->rest_local().end());
+    pose[head].rotation =
+        glm::angleAxis(0.03f * static_cast<float>(s), glm::vec3(0, 1, 0)) * pose[head].rotation;
+    w->Step(pose);
+  }
+  EXPECT_GT(w->lane_chains(), 0);
+  const int nj = static_cast<int>(rig->joint_node().size());
+  ASSERT_EQ(w->tails().size(), static_cast<size_t>(nj));
+  ASSERT_EQ(w->velocities().size(), static_cast<size_t>(nj));
+  float fastest = 0.0f;
+  for (int j = 0; j < nj; ++j) {
+    const glm::vec3 t = w->tails()[j], v = w->velocities()[j];
+    EXPECT_EQ(w->tail(j), t) << j;
+    EXPECT_EQ(w->velocity(j), v) << j;
+    EXPECT_EQ(&w->tail(j).x, &w->tails()[j].x) << j;
+    fastest = std::max(fastest, glm::length(w->velocity(j)));
+  }
+  EXPECT_GT(fastest, 0.01f);  // the head turned: the hair moves
+}
 
 TEST(Api, StatusMessagesAreOnePrintableLine) {
   // A node name from a file with a line break, a terminal escape and a C1 control (CSI).

@@ -102,7 +102,7 @@ Figures Soak(const Rig& rig, const Avatar& av, SolverMode mode, bool variable, l
       (void)driver.Advance(pose, 1.0 / 60.0);
   }
   for (size_t j = 0; j < world->velocities().size(); ++j) {
-    const double sp = glm::length(world->velocities()[j]);
+    const double sp = glm::length(world->velocity(static_cast<int>(j)));
     f.settled_speed = std::max(f.settled_speed, sp);
   }
   return f;

@@ -25,6 +25,18 @@
 
 namespace hairswing {
 
+/// A glm::vec3 stored in 16 bytes (the fourth float is unused and holds no value): the solver
+/// keeps its per-joint state in these so that its SIMD lanes move a joint's point with one load
+/// or store. It is a glm::vec3 (its base): glm's operators and most of its functions take it as
+/// one. The glm functions that also take a plain number (glm::length, glm::dot, glm::min, a
+/// glm::vec3's +=) take it for that number and fail to compile: pass glm::vec3(p), or use
+/// SpringWorld::tail(j) / velocity(j), which return the glm::vec3 itself.
+struct alignas(16) PaddedVec3 : glm::vec3 {
+  PaddedVec3() = default;
+  PaddedVec3(const glm::vec3& v) : glm::vec3(v) {}  // NOLINT(google-explicit-constructor)
+};
+static_assert(sizeof(PaddedVec3) == 16);
+
 enum class SolverMode { kArc = 0, kParent = 1, kVrm = 2 };
 const char* SolverModeName(SolverMode m);  ///< "arc", "parent", "vrm"
 bool ParseSolverMode(std::string_view s, SolverMode* out);
@@ -241,9 +253,12 @@ class SpringWorld {
                                 std::span<glm::quat> rotations, float dt);
 
   /// World position of each joint's segment end (the next joint), per flat joint index.
-  std::span<const glm::vec3> tails() const { return tail_; }
+  std::span<const PaddedVec3> tails() const { return tail_; }
   /// Velocity of each segment end, m/s.
-  std::span<const glm::vec3> velocities() const { return vel_; }
+  std::span<const PaddedVec3> velocities() const { return vel_; }
+  /// tails()[j] and velocities()[j] as plain glm::vec3.
+  const glm::vec3& tail(int j) const { return tail_[j]; }
+  const glm::vec3& velocity(int j) const { return vel_[j]; }
   /// World matrices after the last step of the nodes the solver works with: spring joints, the
   /// nodes between them, and every ancestor of a chain, a collider or a center node. Other nodes
   /// are not updated; build them from the output pose with ComputeWorld when needed.
@@ -450,14 +465,14 @@ class SpringWorld {
   std::vector<uint8_t> owned_;  // per rig node
 
   // Per joint (flat, parallel to rig.joint_node). Segment j runs from joint j to joint j+1.
-  std::vector<glm::vec3> tail_;         // hot: segment end, world
-  std::vector<glm::vec3> vel_;          // hot: m/s
-  std::vector<glm::vec3> prev_target_;  // hot (arc/parent): rest target at the previous step
-  std::vector<uint8_t> in_contact_;     // arc: the segment touched a collider in the last step
-  std::vector<glm::vec3> vrm_prev_;     // hot (vrm): previous tail, center space
-  std::vector<glm::vec3> vrm_cur_;      // hot (vrm): current tail, center space
-  std::vector<glm::quat> solved_rot_;   // vrm compat: last solved local rotation per joint
-  std::vector<glm::vec3> stale_child_;  // vrm compat: child position at the start of the frame
+  std::vector<PaddedVec3> tail_;         // hot: segment end, world
+  std::vector<PaddedVec3> vel_;          // hot: m/s
+  std::vector<PaddedVec3> prev_target_;  // hot (arc/parent): rest target at the previous step
+  std::vector<uint8_t> in_contact_;      // arc: the segment touched a collider in the last step
+  std::vector<PaddedVec3> vrm_prev_;     // hot (vrm): previous tail, center space
+  std::vector<PaddedVec3> vrm_cur_;      // hot (vrm): current tail, center space
+  std::vector<glm::quat> solved_rot_;    // vrm compat: last solved local rotation per joint
+  std::vector<glm::vec3> stale_child_;   // vrm compat: child position at the start of the frame
   // Per joint coefficients of one mode and their per-step factors for the fixed step h.
   struct ModeCoefficients {
     std::vector<SegmentCoefficients> coef;
@@ -468,7 +483,7 @@ class SpringWorld {
   const ModeCoefficients& Coefficients(bool arc) const { return arc ? arc_coef_ : parent_coef_; }
   // The joints' VRM parameters as the steps use them (the rig's until SetJointSettings).
   std::vector<float> stiffness_, drag_, gravity_power_, hit_radius_;
-  std::vector<glm::vec3> gravity_dir_;
+  std::vector<PaddedVec3> gravity_dir_;
   // Chain c's coefficients (parent, arc with its liveliness factor and its gravity as lifts,
   // vrm's fixed-step keep) from the parameters above; then the step factors of every joint.
   void ChainCoefficients(int c);
@@ -478,8 +493,8 @@ class SpringWorld {
   std::vector<glm::mat4> vrm_initial_local_;    // vrm: the joint's rest local matrix
   std::vector<glm::vec3> vrm_bone_axis_;        // vrm: normalize(axis_local_), as three-vrm
   std::vector<glm::vec3> vrm_axis_in_parent_;   // vrm: the bone axis in the parent's frame
-  std::vector<glm::vec3> axis_local_;           // child offset in the joint's rest local frame
-  std::vector<glm::vec3> axis_unit_;            // the same, normalised
+  std::vector<PaddedVec3> axis_local_;          // child offset in the joint's rest local frame
+  std::vector<PaddedVec3> axis_unit_;           // the same, normalised
   std::vector<float> axis_len_;                 // its length (local units)
   std::vector<internal::PreparedLimit> limit_;  // angle limit of each joint's segment (limits.h)
   std::vector<uint8_t> chain_flat_;             // chain may take the flat path (see arc_solver.cpp)
@@ -498,7 +513,7 @@ class SpringWorld {
   // arc with gravity (ArcFrame, Lifted): per joint, the displacement gravity gives its end
   // against the stiffness (g / k, world metres; the arc coefficient's g is then 0); per chain,
   // the sum over its joints.
-  std::vector<glm::vec3> arc_lift_;
+  std::vector<PaddedVec3> arc_lift_;
   std::vector<glm::vec3> chain_lift_;
   std::vector<uint8_t> chain_lifted_;  // per chain: a joint has a lift (ArcFrame, Lifted apply)
   // Chain c's attachment frame this step (rotation x scale), and that frame turned as gravity

@@ -23,6 +23,7 @@
 //   general (SolveChainArc) any other chain: world matrices along the node path of every joint.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #if HAIRSWING_SIMD && defined(__SSE2__)
 #include <emmintrin.h>
@@ -205,7 +206,7 @@ SpringWorld::NearRange SpringWorld::NearColliders(int chain, const glm::vec3& ro
     lo = glm::min(lo, tail_[j]);
     hi = glm::max(hi, tail_[j]);
     max_hit = std::max(max_hit, hit_radius_[j]);
-    max_speed = std::max(max_speed, glm::dot(vel_[j], vel_[j]));
+    max_speed = std::max(max_speed, glm::dot(glm::vec3(vel_[j]), glm::vec3(vel_[j])));
   }
   const float full_reach = (chain_reach_[chain] + max_hit) * scale * 1.01f + 1e-4f;
   const glm::vec3 centre = 0.5f * (lo + hi);
@@ -1027,28 +1028,23 @@ HS_LANE V4 operator*(__m128 s, const V4& a) {
 HS_LANE __m128 Dot(const V4& a, const V4& b) {  // (x + y) + z, as glm::dot
   return _mm_add_ps(_mm_add_ps(_mm_mul_ps(a.x, b.x), _mm_mul_ps(a.y, b.y)), _mm_mul_ps(a.z, b.z));
 }
-HS_LANE V4 Gather(const std::vector<glm::vec3>& v, const int* j) {
-  return {_mm_setr_ps(v[j[0]].x, v[j[1]].x, v[j[2]].x, v[j[3]].x),
-          _mm_setr_ps(v[j[0]].y, v[j[1]].y, v[j[2]].y, v[j[3]].y),
-          _mm_setr_ps(v[j[0]].z, v[j[1]].z, v[j[2]].z, v[j[3]].z)};
+HS_LANE V4 Gather(const std::vector<PaddedVec3>& v, const int* j) {
+  // Each joint's point in one load (x, y, z and the unused fourth float), then transposed.
+  const __m128 a = _mm_load_ps(&v[j[0]].x), b = _mm_load_ps(&v[j[1]].x);
+  const __m128 c = _mm_load_ps(&v[j[2]].x), d = _mm_load_ps(&v[j[3]].x);
+  const __m128 ab_lo = _mm_unpacklo_ps(a, b), cd_lo = _mm_unpacklo_ps(c, d);  // x x y y
+  const __m128 ab_hi = _mm_unpackhi_ps(a, b), cd_hi = _mm_unpackhi_ps(c, d);  // z z - -
+  return {_mm_movelh_ps(ab_lo, cd_lo), _mm_movehl_ps(cd_lo, ab_lo), _mm_movelh_ps(ab_hi, cd_hi)};
 }
-// Gather's inverse for the lanes in `lanes` (bit l: lane l): each lane's x, y and z to v[j[l]],
-// moved out of the registers by shuffles. (Storing the vectors and reading each lane back from
-// memory stalled: the processor does not forward a wide store to narrow loads at an offset.)
-HS_LANE void Scatter(std::vector<glm::vec3>& v, const int* j, const V4& a, int lanes) {
-  auto put = [&](int l, __m128 x, __m128 y, __m128 z) {
-    glm::vec3& d = v[j[l]];
-    _mm_store_ss(&d.x, x);
-    _mm_store_ss(&d.y, y);
-    _mm_store_ss(&d.z, z);
-  };
-  if (lanes & 1) put(0, a.x, a.y, a.z);
-  if (lanes & 2)
-    put(1, _mm_shuffle_ps(a.x, a.x, 1), _mm_shuffle_ps(a.y, a.y, 1), _mm_shuffle_ps(a.z, a.z, 1));
-  if (lanes & 4)
-    put(2, _mm_shuffle_ps(a.x, a.x, 2), _mm_shuffle_ps(a.y, a.y, 2), _mm_shuffle_ps(a.z, a.z, 2));
-  if (lanes & 8)
-    put(3, _mm_shuffle_ps(a.x, a.x, 3), _mm_shuffle_ps(a.y, a.y, 3), _mm_shuffle_ps(a.z, a.z, 3));
+// Gather's inverse for the lanes in `lanes` (bit l: lane l): each lane's x, y and z to v[j[l]]
+// in one store (its fourth float, unused, takes z again).
+HS_LANE void Scatter(std::vector<PaddedVec3>& v, const int* j, const V4& a, int lanes) {
+  const __m128 xy_lo = _mm_unpacklo_ps(a.x, a.y), xy_hi = _mm_unpackhi_ps(a.x, a.y);
+  const __m128 zz_lo = _mm_unpacklo_ps(a.z, a.z), zz_hi = _mm_unpackhi_ps(a.z, a.z);
+  if (lanes & 1) _mm_store_ps(&v[j[0]].x, _mm_movelh_ps(xy_lo, zz_lo));
+  if (lanes & 2) _mm_store_ps(&v[j[1]].x, _mm_movehl_ps(zz_lo, xy_lo));
+  if (lanes & 4) _mm_store_ps(&v[j[2]].x, _mm_movelh_ps(xy_hi, zz_hi));
+  if (lanes & 8) _mm_store_ps(&v[j[3]].x, _mm_movehl_ps(zz_hi, xy_hi));
 }
 // Four vectors in memory, lane by lane.
 struct Lanes {
@@ -1070,11 +1066,17 @@ namespace {
 struct Q4 {
   __m128 w, x, y, z;
 };
+// glm keeps a quaternion as x, y, z, w (GLM_FORCE_QUAT_DATA_WXYZ is not set): GatherQ loads each
+// in one go.
+static_assert(sizeof(glm::quat) == 16 && offsetof(glm::quat, x) == 0 &&
+              offsetof(glm::quat, w) == 12);
 HS_LANE Q4 GatherQ(const glm::quat* const q[4]) {
-  return {_mm_setr_ps(q[0]->w, q[1]->w, q[2]->w, q[3]->w),
-          _mm_setr_ps(q[0]->x, q[1]->x, q[2]->x, q[3]->x),
-          _mm_setr_ps(q[0]->y, q[1]->y, q[2]->y, q[3]->y),
-          _mm_setr_ps(q[0]->z, q[1]->z, q[2]->z, q[3]->z)};
+  const __m128 a = _mm_loadu_ps(&q[0]->x), b = _mm_loadu_ps(&q[1]->x);
+  const __m128 c = _mm_loadu_ps(&q[2]->x), d = _mm_loadu_ps(&q[3]->x);
+  const __m128 ab_lo = _mm_unpacklo_ps(a, b), cd_lo = _mm_unpacklo_ps(c, d);  // x x y y
+  const __m128 ab_hi = _mm_unpackhi_ps(a, b), cd_hi = _mm_unpackhi_ps(c, d);  // z z w w
+  return {_mm_movehl_ps(cd_hi, ab_hi), _mm_movelh_ps(ab_lo, cd_lo), _mm_movehl_ps(cd_lo, ab_lo),
+          _mm_movelh_ps(ab_hi, cd_hi)};
 }
 HS_LANE Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
   auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };

@@ -225,7 +225,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   w.axis_unit_.assign(nj, glm::vec3(0, 1, 0));
   w.axis_len_.assign(nj, 0.0f);
   for (size_t j = 0; j < nj; ++j) {
-    w.axis_len_[j] = glm::length(w.axis_local_[j]);
+    w.axis_len_[j] = glm::length(glm::vec3(w.axis_local_[j]));
     if (w.axis_len_[j] > 0) w.axis_unit_[j] = w.axis_local_[j] / w.axis_len_[j];
   }
   // The flat path (arc_solver.cpp) needs direct parent-child joints with uniform scales in the
@@ -592,7 +592,7 @@ void SpringWorld::ChainCoefficients(int c) {
     if (cf.k > 0.0f && cf.g != glm::vec3(0.0f)) {
       arc_lift_[j] = cf.g / cf.k;
       cf.g = glm::vec3(0.0f);
-      chain_lift_[c] += arc_lift_[j];
+      chain_lift_[c] += glm::vec3(arc_lift_[j]);
       chain_lifted_[c] = 1;
     }
   }
@@ -1176,10 +1176,9 @@ uint64_t SpringWorld::StateHash() const {
       h *= 1099511628211ull;
     }
   };
-  mix(tail_.data(), tail_.size() * sizeof(glm::vec3));
-  mix(vel_.data(), vel_.size() * sizeof(glm::vec3));
-  mix(vrm_cur_.data(), vrm_cur_.size() * sizeof(glm::vec3));
-  mix(vrm_prev_.data(), vrm_prev_.size() * sizeof(glm::vec3));
+  // x, y and z of each point in order (not the padding of PaddedVec3).
+  for (const auto* state : {&tail_, &vel_, &vrm_cur_, &vrm_prev_})
+    for (const PaddedVec3& v : *state) mix(&v.x, sizeof(glm::vec3));
   return h;
 }
 
