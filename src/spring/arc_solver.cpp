@@ -289,8 +289,9 @@ inline int NearBlock(const float* x, const float* y, const float* z, const float
   const __m128 dz = _mm_sub_ps(pz, _mm_loadu_ps(z));
   const __m128 d2 =
       _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
-  const __m128 reach = _mm_add_ps(_mm_mul_ps(_mm_add_ps(rr, _mm_loadu_ps(r)), _mm_set1_ps(1.001f)),
-                                  _mm_set1_ps(1e-6f));
+  const __m128 reach =
+      _mm_add_ps(_mm_mul_ps(_mm_add_ps(rr, _mm_loadu_ps(r)), _mm_set1_ps(internal::kRejectGrow)),
+                 _mm_set1_ps(internal::kRejectPad));
   return _mm_movemask_ps(_mm_cmpngt_ps(d2, _mm_mul_ps(reach, reach)));
 }
 }  // namespace
@@ -1174,9 +1175,9 @@ HS_LANE __m128 Neg(__m128 x) { return _mm_xor_ps(x, _mm_set1_ps(-0.0f)); }
 template <class Splat>  // SpringWorld::NearSplat (private to it)
 HS_LANE int NearBall4(const V4& O, __m128 reach_r, const Splat& slot) {
   const V4 dc = O - V4{_mm_load_ps(slot.x), _mm_load_ps(slot.y), _mm_load_ps(slot.z)};
-  const __m128 reach =
-      _mm_add_ps(_mm_mul_ps(_mm_add_ps(reach_r, _mm_load_ps(slot.r)), _mm_set1_ps(1.001f)),
-                 _mm_set1_ps(1e-6f));
+  const __m128 reach = _mm_add_ps(
+      _mm_mul_ps(_mm_add_ps(reach_r, _mm_load_ps(slot.r)), _mm_set1_ps(internal::kRejectGrow)),
+      _mm_set1_ps(internal::kRejectPad));
   return _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
 }
 
@@ -1447,7 +1448,7 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
       for (int c = 0; c < 3; ++c)
         arow[r][c] = _mm_setr_ps(frame[0][c][r], frame[1][c][r], frame[2][c][r], frame[3][c][r]);
   }
-  const __m128 grow = _mm_set1_ps(1.001f), eps = _mm_set1_ps(1e-6f);
+  const __m128 grow = _mm_set1_ps(internal::kRejectGrow), eps = _mm_set1_ps(internal::kRejectPad);
   const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
   const bool segment = lc.segment;
   // SpringConfig::arc_follow, as SolveChainFlat: the first segments' rest vectors and lengths,

@@ -59,6 +59,12 @@ inline glm::quat FlushTiny(const glm::quat& q) {
   return {FlushTiny(q.w), FlushTiny(q.x), FlushTiny(q.y), FlushTiny(q.z)};
 }
 
+/// The rejects' margin: a reach of (r + R) * kRejectGrow + kRejectPad, a thousandth more plus a
+/// micrometre, far above the rounding of either side. The same constants in the scalar rejects
+/// below and in the SIMD ones (arc_solver.cpp: NearBlock, NearBall4, the lanes' candidates).
+inline constexpr float kRejectGrow = 1.001f;
+inline constexpr float kRejectPad = 1e-6f;
+
 /// A reject without division or square root, before the exact contact test: true when a sphere
 /// (centre p, radius r) is clear of a collider's bounding sphere (`bound`: centre, radius; radius
 /// < 0 = never rejected). The margin makes it conservative against rounding, so it never rejects
@@ -66,7 +72,7 @@ inline glm::quat FlushTiny(const glm::quat& q) {
 inline bool ClearOfBound(const glm::vec4& bound, const glm::vec3& p, float r) {
   if (bound.w < 0.0f) return false;
   const glm::vec3 d = p - glm::vec3(bound);
-  const float reach = (r + bound.w) * 1.001f + 1e-6f;
+  const float reach = (r + bound.w) * kRejectGrow + kRejectPad;
   return glm::dot(d, d) > reach * reach;
 }
 
@@ -80,7 +86,7 @@ inline bool ClearOfCapsule(const glm::vec3& head, const glm::vec3& axis, float i
   const glm::vec3 ap = p - head;
   const float t = std::min(std::max(glm::dot(ap, axis) * inv_len2, 0.0f), 1.0f);
   const glm::vec3 d = ap - t * axis;
-  const float reach = (r + radius) * 1.001f + 1e-6f;
+  const float reach = (r + radius) * kRejectGrow + kRejectPad;
   return glm::dot(d, d) > reach * reach;
 }
 
