@@ -393,6 +393,8 @@ Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
     av.nodes[base].children.push_back(root);
     av.nodes[root].translation =
         glm::inverse(av.nodes[base].rotation) * (av.nodes[root].translation - at);
+    // Chain 3 a quarter larger than the others of its group (each lane its chain's scale).
+    av.nodes[av.vrm.springs[3].joints[0].node].scale = glm::vec3(1.25f);
   }
   if (limits) {
     auto deg = [](float d) { return glm::radians(d); };
@@ -413,7 +415,7 @@ Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
 
 TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
   // Without and with angle limits (limited chains share the lanes too), then with limits and the
-  // chains' colliders and attachments mixed.
+  // chains' colliders, attachments and scales mixed.
   std::vector<uint64_t> free_end;     // the last hash of each run without limits
   std::vector<uint64_t> limited_end;  // ... with limits, one collider list
   for (int pass = 0; pass < 3; ++pass) {

@@ -1123,6 +1123,15 @@ struct QLanes {
     _mm_store_ps(w, q.w), _mm_store_ps(x, q.x), _mm_store_ps(y, q.y), _mm_store_ps(z, q.z);
   }
 };
+// GatherQ's inverse for lanes 0 .. n-1: each lane's quaternion to dst[l] in one store.
+HS_LANE void ScatterQ(glm::quat* const* dst, const Q4& q, int n) {
+  const __m128 xy_lo = _mm_unpacklo_ps(q.x, q.y), xy_hi = _mm_unpackhi_ps(q.x, q.y);
+  const __m128 zw_lo = _mm_unpacklo_ps(q.z, q.w), zw_hi = _mm_unpackhi_ps(q.z, q.w);
+  _mm_storeu_ps(&dst[0]->x, _mm_movelh_ps(xy_lo, zw_lo));
+  if (n > 1) _mm_storeu_ps(&dst[1]->x, _mm_movehl_ps(zw_lo, xy_lo));
+  if (n > 2) _mm_storeu_ps(&dst[2]->x, _mm_movelh_ps(xy_hi, zw_hi));
+  if (n > 3) _mm_storeu_ps(&dst[3]->x, _mm_movehl_ps(zw_hi, xy_hi));
+}
 // internal::FromUnitVectorsUnnormalised for four pairs of unit vectors; the rare shortest arc
 // between opposite vectors is built per lane by the scalar code.
 HS_LANE Q4 FromUnitVectorsUnnormalised4(const V4& from, const V4& to) {
@@ -1880,8 +1889,10 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
     const int* chains;
     const int* links;  // per lane, its chain's links (the end joint's depth); not increasing
     int n;
-    int nd;        // lanes in use at the current depth
-    int next_end;  // the depth at which the shortest of them ends
+    int nd;             // lanes in use at the current depth
+    int next_end;       // the depth at which the shortest of them ends
+    __m128 scale;       // per lane its chain's scale (lane 0's past a lane's end)
+    const float* pack;  // the group's constants (PackLanes), nullptr without them
   };
   constexpr int kBatch = 4;
   for (int b0 = 0; b0 < count; b0 += kBatch) {
@@ -1904,6 +1915,9 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       }
       s.above = parent.Load();
       s.O = s.o.Load();
+      s.scale = _mm_setr_ps(flat_[g.chains[0]].scale, flat_[g.chains[1]].scale,
+                            flat_[g.chains[2]].scale, flat_[g.chains[3]].scale);
+      s.pack = lane_pack_at_.empty() ? nullptr : &lane_pack_[lane_pack_at_[groups[b0 + b]]];
       max_d = std::max(max_d, s.links[0]);
     }
     for (int d = 0; d < max_d; ++d)
@@ -1915,17 +1929,31 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
         if (d >= s.next_end) {  // a lane's chain has ended
           while (s.nd > 1 && s.links[s.nd - 1] <= d) s.begin[--s.nd] = s.begin[0];
           s.next_end = s.links[s.nd - 1];
+          alignas(16) float sc[4];
+          for (int l = 0; l < 4; ++l) sc[l] = flat_[s.chains[l < s.nd ? l : 0]].scale;
+          s.scale = _mm_load_ps(sc);
         }
         const int nd = s.nd;
         int j[4];
         const glm::quat* rest[4];
-        float scale[4], len[4];
         for (int l = 0; l < 4; ++l) {
           j[l] = s.begin[l] + d;
           rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
-          scale[l] = flat_[s.chains[l < nd ? l : 0]].scale * rel_scale_[j[l]];
-          len[l] = scale[l] * axis_len_[j[l]];  // FlatRotations: (scale * rel) * axis length
         }
+        // Each joint's world scale and link length, as FlatRotations: (scale * rel) * axis
+        // length; the joints' constants from the group's pack (the lanes' joints, in its order).
+        __m128 rel4, axis_len4;
+        if (s.pack) {
+          const float* P = s.pack + static_cast<ptrdiff_t>(d) * kLaneFields * 4;
+          rel4 = _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneRel);
+          axis_len4 = _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneAxisLen);
+        } else {
+          rel4 =
+              _mm_setr_ps(rel_scale_[j[0]], rel_scale_[j[1]], rel_scale_[j[2]], rel_scale_[j[3]]);
+          axis_len4 =
+              _mm_setr_ps(axis_len_[j[0]], axis_len_[j[1]], axis_len_[j[2]], axis_len_[j[3]]);
+        }
+        const __m128 s4 = _mm_mul_ps(s.scale, rel4);
         const V4 tail = Gather(tail_, j);
         // The last step built these rotations already where the lanes needed them (parent
         // mode, draping, angle limits: rotations_to in SolveChainLanes, the same operations on
@@ -1938,30 +1966,31 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
           for (int l = 0; l < 4; ++l) q[l] = &flat_rot_[j[l < nd ? l : 0]];
           rot = GatherQ(q);
         } else {
-          const __m128 len4 = _mm_setr_ps(len[0], len[1], len[2], len[3]);
-          rot = JointRotation(s.above * GatherQ(rest), Gather(axis_unit_, j), s.O, tail, len4);
+          rot = JointRotation(s.above * GatherQ(rest), Gather(axis_unit_, j), s.O, tail,
+                              _mm_mul_ps(s4, axis_len4));
         }
         // Local rotation: conjugate(parent) * rot, normalised, tiny components flushed.
         const __m128 sign = _mm_set1_ps(-0.0f);
         const Q4 local = Normalize(Q4{s.above.w, _mm_xor_ps(s.above.x, sign),
                                       _mm_xor_ps(s.above.y, sign), _mm_xor_ps(s.above.z, sign)} *
                                    rot);
-        QLanes lrot, lloc;
-        lrot.Store(rot);
-        lloc.Store(
-            {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)});
+        glm::quat *rot_to[4] = {}, *local_to[4] = {};
+        for (int l = 0; l < nd; ++l) {
+          rot_to[l] = &flat_rot_[j[l]];
+          local_to[l] = &pose[rig.joint_node()[j[l]]].rotation;
+        }
+        ScatterQ(rot_to, rot, nd);
+        ScatterQ(
+            local_to,
+            {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)},
+            nd);
         s.above = rot;
         if (!world) {
-          for (int l = 0; l < nd; ++l) {
-            flat_rot_[j[l]] = lrot[l];
-            pose[rig.joint_node()[j[l]]].rotation = lloc[l];
-          }
           s.O = tail;
           continue;
         }
         // World matrix: internal::Compose(o, rot, scale) = mat3_cast(rot) * scale, then o.
         const __m128 two = _mm_set1_ps(2.0f), one = _mm_set1_ps(1.0f);
-        const __m128 s4 = _mm_setr_ps(scale[0], scale[1], scale[2], scale[3]);
         auto m = [](__m128 a, __m128 c) { return _mm_mul_ps(a, c); };
         const __m128 qxx = m(rot.x, rot.x), qyy = m(rot.y, rot.y), qzz = m(rot.z, rot.z);
         const __m128 qxz = m(rot.x, rot.z), qxy = m(rot.x, rot.y), qyz = m(rot.y, rot.z);
@@ -1977,10 +2006,7 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
         _mm_store_ps(mat[7], m(m(two, _mm_sub_ps(qyz, qwx)), s4));
         _mm_store_ps(mat[8], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qyy))), s4));
         for (int l = 0; l < nd; ++l) {
-          const int node = rig.joint_node()[j[l]];
-          flat_rot_[j[l]] = lrot[l];
-          pose[node].rotation = lloc[l];
-          glm::mat4& w = world_[node];
+          glm::mat4& w = world_[rig.joint_node()[j[l]]];
           w[0] = glm::vec4(mat[0][l], mat[1][l], mat[2][l], 0.0f);
           w[1] = glm::vec4(mat[3][l], mat[4][l], mat[5][l], 0.0f);
           w[2] = glm::vec4(mat[6][l], mat[7][l], mat[8][l], 0.0f);
