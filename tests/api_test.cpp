@@ -227,7 +227,9 @@ TEST(Api, TailsAndVelocitiesPerJointAreTheSpansValues) {
         glm::angleAxis(0.03f * static_cast<float>(s), glm::vec3(0, 1, 0)) * pose[head].rotation;
     w->Step(pose);
   }
-  EXPECT_GT(w->lane_chains(), 0);
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  EXPECT_GT(w->lane_chains(), 0);  // the lanes stored these points (builds with SIMD)
+#endif
   const int nj = static_cast<int>(rig->joint_node().size());
   ASSERT_EQ(w->tails().size(), static_cast<size_t>(nj));
   ASSERT_EQ(w->velocities().size(), static_cast<size_t>(nj));
