@@ -1030,22 +1030,22 @@ HS_LANE __m128 Dot(const V4& a, const V4& b) {  // (x + y) + z, as glm::dot
   return _mm_add_ps(_mm_add_ps(_mm_mul_ps(a.x, b.x), _mm_mul_ps(a.y, b.y)), _mm_mul_ps(a.z, b.z));
 }
 HS_LANE V4 Gather(const std::vector<PaddedVec3>& v, const int* j) {
-  // Each joint's point in one load (x, y, z and the unused fourth float), then transposed.
-  const __m128 a = _mm_load_ps(&v[j[0]].x), b = _mm_load_ps(&v[j[1]].x);
-  const __m128 c = _mm_load_ps(&v[j[2]].x), d = _mm_load_ps(&v[j[3]].x);
-  const __m128 ab_lo = _mm_unpacklo_ps(a, b), cd_lo = _mm_unpacklo_ps(c, d);  // x x y y
-  const __m128 ab_hi = _mm_unpackhi_ps(a, b), cd_hi = _mm_unpackhi_ps(c, d);  // z z - -
-  return {_mm_movelh_ps(ab_lo, cd_lo), _mm_movehl_ps(cd_lo, ab_lo), _mm_movelh_ps(ab_hi, cd_hi)};
+  // Each joint's point in one load (x, y, z and the unused fourth float), then transposed (the
+  // fourth row, unused, is left to the compiler to drop).
+  __m128 a = _mm_load_ps(&v[j[0]].x), b = _mm_load_ps(&v[j[1]].x);
+  __m128 c = _mm_load_ps(&v[j[2]].x), d = _mm_load_ps(&v[j[3]].x);
+  _MM_TRANSPOSE4_PS(a, b, c, d);
+  return {a, b, c};
 }
 // Gather's inverse for the lanes in `lanes` (bit l: lane l): each lane's x, y and z to v[j[l]]
 // in one store (its fourth float, unused, takes z again).
 HS_LANE void Scatter(std::vector<PaddedVec3>& v, const int* j, const V4& a, int lanes) {
-  const __m128 xy_lo = _mm_unpacklo_ps(a.x, a.y), xy_hi = _mm_unpackhi_ps(a.x, a.y);
-  const __m128 zz_lo = _mm_unpacklo_ps(a.z, a.z), zz_hi = _mm_unpackhi_ps(a.z, a.z);
-  if (lanes & 1) _mm_store_ps(&v[j[0]].x, _mm_movelh_ps(xy_lo, zz_lo));
-  if (lanes & 2) _mm_store_ps(&v[j[1]].x, _mm_movehl_ps(zz_lo, xy_lo));
-  if (lanes & 4) _mm_store_ps(&v[j[2]].x, _mm_movelh_ps(xy_hi, zz_hi));
-  if (lanes & 8) _mm_store_ps(&v[j[3]].x, _mm_movehl_ps(zz_hi, xy_hi));
+  __m128 l0 = a.x, l1 = a.y, l2 = a.z, l3 = a.z;
+  _MM_TRANSPOSE4_PS(l0, l1, l2, l3);
+  if (lanes & 1) _mm_store_ps(&v[j[0]].x, l0);
+  if (lanes & 2) _mm_store_ps(&v[j[1]].x, l1);
+  if (lanes & 4) _mm_store_ps(&v[j[2]].x, l2);
+  if (lanes & 8) _mm_store_ps(&v[j[3]].x, l3);
 }
 // Four vectors in memory, lane by lane.
 struct Lanes {
@@ -1072,12 +1072,10 @@ struct Q4 {
 static_assert(sizeof(glm::quat) == 16 && offsetof(glm::quat, x) == 0 &&
               offsetof(glm::quat, w) == 12);
 HS_LANE Q4 GatherQ(const glm::quat* const q[4]) {
-  const __m128 a = _mm_loadu_ps(&q[0]->x), b = _mm_loadu_ps(&q[1]->x);
-  const __m128 c = _mm_loadu_ps(&q[2]->x), d = _mm_loadu_ps(&q[3]->x);
-  const __m128 ab_lo = _mm_unpacklo_ps(a, b), cd_lo = _mm_unpacklo_ps(c, d);  // x x y y
-  const __m128 ab_hi = _mm_unpackhi_ps(a, b), cd_hi = _mm_unpackhi_ps(c, d);  // z z w w
-  return {_mm_movehl_ps(cd_hi, ab_hi), _mm_movelh_ps(ab_lo, cd_lo), _mm_movehl_ps(cd_lo, ab_lo),
-          _mm_movelh_ps(ab_hi, cd_hi)};
+  __m128 x = _mm_loadu_ps(&q[0]->x), y = _mm_loadu_ps(&q[1]->x);
+  __m128 z = _mm_loadu_ps(&q[2]->x), w = _mm_loadu_ps(&q[3]->x);
+  _MM_TRANSPOSE4_PS(x, y, z, w);
+  return {w, x, y, z};
 }
 HS_LANE Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
   auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
@@ -1125,12 +1123,12 @@ struct QLanes {
 };
 // GatherQ's inverse for lanes 0 .. n-1: each lane's quaternion to dst[l] in one store.
 HS_LANE void ScatterQ(glm::quat* const* dst, const Q4& q, int n) {
-  const __m128 xy_lo = _mm_unpacklo_ps(q.x, q.y), xy_hi = _mm_unpackhi_ps(q.x, q.y);
-  const __m128 zw_lo = _mm_unpacklo_ps(q.z, q.w), zw_hi = _mm_unpackhi_ps(q.z, q.w);
-  _mm_storeu_ps(&dst[0]->x, _mm_movelh_ps(xy_lo, zw_lo));
-  if (n > 1) _mm_storeu_ps(&dst[1]->x, _mm_movehl_ps(zw_lo, xy_lo));
-  if (n > 2) _mm_storeu_ps(&dst[2]->x, _mm_movelh_ps(xy_hi, zw_hi));
-  if (n > 3) _mm_storeu_ps(&dst[3]->x, _mm_movehl_ps(zw_hi, xy_hi));
+  __m128 l0 = q.x, l1 = q.y, l2 = q.z, l3 = q.w;
+  _MM_TRANSPOSE4_PS(l0, l1, l2, l3);
+  _mm_storeu_ps(&dst[0]->x, l0);
+  if (n > 1) _mm_storeu_ps(&dst[1]->x, l1);
+  if (n > 2) _mm_storeu_ps(&dst[2]->x, l2);
+  if (n > 3) _mm_storeu_ps(&dst[3]->x, l3);
 }
 // internal::FromUnitVectorsUnnormalised for four pairs of unit vectors; the rare shortest arc
 // between opposite vectors is built per lane by the scalar code.
@@ -1892,7 +1890,11 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
     int nd;             // lanes in use at the current depth
     int next_end;       // the depth at which the shortest of them ends
     __m128 scale;       // per lane its chain's scale (lane 0's past a lane's end)
-    const float* pack;  // the group's constants (PackLanes), nullptr without them
+    const float* pack;  // the group's constants (PackLanes)
+  };
+  auto lane_scales = [&](const State& s) {
+    auto scale = [&](int l) { return flat_[s.chains[l < s.nd ? l : 0]].scale; };
+    return _mm_setr_ps(scale(0), scale(1), scale(2), scale(3));
   };
   constexpr int kBatch = 4;
   for (int b0 = 0; b0 < count; b0 += kBatch) {
@@ -1915,9 +1917,8 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
       }
       s.above = parent.Load();
       s.O = s.o.Load();
-      s.scale = _mm_setr_ps(flat_[g.chains[0]].scale, flat_[g.chains[1]].scale,
-                            flat_[g.chains[2]].scale, flat_[g.chains[3]].scale);
-      s.pack = lane_pack_at_.empty() ? nullptr : &lane_pack_[lane_pack_at_[groups[b0 + b]]];
+      s.scale = lane_scales(s);
+      s.pack = &lane_pack_[lane_pack_at_[groups[b0 + b]]];  // Create packs every group
       max_d = std::max(max_d, s.links[0]);
     }
     for (int d = 0; d < max_d; ++d)
@@ -1929,9 +1930,7 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
         if (d >= s.next_end) {  // a lane's chain has ended
           while (s.nd > 1 && s.links[s.nd - 1] <= d) s.begin[--s.nd] = s.begin[0];
           s.next_end = s.links[s.nd - 1];
-          alignas(16) float sc[4];
-          for (int l = 0; l < 4; ++l) sc[l] = flat_[s.chains[l < s.nd ? l : 0]].scale;
-          s.scale = _mm_load_ps(sc);
+          s.scale = lane_scales(s);
         }
         const int nd = s.nd;
         int j[4];
@@ -1942,18 +1941,10 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transf
         }
         // Each joint's world scale and link length, as FlatRotations: (scale * rel) * axis
         // length; the joints' constants from the group's pack (the lanes' joints, in its order).
-        __m128 rel4, axis_len4;
-        if (s.pack) {
-          const float* P = s.pack + static_cast<ptrdiff_t>(d) * kLaneFields * 4;
-          rel4 = _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneRel);
-          axis_len4 = _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneAxisLen);
-        } else {
-          rel4 =
-              _mm_setr_ps(rel_scale_[j[0]], rel_scale_[j[1]], rel_scale_[j[2]], rel_scale_[j[3]]);
-          axis_len4 =
-              _mm_setr_ps(axis_len_[j[0]], axis_len_[j[1]], axis_len_[j[2]], axis_len_[j[3]]);
-        }
-        const __m128 s4 = _mm_mul_ps(s.scale, rel4);
+        const float* P = s.pack + static_cast<ptrdiff_t>(d) * kLaneFields * 4;
+        const __m128 s4 =
+            _mm_mul_ps(s.scale, _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneRel));
+        const __m128 axis_len4 = _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneAxisLen);
         const V4 tail = Gather(tail_, j);
         // The last step built these rotations already where the lanes needed them (parent
         // mode, draping, angle limits: rotations_to in SolveChainLanes, the same operations on
