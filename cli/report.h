@@ -97,6 +97,9 @@ std::string DefaultSuiteFile();
 /// `source`, retargeted onto `target` and looped. Returns "" or an error message.
 std::string SetClipMotion(const Avatar& source, const Avatar& target, const std::string& clip_name,
                           MeasureOptions* opt);
+/// Why the humanoid clips of the clip library `source` cannot drive `target` (a creature, a body
+/// without legs or arms: the retargeter's message), or "" when they can.
+std::string SuiteCannotDrive(const Avatar& source, const Avatar& target);
 /// Runs the suite and/or the sweep with `base` (solvers, tuning); progress on stderr if `tty`.
 /// Returns "" or an error message.
 /// `head_turn`: a head-turn measurement of the same avatar and options already made (its runs

@@ -259,6 +259,11 @@ std::string SetClipMotion(const Avatar& source, const Avatar& target, const std:
   return UseClip(rt.value(), source, target, clip_name, opt);
 }
 
+std::string SuiteCannotDrive(const Avatar& source, const Avatar& target) {
+  auto rt = MakeRetargeter(source, target);
+  return rt.ok() ? std::string() : rt.status().message();
+}
+
 std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
                              const MeasureFlags& flags, bool tty, SuiteResults* out,
                              const MeasureReport* head_turn) {
@@ -296,7 +301,11 @@ std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
       return "--suite: the clip library " + file +
              " could not be loaded (give another with --suite-clips): " + src.status().message();
     auto rt = MakeRetargeter(src->avatar, avatar);
-    if (!rt.ok()) return "--suite: " + rt.status().message();
+    if (!rt.ok())  // a creature, or a body without legs or arms (tune --auto: SuiteCannotDrive)
+      return "--suite: the suite's clips (humanoid motions from " + file +
+             ") cannot be retargeted onto this avatar: " + rt.status().message() +
+             ". Measure the head-turn alone (without --suite: it needs only the chains' "
+             "attachment)";
     // The standard clips by name. A library of other clips (--suite-clips) runs those of them it
     // has, and one with none of them runs each of its own clips (at most kMaxOwnClips), so that
     // a studio's own motions can be the suite; the default library must have all of them.

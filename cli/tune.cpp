@@ -285,6 +285,7 @@ void AddTune(CLI::App& app, int& exit_code) {
                      {"arc_setting", mode == SolverMode::kArc ? ao.arc_setting : ""},
                      {"max_stretch_pct", *o->max_stretch},
                      {"motions", r->motions},
+                     {"note", r->note},
                      {"rounds", r->rounds},
                      {"seconds", Decimal(static_cast<float>(r->seconds))},
                      {"all_met", std::all_of(r->choices.begin(), r->choices.end(),
@@ -295,6 +296,7 @@ void AddTune(CLI::App& app, int& exit_code) {
             "auto-tune (%s solver, budget %.3g %% p99 excess per chain; %d rounds over %zu "
             "motions, %.1f s)\n",
             o->solver.c_str(), *o->max_stretch, r->rounds, r->motions.size(), r->seconds);
+        if (!r->note.empty()) std::printf("note: %s\n", r->note.c_str());
         std::printf("%-24s %8s %6s %17s %17s %13s  %s\n", "spring", "stiff x", "cone",
                     "excess % before", "after", "swing mm", "flip deg");
         for (const AutoChoice& c : r->choices)

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "hairswing/io.h"
 #include "hairswing/measure.h"
 #include "hairswing/rig.h"
 #include "hairswing/tune.h"
@@ -73,6 +74,18 @@ class Rounds {
     const std::string file = o_.suite_file.empty() ? DefaultSuiteFile() : o_.suite_file;
     std::error_code ec;
     suite_ = !o_.suite_file.empty() || std::filesystem::exists(file, ec);
+    if (suite_ && o_.suite_file.empty()) {
+      // The default library's clips are humanoid motions: on a creature wearing a hairstyle (a
+      // head bone, no humanoid legs or arms) the head-turn is the measure. A library the user
+      // named must drive the avatar (its error stops the tune).
+      auto src = LoadAvatar(file);
+      if (src.ok())
+        if (std::string why = SuiteCannotDrive(src->avatar, avatar_); !why.empty()) {
+          suite_ = false;
+          no_suite_ = "the motion suite's humanoid clips cannot drive this avatar (" + why +
+                      "): head-turn only";
+        }
+    }
     flags_.suite_file = file;
     flags_.suite_seconds = o_.suite_seconds;
     flags_.suite = suite_;
@@ -89,6 +102,8 @@ class Rounds {
   }
 
   bool has_suite() const { return suite_; }
+  /// Why the tune ran without the motion suite (when has_suite() is false).
+  const std::string& no_suite() const { return no_suite_; }
   int count() const { return count_; }
   const std::vector<std::string>& motions() const { return motions_; }
 
@@ -151,6 +166,7 @@ class Rounds {
   MeasureOptions base_;
   MeasureFlags flags_;
   bool suite_ = false;
+  std::string no_suite_ = "the motion suite's clip library is absent: head-turn only";
   int count_ = 0;
   std::vector<std::string> motions_;
   std::vector<std::vector<Trial>> tried_ = std::vector<std::vector<Trial>>(springs_.size());
@@ -333,8 +349,7 @@ Result<AutoTuneResult> AutoTune(Avatar& avatar, const std::vector<int>& springs,
   out.motions = rounds.motions();
   out.rounds = rounds.count();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!rounds.has_suite())
-    out.motions.push_back("(the motion suite's clip library is absent: head-turn only)");
+  if (!rounds.has_suite()) out.note = rounds.no_suite();
   return out;
 }
 

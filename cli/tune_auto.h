@@ -57,6 +57,7 @@ struct AutoChoice {
 struct AutoTuneResult {
   std::vector<AutoChoice> choices;
   std::vector<std::string> motions;  ///< the motions measured
+  std::string note;                  ///< why the motion suite was left out, or ""
   int rounds = 0;                    ///< measurement rounds run (each: every motion once)
   double seconds = 0;
 };
