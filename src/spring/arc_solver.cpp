@@ -1337,7 +1337,6 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   const int g = lane_group_of_[chains[0]];
   const LaneGroup& group = lane_groups_[g];
   const bool whole = n == group.n && std::equal(chains, chains + n, group.chains);
-  const bool packed = whole && !lane_pack_at_.empty();
   // Per lane in use, its chain's links: not increasing (the group's order, longest first).
   int lane_links[4];
   if (whole) {
@@ -1364,7 +1363,8 @@ void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport&
   const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc.inv_h);
   alignas(16) float local_pack[kLaneFields * 4];
   auto depth_pack = [&](int d, const int* j) -> const float* {
-    if (packed) return &lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4];
+    if (whole)  // Create packs every group
+      return &lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4];
     for (int l = 0; l < 4; ++l) PackLane(local_pack, l, j[l]);
     return local_pack;
   };
