@@ -1029,23 +1029,33 @@ HS_LANE V4 operator*(__m128 s, const V4& a) {
 HS_LANE __m128 Dot(const V4& a, const V4& b) {  // (x + y) + z, as glm::dot
   return _mm_add_ps(_mm_add_ps(_mm_mul_ps(a.x, b.x), _mm_mul_ps(a.y, b.y)), _mm_mul_ps(a.z, b.z));
 }
-HS_LANE V4 Gather(const std::vector<PaddedVec3>& v, const int* j) {
-  // Each joint's point in one load (x, y, z and the unused fourth float), then transposed (the
-  // fourth row, unused, is left to the compiler to drop).
-  __m128 a = _mm_load_ps(&v[j[0]].x), b = _mm_load_ps(&v[j[1]].x);
-  __m128 c = _mm_load_ps(&v[j[2]].x), d = _mm_load_ps(&v[j[3]].x);
-  _MM_TRANSPOSE4_PS(a, b, c, d);
-  return {a, b, c};
+// Four records of four floats (p[l]: lane l's) as four vectors, the records' first floats in r[0]
+// and so on: one load per record, then the transpose.
+HS_LANE void Load4(const float* const p[4], __m128 r[4]) {
+  r[0] = _mm_loadu_ps(p[0]), r[1] = _mm_loadu_ps(p[1]);
+  r[2] = _mm_loadu_ps(p[2]), r[3] = _mm_loadu_ps(p[3]);
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
 }
-// Gather's inverse for the lanes in `lanes` (bit l: lane l): each lane's x, y and z to v[j[l]]
-// in one store (its fourth float, unused, takes z again).
+// Load4's inverse for the lanes in `lanes` (bit l: lane l): lane l's a, b, c, d to p[l] in one
+// store.
+HS_LANE void Store4(float* const p[4], __m128 a, __m128 b, __m128 c, __m128 d, int lanes) {
+  _MM_TRANSPOSE4_PS(a, b, c, d);
+  if (lanes & 1) _mm_storeu_ps(p[0], a);
+  if (lanes & 2) _mm_storeu_ps(p[1], b);
+  if (lanes & 4) _mm_storeu_ps(p[2], c);
+  if (lanes & 8) _mm_storeu_ps(p[3], d);
+}
+// Each joint's point (x, y, z and the unused fourth float, PaddedVec3) in one load per lane.
+HS_LANE V4 Gather(const std::vector<PaddedVec3>& v, const int* j) {
+  const float* p[4] = {&v[j[0]].x, &v[j[1]].x, &v[j[2]].x, &v[j[3]].x};
+  __m128 r[4];
+  Load4(p, r);
+  return {r[0], r[1], r[2]};
+}
+// Gather's inverse for the lanes in `lanes`: the unused fourth float takes z again.
 HS_LANE void Scatter(std::vector<PaddedVec3>& v, const int* j, const V4& a, int lanes) {
-  __m128 l0 = a.x, l1 = a.y, l2 = a.z, l3 = a.z;
-  _MM_TRANSPOSE4_PS(l0, l1, l2, l3);
-  if (lanes & 1) _mm_store_ps(&v[j[0]].x, l0);
-  if (lanes & 2) _mm_store_ps(&v[j[1]].x, l1);
-  if (lanes & 4) _mm_store_ps(&v[j[2]].x, l2);
-  if (lanes & 8) _mm_store_ps(&v[j[3]].x, l3);
+  float* p[4] = {&v[j[0]].x, &v[j[1]].x, &v[j[2]].x, &v[j[3]].x};
+  Store4(p, a.x, a.y, a.z, a.z, lanes);
 }
 // Four vectors in memory, lane by lane.
 struct Lanes {
@@ -1072,10 +1082,10 @@ struct Q4 {
 static_assert(sizeof(glm::quat) == 16 && offsetof(glm::quat, x) == 0 &&
               offsetof(glm::quat, w) == 12);
 HS_LANE Q4 GatherQ(const glm::quat* const q[4]) {
-  __m128 x = _mm_loadu_ps(&q[0]->x), y = _mm_loadu_ps(&q[1]->x);
-  __m128 z = _mm_loadu_ps(&q[2]->x), w = _mm_loadu_ps(&q[3]->x);
-  _MM_TRANSPOSE4_PS(x, y, z, w);
-  return {w, x, y, z};
+  const float* p[4] = {&q[0]->x, &q[1]->x, &q[2]->x, &q[3]->x};
+  __m128 r[4];
+  Load4(p, r);
+  return {r[3], r[0], r[1], r[2]};
 }
 HS_LANE Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
   auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
@@ -1123,12 +1133,9 @@ struct QLanes {
 };
 // GatherQ's inverse for lanes 0 .. n-1: each lane's quaternion to dst[l] in one store.
 HS_LANE void ScatterQ(glm::quat* const* dst, const Q4& q, int n) {
-  __m128 l0 = q.x, l1 = q.y, l2 = q.z, l3 = q.w;
-  _MM_TRANSPOSE4_PS(l0, l1, l2, l3);
-  _mm_storeu_ps(&dst[0]->x, l0);
-  if (n > 1) _mm_storeu_ps(&dst[1]->x, l1);
-  if (n > 2) _mm_storeu_ps(&dst[2]->x, l2);
-  if (n > 3) _mm_storeu_ps(&dst[3]->x, l3);
+  float* p[4] = {&dst[0]->x, n > 1 ? &dst[1]->x : nullptr, n > 2 ? &dst[2]->x : nullptr,
+                 n > 3 ? &dst[3]->x : nullptr};
+  Store4(p, q.x, q.y, q.z, q.w, (1 << n) - 1);
 }
 // internal::FromUnitVectorsUnnormalised for four pairs of unit vectors; the rare shortest arc
 // between opposite vectors is built per lane by the scalar code.
