@@ -52,11 +52,14 @@ struct SolverFlags {
 };
 
 struct MeasureFlags : SolverFlags {
-  bool match_swing = false;    ///< also the swing-matched comparison
-  bool plain = false;          ///< plain VRM mapping for arc and parent
-  bool force = false;          ///< --force: replace existing --json/--report files
-  bool suite = false;          ///< also the motion suite (SuiteClips())
-  std::string suite_file;      ///< the clip library of the suite (default: UAL in shared data)
+  bool match_swing = false;  ///< also the swing-matched comparison
+  bool plain = false;        ///< plain VRM mapping for arc and parent
+  bool force = false;        ///< --force: replace existing --json/--report files
+  bool suite = false;        ///< also the motion suite (SuiteClips())
+  std::string suite_file;    ///< the clip library of the suite (default: UAL in shared data)
+  /// An avatar the library's clips cannot drive (a creature: no humanoid legs or arms) runs the
+  /// suite's head-turn alone, said in SuiteResults::notes, instead of failing (tune --auto).
+  bool suite_head_turn_if_undrivable = false;
   double suite_seconds = 6.0;  ///< length of each suite clip's run
   std::vector<float> sweep;    ///< stiffness scales of the sweep (empty = none)
   std::string intro_html;      ///< put at the top of the HTML report (hairswing demo)
@@ -82,7 +85,8 @@ struct SuiteResults {
   std::vector<SuiteRow> suite;  ///< head-turn first, then the clips; every solver
   std::vector<SweepPoint> sweep;
   /// What the suite ran instead of the standard clips (a --suite-clips library without some or
-  /// all of them), for the table's heading and the JSON.
+  /// all of them; the head-turn alone on an avatar they cannot drive), for the table's heading
+  /// and the JSON.
   std::vector<std::string> notes;
 };
 /// The clips of the suite, by name in the UAL library.
@@ -97,16 +101,15 @@ std::string DefaultSuiteFile();
 /// `source`, retargeted onto `target` and looped. Returns "" or an error message.
 std::string SetClipMotion(const Avatar& source, const Avatar& target, const std::string& clip_name,
                           MeasureOptions* opt);
-/// Why the humanoid clips of the clip library `source` cannot drive `target` (a creature, a body
-/// without legs or arms: the retargeter's message), or "" when they can.
-std::string SuiteCannotDrive(const Avatar& source, const Avatar& target);
 /// Runs the suite and/or the sweep with `base` (solvers, tuning); progress on stderr if `tty`.
 /// Returns "" or an error message.
 /// `head_turn`: a head-turn measurement of the same avatar and options already made (its runs
 /// become the suite's head-turn rows), or null.
+/// `library`: the suite's clip library already loaded (flags.suite_file), or null to load it.
 std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
                              const MeasureFlags& flags, bool tty, SuiteResults* out,
-                             const MeasureReport* head_turn = nullptr);
+                             const MeasureReport* head_turn = nullptr,
+                             const Avatar* library = nullptr);
 void PrintSuite(const SuiteResults& r);
 /// JSON of the suite and sweep (keys "suite", "suite_summary", "sweep").
 nlohmann::ordered_json SuiteJson(const SuiteResults& r);

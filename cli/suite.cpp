@@ -259,14 +259,80 @@ std::string SetClipMotion(const Avatar& source, const Avatar& target, const std:
   return UseClip(rt.value(), source, target, clip_name, opt);
 }
 
-std::string SuiteCannotDrive(const Avatar& source, const Avatar& target) {
-  auto rt = MakeRetargeter(source, target);
-  return rt.ok() ? std::string() : rt.status().message();
+namespace {
+// The suite's clips of the loaded clip library `src` (file `file`), retargeted onto `avatar` by
+// `rt`, as runs with `common`'s options; what ran instead of the standard clips goes to `notes`.
+// Returns "" or an error message.
+std::string AddSuiteClips(const Avatar& src, const std::shared_ptr<Retargeter>& rt,
+                          const Avatar& avatar, const std::string& file, const MeasureFlags& flags,
+                          const MeasureOptions& common,
+                          std::vector<std::pair<std::string, MeasureOptions>>* runs,
+                          std::vector<std::string>* notes) {
+  // The standard clips by name. A library of other clips (--suite-clips) runs those of them it
+  // has, and one with none of them runs each of its own clips (at most kMaxOwnClips), so that
+  // a studio's own motions can be the suite; the default library must have all of them.
+  struct Pick {
+    std::string label;
+    int index;
+    bool loop;
+  };
+  std::vector<Pick> picks;
+  std::vector<std::string> missing;
+  auto index_of = [&](const std::string& name) {
+    for (size_t a = 0; a < src.animations.size(); ++a)
+      if (src.animations[a].name == name) return static_cast<int>(a);
+    return -1;
+  };
+  for (const std::string& name : SuiteClips()) {
+    const int a = index_of(name);
+    if (a < 0 && flags.suite_file.empty())
+      return "--suite: the clip library " + file + " has no clip named \"" + name +
+             "\" (give another library with --suite-clips)";
+    // A one-shot clip (a jump, a roll) plays once and holds its last pose: looped, its end
+    // would jump back to its start, a jerk no animation has.
+    if (a >= 0)
+      picks.push_back({name, a, name.size() > 5 && name.compare(name.size() - 5, 5, "_Loop") == 0});
+    else
+      missing.push_back(name);
+  }
+  constexpr size_t kMaxOwnClips = 16;
+  if (picks.empty()) {
+    const size_t n = std::min(src.animations.size(), kMaxOwnClips);
+    if (n == 0) return "--suite: the clip library " + file + " has no animations";
+    for (size_t a = 0; a < n; ++a) {
+      const std::string& name = src.animations[a].name;
+      // Looped when its name says so; otherwise played once, holding its last pose.
+      const bool loop = ToLower(name).find("loop") != std::string::npos;
+      picks.push_back({name.empty() ? "clip " + std::to_string(a) : name.substr(0, 40),
+                       static_cast<int>(a), loop});
+    }
+    notes->push_back(Short(file) + " has none of the standard suite clips: its own " +
+                     std::to_string(n) + " clip(s) ran" +
+                     (src.animations.size() > n ? " (the first " + std::to_string(n) + " of " +
+                                                      std::to_string(src.animations.size()) + ")"
+                                                : std::string()));
+  } else if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+    notes->push_back(Short(file) + " lacks " + list + ": the suite ran without them");
+  }
+  for (const Pick& pick : picks) {
+    MeasureOptions o = common;
+    o.duration = flags.suite_seconds;
+    if (const std::string err = UseClip(
+            rt, src, avatar, pick.label, &o,
+            pick.loop ? ClipSampler::Playback::kLoop : ClipSampler::Playback::kOnce, pick.index);
+        !err.empty())
+      return "--suite: " + err;
+    runs->emplace_back(pick.label, o);
+  }
+  return "";
 }
+}  // namespace
 
 std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
                              const MeasureFlags& flags, bool tty, SuiteResults* out,
-                             const MeasureReport* head_turn) {
+                             const MeasureReport* head_turn, const Avatar* library) {
   MeasureOptions common = base;
   common.fps = {60};
   common.match_swing = false;
@@ -296,75 +362,28 @@ std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
   }
   if (flags.suite) {
     const std::string file = flags.suite_file.empty() ? DefaultSuiteFile() : flags.suite_file;
-    auto src = LoadAvatar(file);
-    if (!src.ok())
-      return "--suite: the clip library " + file +
-             " could not be loaded (give another with --suite-clips): " + src.status().message();
-    auto rt = MakeRetargeter(src->avatar, avatar);
-    if (!rt.ok())  // a creature, or a body without legs or arms (tune --auto: SuiteCannotDrive)
+    Result<LoadedAvatar> src = Status(StatusCode::kInvalidInput, "");
+    if (!library) {
+      src = LoadAvatar(file);
+      if (!src.ok())
+        return "--suite: the clip library " + file +
+               " could not be loaded (give another with --suite-clips): " + src.status().message();
+      library = &src->avatar;
+    }
+    auto rt = MakeRetargeter(*library, avatar);
+    if (rt.ok()) {
+      if (std::string err =
+              AddSuiteClips(*library, rt.value(), avatar, file, flags, common, &runs, &out->notes);
+          !err.empty())
+        return err;
+    } else if (flags.suite_head_turn_if_undrivable) {
+      out->notes.push_back("the motion suite's humanoid clips cannot drive this avatar (" +
+                           rt.status().message() + "): head-turn only");
+    } else {  // a creature, or a body without legs or arms: the clips are humanoid motions
       return "--suite: the suite's clips (humanoid motions from " + file +
              ") cannot be retargeted onto this avatar: " + rt.status().message() +
              ". Measure the head-turn alone (without --suite: it needs only the chains' "
              "attachment)";
-    // The standard clips by name. A library of other clips (--suite-clips) runs those of them it
-    // has, and one with none of them runs each of its own clips (at most kMaxOwnClips), so that
-    // a studio's own motions can be the suite; the default library must have all of them.
-    struct Pick {
-      std::string label;
-      int index;
-      bool loop;
-    };
-    std::vector<Pick> picks;
-    std::vector<std::string> missing;
-    auto index_of = [&](const std::string& name) {
-      for (size_t a = 0; a < src->avatar.animations.size(); ++a)
-        if (src->avatar.animations[a].name == name) return static_cast<int>(a);
-      return -1;
-    };
-    for (const std::string& name : SuiteClips()) {
-      const int a = index_of(name);
-      if (a < 0 && flags.suite_file.empty())
-        return "--suite: the clip library " + file + " has no clip named \"" + name +
-               "\" (give another library with --suite-clips)";
-      // A one-shot clip (a jump, a roll) plays once and holds its last pose: looped, its end
-      // would jump back to its start, a jerk no animation has.
-      if (a >= 0)
-        picks.push_back(
-            {name, a, name.size() > 5 && name.compare(name.size() - 5, 5, "_Loop") == 0});
-      else
-        missing.push_back(name);
-    }
-    constexpr size_t kMaxOwnClips = 16;
-    if (picks.empty()) {
-      const size_t n = std::min(src->avatar.animations.size(), kMaxOwnClips);
-      if (n == 0) return "--suite: the clip library " + file + " has no animations";
-      for (size_t a = 0; a < n; ++a) {
-        const std::string& name = src->avatar.animations[a].name;
-        // Looped when its name says so; otherwise played once, holding its last pose.
-        const bool loop = ToLower(name).find("loop") != std::string::npos;
-        picks.push_back({name.empty() ? "clip " + std::to_string(a) : name.substr(0, 40),
-                         static_cast<int>(a), loop});
-      }
-      out->notes.push_back(Short(file) + " has none of the standard suite clips: its own " +
-                           std::to_string(n) + " clip(s) ran" +
-                           (src->avatar.animations.size() > n
-                                ? " (the first " + std::to_string(n) + " of " +
-                                      std::to_string(src->avatar.animations.size()) + ")"
-                                : std::string()));
-    } else if (!missing.empty()) {
-      std::string list;
-      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-      out->notes.push_back(Short(file) + " lacks " + list + ": the suite ran without them");
-    }
-    for (const Pick& pick : picks) {
-      MeasureOptions o = common;
-      o.duration = flags.suite_seconds;
-      if (const std::string err = UseClip(
-              rt.value(), src->avatar, avatar, pick.label, &o,
-              pick.loop ? ClipSampler::Playback::kLoop : ClipSampler::Playback::kOnce, pick.index);
-          !err.empty())
-        return "--suite: " + err;
-      runs.emplace_back(pick.label, o);
     }
   }
   size_t suite_runs = runs.size();

@@ -74,19 +74,20 @@ class Rounds {
     const std::string file = o_.suite_file.empty() ? DefaultSuiteFile() : o_.suite_file;
     std::error_code ec;
     suite_ = !o_.suite_file.empty() || std::filesystem::exists(file, ec);
-    if (suite_ && o_.suite_file.empty()) {
-      // The default library's clips are humanoid motions: on a creature wearing a hairstyle (a
-      // head bone, no humanoid legs or arms) the head-turn is the measure. A library the user
-      // named must drive the avatar (its error stops the tune).
-      auto src = LoadAvatar(file);
-      if (src.ok())
-        if (std::string why = SuiteCannotDrive(src->avatar, avatar_); !why.empty()) {
-          suite_ = false;
-          no_suite_ = "the motion suite's humanoid clips cannot drive this avatar (" + why +
-                      "): head-turn only";
-        }
-    }
     flags_.suite_file = file;
+    // The default library's clips are humanoid motions: on a creature wearing a hairstyle (a
+    // head bone, no humanoid legs or arms) the head-turn is the measure, said in the notes. A
+    // library the user named must drive the avatar (its error stops the tune).
+    flags_.suite_head_turn_if_undrivable = o_.suite_file.empty();
+    if (suite_) {  // once, not in every round
+      auto lib = LoadAvatar(file);
+      if (!lib.ok())
+        return Status(StatusCode::kInvalidInput,
+                      "--suite: the clip library " + file +
+                          " could not be loaded (give another with --suite-clips): " +
+                          lib.status().message());
+      library_ = std::move(lib->avatar);
+    }
     flags_.suite_seconds = o_.suite_seconds;
     flags_.suite = suite_;
     if (!suite_) flags_.sweep = {1.0f};  // the head-turn alone, as the sweep's one point
@@ -102,8 +103,8 @@ class Rounds {
   }
 
   bool has_suite() const { return suite_; }
-  /// Why the tune ran without the motion suite (when has_suite() is false).
-  const std::string& no_suite() const { return no_suite_; }
+  /// What the last round's suite ran instead of the standard clips (SuiteResults::notes).
+  const std::vector<std::string>& notes() const { return notes_; }
   int count() const { return count_; }
   const std::vector<std::string>& motions() const { return motions_; }
 
@@ -120,10 +121,13 @@ class Rounds {
     if (o_.progress) std::fprintf(stderr, "  auto-tune round %d: %s\n", count_, what);
     const Avatar av = WithProbes(avatar_, springs_, probes);
     SuiteResults res;
-    if (const std::string err = RunSuiteAndSweep(av, base_, flags_, false, &res); !err.empty())
+    if (const std::string err =
+            RunSuiteAndSweep(av, base_, flags_, false, &res, nullptr, suite_ ? &library_ : nullptr);
+        !err.empty())
       return Status(StatusCode::kInvalidInput, err);
     std::vector<SuiteRow> rows = res.suite;
     for (const SweepPoint& p : res.sweep) rows.push_back({"head-turn", p.result});
+    notes_ = res.notes;
     motions_.clear();
     for (const SuiteRow& r : rows) motions_.push_back(r.motion);
     std::vector<Figures> out(springs_.size());
@@ -166,9 +170,10 @@ class Rounds {
   MeasureOptions base_;
   MeasureFlags flags_;
   bool suite_ = false;
-  std::string no_suite_ = "the motion suite's clip library is absent: head-turn only";
+  Avatar library_;  // the suite's clip library, loaded once (when suite_)
   int count_ = 0;
   std::vector<std::string> motions_;
+  std::vector<std::string> notes_;
   std::vector<std::vector<Trial>> tried_ = std::vector<std::vector<Trial>>(springs_.size());
 };
 
@@ -349,7 +354,8 @@ Result<AutoTuneResult> AutoTune(Avatar& avatar, const std::vector<int>& springs,
   out.motions = rounds.motions();
   out.rounds = rounds.count();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!rounds.has_suite()) out.note = rounds.no_suite();
+  if (!rounds.has_suite()) out.note = "the motion suite's clip library is absent: head-turn only";
+  for (const std::string& n : rounds.notes()) out.note += (out.note.empty() ? "" : "; ") + n;
   return out;
 }
 
