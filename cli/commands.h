@@ -11,6 +11,7 @@
 
 #include "hairswing/files.h"
 #include "hairswing/io.h"
+#include "hairswing/retarget.h"
 
 namespace hairswing::cli {
 
@@ -110,7 +111,35 @@ inline Status SaveWithVersion(const Avatar& avatar, const std::string& path, boo
                 : version == "1" ? VrmOutput::kVrm1
                                  : VrmOutput::kKeepInput;
   options.warnings = &warnings;
-  Status st = SaveAvatar(avatar, path, options);
+  // A .vrm needs a VRM humanoid. A plain glTF character (a Quaternius, UAL, Mixamo or Ready
+  // Player Me skeleton...) gets the one its bone names give, as `fit` does, when they name every
+  // required bone; otherwise the error says which are missing and that a .glb needs none.
+  const Avatar* out = &avatar;
+  Avatar named;
+  const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
+  if (avatar.vrm.humanoid.empty() && avatar.vrm.version != VrmVersion::kV0 &&
+      (ext == ".vrm" || ext == ".VRM")) {
+    const HumanoidMap hm = MatchHumanoid(avatar);
+    if (hm.bones.empty() || !hm.missing_required.empty()) {
+      std::string missing;
+      for (size_t i = 0; i < hm.missing_required.size() && i < 6; ++i)
+        missing += (i ? ", " : "") + hm.missing_required[i];
+      if (hm.missing_required.size() > 6) missing += ", ...";
+      return Status(StatusCode::kUnsupported,
+                    path +
+                        ": cannot write .vrm: the avatar has no VRM humanoid, and its bone "
+                        "names match no known skeleton (none names " +
+                        missing + "); write .glb, which needs no humanoid");
+    }
+    named = avatar;
+    named.vrm.humanoid = hm.bones;
+    if (named.vrm.version == VrmVersion::kNone) named.vrm.version = VrmVersion::kV1;
+    warnings.push_back("the input has no VRM humanoid: its " + std::to_string(hm.bones.size()) +
+                       " bones are taken from the bone names (\"" + hm.family +
+                       "\" skeleton; `hairswing inspect` lists them)");
+    out = &named;
+  }
+  Status st = SaveAvatar(*out, path, options);
   if (collect)
     collect->insert(collect->end(), warnings.begin(), warnings.end());
   else

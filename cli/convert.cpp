@@ -14,7 +14,12 @@ void AddConvert(CLI::App& app, int& exit_code) {
       "converted: axes turned to face +Z, springs and colliders rewritten as VRMC_springBone "
       "(virtual 7 cm tails become end nodes), blend shapes as expressions, firstPerson as lookAt "
       "and first-person annotations, MToon 0.x as VRMC_materials_mtoon 1.0, meta and licence "
-      "fields mapped (docs/compat.md). --vrm-version 0 writes VRM 0.x input back as VRM 0.x. The "
+      "fields mapped (docs/compat.md). A plain glTF character written as .vrm takes its VRM "
+      "humanoid "
+      "from its bone names (Quaternius, UAL/Rigify, Mixamo, Ready Player Me, UE mannequin, VRoid; "
+      "docs/animation.md) when they name every required bone, and says so; otherwise the error "
+      "names the missing bones (.glb needs none). --vrm-version 0 writes VRM 0.x input back as "
+      "VRM 0.x. The "
       "write is atomic; an existing output (or the input itself) is only replaced with --force.");
   struct Opts {
     std::string in, out, vrm_version = "1";
