@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -116,9 +117,9 @@ inline Status SaveWithVersion(const Avatar& avatar, const std::string& path, boo
   // required bone; otherwise the error says which are missing and that a .glb needs none.
   const Avatar* out = &avatar;
   Avatar named;
-  const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
-  if (avatar.vrm.humanoid.empty() && avatar.vrm.version != VrmVersion::kV0 &&
-      (ext == ".vrm" || ext == ".VRM")) {
+  std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (avatar.vrm.humanoid.empty() && avatar.vrm.version != VrmVersion::kV0 && ext == ".vrm") {
     const HumanoidMap hm = MatchHumanoid(avatar);
     if (hm.bones.empty() || !hm.missing_required.empty()) {
       std::string missing;
