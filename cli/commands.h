@@ -2,16 +2,17 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hairswing/files.h"
 #include "hairswing/io.h"
+#include "hairswing/names.h"
 #include "hairswing/retarget.h"
 
 namespace hairswing::cli {
@@ -117,9 +118,8 @@ inline Status SaveWithVersion(const Avatar& avatar, const std::string& path, boo
   // required bone; otherwise the error says which are missing and that a .glb needs none.
   const Avatar* out = &avatar;
   Avatar named;
-  std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
-  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (avatar.vrm.humanoid.empty() && avatar.vrm.version != VrmVersion::kV0 && ext == ".vrm") {
+  if (avatar.vrm.humanoid.empty() && avatar.vrm.version != VrmVersion::kV0 &&
+      ToLower(std::filesystem::path(path).extension().string()) == ".vrm") {  // as SaveAvatar
     const HumanoidMap hm = MatchHumanoid(avatar);
     if (hm.bones.empty() || !hm.missing_required.empty()) {
       std::string missing;

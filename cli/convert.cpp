@@ -15,12 +15,11 @@ void AddConvert(CLI::App& app, int& exit_code) {
       "(virtual 7 cm tails become end nodes), blend shapes as expressions, firstPerson as lookAt "
       "and first-person annotations, MToon 0.x as VRMC_materials_mtoon 1.0, meta and licence "
       "fields mapped (docs/compat.md). A plain glTF character written as .vrm takes its VRM "
-      "humanoid "
-      "from its bone names (Quaternius, UAL/Rigify, Mixamo, Ready Player Me, UE mannequin, VRoid; "
-      "docs/animation.md) when they name every required bone, and says so; otherwise the error "
-      "names the missing bones (.glb needs none). --vrm-version 0 writes VRM 0.x input back as "
-      "VRM 0.x. The "
-      "write is atomic; an existing output (or the input itself) is only replaced with --force.");
+      "humanoid from its bone names (Quaternius, UAL/Rigify, Mixamo, Ready Player Me, UE "
+      "mannequin, VRoid; docs/animation.md) when they name every required bone, and says so; "
+      "otherwise the error names the missing bones (.glb needs none). --vrm-version 0 writes VRM "
+      "0.x input back as VRM 0.x. The write is atomic; an existing output (or the input itself) "
+      "is only replaced with --force.");
   struct Opts {
     std::string in, out, vrm_version = "1";
     bool force = false;

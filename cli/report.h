@@ -97,6 +97,8 @@ const std::vector<std::string>& SuiteClips();
 std::string SharedDataDir();
 /// The suite's clip library: SharedDataDir()/animations/ual1/AnimationLibrary_Godot_Standard.gltf.
 std::string DefaultSuiteFile();
+/// The suite's clip library `file` loaded, or the error to show (naming --suite-clips).
+Result<Avatar> LoadSuiteLibrary(const std::string& file);
 /// Sets opt->motion (and motion_name, shape window) to `clip_name` of the loaded clip file
 /// `source`, retargeted onto `target` and looped. Returns "" or an error message.
 std::string SetClipMotion(const Avatar& source, const Avatar& target, const std::string& clip_name,

@@ -252,6 +252,16 @@ std::string DefaultSuiteFile() {
   return SharedDataDir() + "/animations/ual1/AnimationLibrary_Godot_Standard.gltf";
 }
 
+Result<Avatar> LoadSuiteLibrary(const std::string& file) {
+  auto lib = LoadAvatar(file);
+  if (!lib.ok())
+    return Status(
+        StatusCode::kInvalidInput,
+        "--suite: the clip library " + file +
+            " could not be loaded (give another with --suite-clips): " + lib.status().message());
+  return std::move(lib->avatar);
+}
+
 std::string SetClipMotion(const Avatar& source, const Avatar& target, const std::string& clip_name,
                           MeasureOptions* opt) {
   auto rt = MakeRetargeter(source, target);
@@ -362,13 +372,11 @@ std::string RunSuiteAndSweep(const Avatar& avatar, const MeasureOptions& base,
   }
   if (flags.suite) {
     const std::string file = flags.suite_file.empty() ? DefaultSuiteFile() : flags.suite_file;
-    Result<LoadedAvatar> src = Status(StatusCode::kInvalidInput, "");
+    Result<Avatar> loaded = Avatar{};
     if (!library) {
-      src = LoadAvatar(file);
-      if (!src.ok())
-        return "--suite: the clip library " + file +
-               " could not be loaded (give another with --suite-clips): " + src.status().message();
-      library = &src->avatar;
+      loaded = LoadSuiteLibrary(file);
+      if (!loaded.ok()) return loaded.status().message();
+      library = &loaded.value();
     }
     auto rt = MakeRetargeter(*library, avatar);
     if (rt.ok()) {

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "hairswing/io.h"
 #include "hairswing/measure.h"
 #include "hairswing/rig.h"
 #include "hairswing/tune.h"
@@ -80,13 +79,9 @@ class Rounds {
     // library the user named must drive the avatar (its error stops the tune).
     flags_.suite_head_turn_if_undrivable = o_.suite_file.empty();
     if (suite_) {  // once, not in every round
-      auto lib = LoadAvatar(file);
-      if (!lib.ok())
-        return Status(StatusCode::kInvalidInput,
-                      "--suite: the clip library " + file +
-                          " could not be loaded (give another with --suite-clips): " +
-                          lib.status().message());
-      library_ = std::move(lib->avatar);
+      auto lib = LoadSuiteLibrary(file);
+      if (!lib.ok()) return lib.status();
+      library_ = std::move(lib.value());
     }
     flags_.suite_seconds = o_.suite_seconds;
     flags_.suite = suite_;
