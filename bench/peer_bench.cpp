@@ -8,7 +8,7 @@
 //       writes the 60 fps head-turn as the node harness reads it (head rotation and hips
 //       translation per frame, node-local), so both sides see the same motion.
 //   hairswing_peer_bench serve AVATAR MODE [--segment-checks on|off|file] [--input pose|driven]
-//                              [--stepping fixed|frame]
+//                              [--stepping fixed|frame] [--lanes 0|4|8]
 //       then reads lines "run N" on stdin: runs the next N frames of the 12 s head-turn (looping)
 //       and prints one line of JSON with each frame's time in nanoseconds. Only the solver's
 //       per-frame call is timed: the head-turn sample (the caller's animation) is not.
@@ -19,8 +19,11 @@
 // --stepping frame (vrm mode only): instead of the drivers' fixed 1/120 s steps, one step of the
 // frame's 1/60 s, as three-vrm steps (SpringWorld::StepDrivenVariable, StepVariable): the same
 // number of steps as three-vrm's update, for a like-for-like line in the table.
+// --lanes: chains per SIMD lane group (SpringConfig::lane_width; 0, the default: the widest the
+// processor runs), for comparing the widths in one run; the ready line says which one runs.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -143,6 +146,8 @@ int Serve(int argc, char** argv) {
       input = argv[i + 1];
     else if (!std::strcmp(argv[i], "--stepping"))
       stepping = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--lanes"))
+      cfg.lane_width = std::atoi(argv[i + 1]);
     else
       return Fail(std::string("unknown option ") + argv[i]);
   }
@@ -175,8 +180,9 @@ int Serve(int argc, char** argv) {
   }
   int joints = 0;
   for (const RigChain& ch : l->rig.chains()) joints += ch.joint_end - ch.joint_begin - 1;
-  std::printf("{\"ready\": true, \"joints\": %d, \"chains\": %zu, \"nodes\": %zu}\n", joints,
-              l->rig.chains().size(), l->rig.node_count());
+  std::printf(
+      "{\"ready\": true, \"joints\": %d, \"chains\": %zu, \"nodes\": %zu, \"lane_width\": %d}\n",
+      joints, l->rig.chains().size(), l->rig.node_count(), world->lane_width());
   std::fflush(stdout);
   const int loop = static_cast<int>(HeadTurnMotion::kDuration / kDt);
   long frame = 0;
@@ -233,7 +239,7 @@ int main(int argc, char** argv) {
   if (argc >= 4 && !std::strcmp(argv[1], "serve")) return Serve(argc, argv);
   std::fprintf(stderr,
                "usage: hairswing_peer_bench prepare DIR | motion AVATAR FRAMES OUT.json |\n"
-               "       serve AVATAR arc|parent|vrm [--segment-checks on|off|file] "
+               "       serve AVATAR arc|parent|vrm [--segment-checks on|off|file] [--lanes 0|4|8] "
                "[--input pose|driven]\n");
   return 2;
 }

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$1"
 command -v clang-format >/dev/null || { echo "clang-format not installed (scripts/setup installs it)"; exit 77; }
-mapfile -t files < <(git ls-files '*.cpp' '*.h' 2>/dev/null | grep -v '^tests/data/' || find src include cli tests bench fuzz -name '*.cpp' -o -name '*.h')
+mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.inc' 2>/dev/null | grep -v '^tests/data/' || find src include cli tests bench fuzz -name '*.cpp' -o -name '*.h' -o -name '*.inc')
 bad=()
 for f in "${files[@]}"; do
   clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")

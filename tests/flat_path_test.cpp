@@ -423,6 +423,12 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
     const bool mixed = pass == 2;
     const Avatar av = MakeLanesAvatar(limits == 1, mixed);
     const Rig rig = *BuildRig(av);
+    // Whether this build and processor run eight lanes (AVX2 on x86-64; else four).
+    const auto EightLanes = [&] {
+      SpringConfig cfg;
+      cfg.lane_width = 8;
+      return SpringWorld::Create(rig, cfg)->lane_width() == 8;
+    };
     size_t run_index = 0;
     std::map<int, uint64_t> arc_end;  // the original arc's last hash per checks and motion
     std::map<int, uint64_t> vrm_end;  // vrm's, fixed steps
@@ -454,12 +460,14 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
                        (variable ? " variable steps" : "") + " checks " + std::to_string(checks) +
                        " motion " + std::to_string(motion_kind) + " limits " +
                        std::to_string(limits) + (mixed ? " mixed" : ""));
-          auto run = [&](bool lanes) {
+          // width: chains per lane group (SpringConfig::lane_width); 0 = one by one.
+          auto run = [&](int width) {
             Run out;
             SpringConfig cfg;
             if (variant == 2) EXPECT_TRUE(ApplyArcSetting("follow", &cfg));
             cfg.mode = mode;
-            cfg.chain_lanes = lanes;
+            cfg.chain_lanes = width > 0;
+            cfg.lane_width = width;
             cfg.segment_checks.assign(8, checks == 0 ? 1 : 0);
             if (checks == 2) cfg.segment_checks[1] = 1;
             SpringWorld world = *SpringWorld::Create(rig, cfg);
@@ -506,52 +514,61 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
             for (int node : rig.joint_node()) out.world.push_back(world.world()[node]);
             return out;
           };
-          const Run lanes = run(true), alone = run(false);
+          const Run alone = run(0);
           EXPECT_EQ(alone.lane_chains, 0);
+          // Four lanes, then eight where this processor runs them (the same bits).
+          for (int width : {4, 8}) {
+            if (width == 8 && !EightLanes()) continue;
+            SCOPED_TRACE("lane width " + std::to_string(width));
+            const Run lanes = run(width);
 #if HAIRSWING_SIMD && defined(__SSE2__)
-          // Two groups of 4, longest first: the four first 6-joint chains, and the fifth with the
-          // three 4-joint ones (its lane runs alone below their ends); with chain 1's checks
-          // different the second goes one by one (not in vrm mode: point contacts only). Mixed:
-          // {0, 3, 5, 1} and {2, 6, 7}, chain 4 alone; with chain 1's checks different the first
-          // goes one by one.
-          const bool split = checks == 2 && mode != SolverMode::kVrm;
-          if (mixed)
-            EXPECT_EQ(lanes.lane_chains, split ? 3 : 7);
-          else
-            EXPECT_EQ(lanes.lane_chains, split ? 4 : 8);
+            // Four lanes: two groups of 4, longest first: the four first 6-joint chains, and the
+            // fifth with the three 4-joint ones (its lane runs alone below their ends); with chain
+            // 1's checks different the second goes one by one (not in vrm mode: point contacts
+            // only). Mixed: {0, 3, 5, 1} and {2, 6, 7}, chain 4 alone; with chain 1's checks
+            // different the first goes one by one.
+            // Eight lanes: one group of all 8; mixed, {0, 3, 5, 2, 1, 4, 7} (chain 6's B, A cannot
+            // merge into A, B) and chain 6 alone. With chain 1's checks different the group of
+            // chain 1 goes one by one.
+            const bool split = checks == 2 && mode != SolverMode::kVrm;
+            if (width == 4)
+              EXPECT_EQ(lanes.lane_chains, mixed ? (split ? 3 : 7) : (split ? 4 : 8));
+            else
+              EXPECT_EQ(lanes.lane_chains, split ? 0 : (mixed ? 7 : 8));
 #endif
-          EXPECT_GT(lanes.contacts, 50) << "the hair must touch the colliders";
-          EXPECT_TRUE(lanes.flags & kStepZeroLength);
-          if (motion_kind == 1) EXPECT_GE(lanes.teleports, 2 * 8);
-          // arc's lag guard holds segments in the jerked motion (in the lanes as one by one).
-          if (motion_kind == 1 && mode == SolverMode::kArc)
-            EXPECT_TRUE(lanes.flags & kStepLagGuard);
-          if (mode != SolverMode::kArc) EXPECT_FALSE(lanes.flags & kStepLagGuard);
-          EXPECT_EQ(lanes.contacts, alone.contacts);
-          EXPECT_EQ(lanes.teleports, alone.teleports);
-          EXPECT_EQ(lanes.flags, alone.flags);
-          ASSERT_EQ(lanes.hashes.size(), alone.hashes.size());
-          for (size_t f = 0; f < lanes.hashes.size(); ++f)
-            ASSERT_EQ(lanes.hashes[f], alone.hashes[f]) << "first different at frame " << f + 1;
-          for (size_t j = 0; j < lanes.rotations.size(); ++j) {
-            EXPECT_EQ(lanes.rotations[j], alone.rotations[j]) << "joint " << j;
-            EXPECT_EQ(lanes.world[j], alone.world[j]) << "joint " << j;
+            EXPECT_GT(lanes.contacts, 50) << "the hair must touch the colliders";
+            EXPECT_TRUE(lanes.flags & kStepZeroLength);
+            if (motion_kind == 1) EXPECT_GE(lanes.teleports, 2 * 8);
+            // arc's lag guard holds segments in the jerked motion (in the lanes as one by one).
+            if (motion_kind == 1 && mode == SolverMode::kArc)
+              EXPECT_TRUE(lanes.flags & kStepLagGuard);
+            if (mode != SolverMode::kArc) EXPECT_FALSE(lanes.flags & kStepLagGuard);
+            EXPECT_EQ(lanes.contacts, alone.contacts);
+            EXPECT_EQ(lanes.teleports, alone.teleports);
+            EXPECT_EQ(lanes.flags, alone.flags);
+            ASSERT_EQ(lanes.hashes.size(), alone.hashes.size());
+            for (size_t f = 0; f < lanes.hashes.size(); ++f)
+              ASSERT_EQ(lanes.hashes[f], alone.hashes[f]) << "first different at frame " << f + 1;
+            for (size_t j = 0; j < lanes.rotations.size(); ++j) {
+              EXPECT_EQ(lanes.rotations[j], alone.rotations[j]) << "joint " << j;
+              EXPECT_EQ(lanes.world[j], alone.world[j]) << "joint " << j;
+            }
+            // `follow` acts: the same run with the original arc ends elsewhere; so do vrm's
+            // variable steps against its fixed ones.
+            const int key = checks * 2 + motion_kind;
+            if (variant == 3) vrm_end[key] = lanes.hashes.back();
+            if (variant == 4) EXPECT_NE(lanes.hashes.back(), vrm_end.at(key));
+            if (variant == 0) arc_end[key] = lanes.hashes.back();
+            if (variant == 2) EXPECT_NE(lanes.hashes.back(), arc_end.at(key));
           }
-          // `follow` acts: the same run with the original arc ends elsewhere; so do vrm's
-          // variable steps against its fixed ones.
-          const int key = checks * 2 + motion_kind;
-          if (variant == 3) vrm_end[key] = lanes.hashes.back();
-          if (variant == 4) EXPECT_NE(lanes.hashes.back(), vrm_end.at(key));
-          if (variant == 0) arc_end[key] = lanes.hashes.back();
-          if (variant == 2) EXPECT_NE(lanes.hashes.back(), arc_end.at(key));
           // The limits act: the same run without them ends elsewhere; so do the mixed colliders.
           if (pass == 0) {
-            free_end.push_back(lanes.hashes.back());
+            free_end.push_back(alone.hashes.back());
           } else if (pass == 1) {
-            EXPECT_NE(lanes.hashes.back(), free_end[run_index]);
-            limited_end.push_back(lanes.hashes.back());
+            EXPECT_NE(alone.hashes.back(), free_end[run_index]);
+            limited_end.push_back(alone.hashes.back());
           } else {
-            EXPECT_NE(lanes.hashes.back(), limited_end[run_index]);
+            EXPECT_NE(alone.hashes.back(), limited_end[run_index]);
           }
           ++run_index;
         }

@@ -113,13 +113,16 @@ struct SpringConfig {
   /// takes the general path with world matrices: the reference the flat path is tested against
   /// (same physics; results differ in the last bits).
   bool flat_path = true;
-  /// arc/parent, flat path: solve up to four like chains (same length, attachment and colliders,
-  /// up to 16 of them) side by side in SIMD lanes, link depth by link depth, and write their
-  /// rotations back the same way (docs/solver.md, "Chains in lanes"). Same operations in each
-  /// lane as alone: the results are the same bit for bit. false = one chain after another, the
-  /// reference the lanes are tested against. Builds without SIMD (HAIRSWING_SIMD=OFF) always
-  /// solve one by one.
+  /// Flat path: solve like chains (of similar length, up to 16 colliders) side by side in SIMD
+  /// lanes, link depth by link depth, and write their rotations back the same way (docs/solver.md,
+  /// "Chains in lanes"). Same operations in each lane as alone: the results are the same bit for
+  /// bit. false = one chain after another, the reference the lanes are tested against. Builds
+  /// without SIMD (HAIRSWING_SIMD=OFF) always solve one by one.
   bool chain_lanes = true;
+  /// How many chains go side by side (SpringWorld::lane_width()): 0 = the widest this processor
+  /// runs (8 with AVX2 on x86-64, else 4); 4 or 8 to choose (8 falls back to 4 where it cannot
+  /// run). Every width gives the same bits.
+  int lane_width = 0;
   /// Per Rig chain: 1 = test the whole link against colliders, 0 = the link's end point only.
   /// Empty = each chain's own RigChain::segment_checks (off for plain VRM rigs, as VRM does).
   std::vector<uint8_t> segment_checks;
@@ -270,6 +273,8 @@ class SpringWorld {
   int flat_chains() const { return flat_chains_; }
   /// How many of them were solved side by side in SIMD lanes (SpringConfig::chain_lanes).
   int lane_chains() const { return lane_chains_; }
+  /// Chains per lane group: 4 or 8 (SpringConfig::lane_width).
+  int lane_width() const { return lane_width_; }
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
   /// Per segment coefficients in use (index = flat joint index; the tail joint's entry unused).
@@ -382,6 +387,10 @@ class SpringWorld {
   bool BeginChain(int chain, std::span<Transform> pose, float h, bool variable, bool check_pose,
                   StepReport& rep);
   void SolveChainLanes(const int* chains, int n, float h, StepReport& rep);
+  // Its code for W lanes (arc_lanes.inc; SolveChainLanes picks lane_width_'s); so for the other
+  // lane functions below.
+  template <int W>
+  void SolveChainLanesW(const int* chains, int n, float h, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
   bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose);
   void UpdateFlatStatic();  // flat_static_ from the chains, the config and the clip's ownership
@@ -389,10 +398,10 @@ class SpringWorld {
   LinkContext FlatBegin(int chain, float h);
   void FlatRoot(int chain);  // FlatBegin's root frame (flat_[chain]) without the link context
   // The lane groups' constants packed for the SIMD lanes (arc_solver.cpp): lane_pack_ from
-  // lane_pack_at_[group], kLaneFields x 4 floats per link depth. PackLane fills one lane of one
-  // depth from joint j.
+  // lane_pack_at_[group], kLaneFields x LaneGroupWidth floats per link depth. PackLane fills one
+  // lane of one depth (`width` lanes) from joint j.
   void PackLanes();
-  void PackLane(float* block, int lane, int j) const;
+  void PackLane(float* block, int width, int lane, int j) const;
   std::vector<float> lane_pack_;
   std::vector<size_t> lane_pack_at_;
   void SolveChainFlat(int chain, float h, StepReport& rep);
@@ -412,8 +421,11 @@ class SpringWorld {
   // world: write the joints' world matrices too (else the chain's are left to FinishWorld).
   void WriteFlatChain(int chain, std::span<Transform> pose, bool world = true);
   // WriteFlatChain for the chains of the lane groups `groups` (all solved flat), in SIMD lanes
-  // (same bits).
-  void WriteLaneGroups(const int* groups, int count, std::span<Transform> pose, bool world);
+  // (same bits): `count` groups of four lanes, then `count8` of eight.
+  void WriteLaneGroups(const int* groups, int count, int count8, std::span<Transform> pose,
+                       bool world);
+  template <int W>
+  void WriteLaneGroupsW(const int* groups, int count, std::span<Transform> pose, bool world);
   // Deferred write-back (the drivers): a step leaves the flat chains' joint rotations and world
   // matrices unwritten; WriteBack writes them once, after the caller frame's last step. The
   // state a step computes does not depend on them, so the result is the same as writing after
@@ -449,10 +461,12 @@ class SpringWorld {
                    glm::vec3& pos, glm::quat& above, StepReport& rep);
   // vrm mode's velocity kept per step at joint j (spring_internal.h).
   float VrmKeep(int j, float dt, bool variable) const;
-  // Up to four chains of a lane group in vrm mode, side by side in SIMD lanes (arc_solver.cpp),
+  // The chains of a lane group in vrm mode, side by side in SIMD lanes (arc_lanes.inc),
   // a fixed step or one of the caller's dt (`variable`): lane by lane the operations of
   // VrmFlatLink, so the same bits.
   void SolveChainVrmLanes(const int* chains, int n, float dt, bool variable, StepReport& rep);
+  template <int W>
+  void SolveChainVrmLanesW(const int* chains, int n, float dt, bool variable, StepReport& rep);
   // vrm mode: a cone limit's axis in the joint's parent frame, (rest rotation * limit frame) * +Y
   // (limits.h, ConeClearly).
   std::vector<glm::vec3> cone_axis_parent_;
@@ -547,14 +561,21 @@ class SpringWorld {
   std::vector<uint8_t> flat_feeds_;  // a later chain hangs from one of this chain's joints
   int flat_chains_ = 0;              // chains solved flat in the last step
   int lane_chains_ = 0;              // ... of them side by side in SIMD lanes
-  // Lane groups of 2-4 chains (Create, SolveChainLanes) and each chain's group (-1: alone).
+  static constexpr int kMaxLanes = 8;
+  int lane_width_ = 4;  // chains per lane group at most: 4 or 8 (SpringConfig::lane_width)
+  // The lanes a group of n chains is solved in: eight for more than four (only where lane_width_
+  // is 8), else four (arc_solver.cpp, SolveChainLanes).
+  static int LaneGroupWidth(int n) { return n > 4 ? 8 : 4; }
+  // Lane groups of 2 to lane_width_ chains (Create, SolveChainLanes) and each chain's group (-1:
+  // alone).
   struct LaneGroup {
-    int chains[4];  // longest chain first (then rig order); entries past n repeat chains[0]
+    int chains[kMaxLanes];  // longest chain first (then rig order); entries past n repeat
+                            // chains[0]
     int n;
-    int links[4];  // per lane, its chain's links (joints - 1); not increasing
+    int links[kMaxLanes];  // per lane, its chain's links (joints - 1); not increasing
     // The lanes in use in rig order of their chains: the group is solved at the turn of
     // chains[order[0]], and its chains begin in this order.
-    int order[4];
+    int order[kMaxLanes];
   };
   std::vector<LaneGroup> lane_groups_;
   // Per lane group, what its chains do not share (kept apart from LaneGroup, which the hot
@@ -574,7 +595,7 @@ class SpringWorld {
   std::vector<int> lane_group_of_;
   std::vector<uint8_t> attach_still_;  // per chain: it hangs from a node no chain's step moves
   std::vector<uint8_t> lane_written_;  // WriteBack scratch: the chain was written in lanes
-  glm::mat3 lane_frames_[4];           // SolveChainLanes with gravity: each lane's arc frame
+  glm::mat3 lane_frames_[kMaxLanes];   // SolveChainLanes with gravity: each lane's arc frame
   std::vector<int> lane_write_;        // WriteBack scratch: the lane groups to write
   std::vector<int> write_left_;        // WriteBack scratch: the flat chains written one by one
   int rot_cache_node_ = -2;            // this step: the node whose world rotation rot_cache_ holds

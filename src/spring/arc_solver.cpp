@@ -25,14 +25,17 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
-#if HAIRSWING_SIMD && defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "core/det_math.h"
 #include "hairswing/spring.h"
 #include "spring/limits.h"
 #include "spring/spring_internal.h"
+#if HAIRSWING_SIMD && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if HAIRSWING_LANES8
+#include <immintrin.h>
+#endif
 
 namespace hairswing {
 
@@ -51,12 +54,6 @@ enum LaneField : int {
 };
 constexpr int kLaneCoefFields = 6;
 constexpr int kLaneFields = kLaneCoef + 2 * kLaneCoefFields;
-
-// A lane group's colliders per slot: every lane has each (the chains share one list). Written
-// out for 16 slots, as many as SpringWorld::near_bits_ holds.
-static_assert(internal::kNearAll == 16);
-constexpr uint8_t kAllLanes[internal::kNearAll] = {15, 15, 15, 15, 15, 15, 15, 15,
-                                                   15, 15, 15, 15, 15, 15, 15, 15};
 
 constexpr int kContactIterations = 2;
 // OntoContactCircle takes an end whose pushes left it deeper than this share of its first
@@ -880,9 +877,9 @@ void SpringWorld::FlatRoot(int chain) {
   fc.pending = 1;
 }
 
-void SpringWorld::PackLane(float* block, int lane, int j) const {
-  // Joint j's constants into lane `lane` of a depth's block (kLaneFields x 4 floats).
-  auto put = [&](int field, float v) { block[4 * field + lane] = v; };
+void SpringWorld::PackLane(float* block, int width, int lane, int j) const {
+  // Joint j's constants into lane `lane` of a depth's block (kLaneFields x width floats).
+  auto put = [&](int field, float v) { block[width * field + lane] = v; };
   put(kLaneRel, rel_scale_[j]);
   put(kLaneAxisLen, axis_len_[j]);
   put(kLaneHit, hit_radius_[j]);
@@ -912,15 +909,18 @@ void SpringWorld::PackLanes() {
   for (size_t g = 0; g < lane_groups_.size(); ++g) {
     const RigChain& ch = rig.chains()[lane_groups_[g].chains[0]];
     lane_pack_at_[g] = total;
-    total += static_cast<size_t>(ch.joint_end - ch.joint_begin - 1) * kLaneFields * 4;
+    total += static_cast<size_t>(ch.joint_end - ch.joint_begin - 1) * kLaneFields *
+             LaneGroupWidth(lane_groups_[g].n);
   }
   lane_pack_.assign(total, 0.0f);
   for (size_t g = 0; g < lane_groups_.size(); ++g) {
     const LaneGroup& group = lane_groups_[g];
     const RigChain& first = rig.chains()[group.chains[0]];
+    const int width = LaneGroupWidth(group.n);
     for (int d = 0; d + 1 < first.joint_end - first.joint_begin; ++d)
-      for (int l = 0; l < 4; ++l)
-        PackLane(&lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4], l,
+      for (int l = 0; l < width; ++l)
+        PackLane(&lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * width],
+                 width, l,
                  (l < group.n && group.links[l] > d ? rig.chains()[group.chains[l]].joint_begin
                                                     : first.joint_begin) +
                      d);
@@ -1008,1174 +1008,48 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
 }
 
 #if HAIRSWING_SIMD && defined(__SSE2__)
-namespace {
-// A vector per lane: x, y and z of four lanes. Each operation is the one glm does on one vector,
-// lane by lane (IEEE single precision, no contraction), so a lane's result is bitwise that of
-// the scalar code.
-// The lane helpers are always inlined: called, they pass their four-lane vectors through memory.
-#define HS_LANE inline __attribute__((always_inline))
-struct V4 {
-  __m128 x, y, z;
-};
-HS_LANE V4 operator+(const V4& a, const V4& b) {
-  return {_mm_add_ps(a.x, b.x), _mm_add_ps(a.y, b.y), _mm_add_ps(a.z, b.z)};
-}
-HS_LANE V4 operator-(const V4& a, const V4& b) {
-  return {_mm_sub_ps(a.x, b.x), _mm_sub_ps(a.y, b.y), _mm_sub_ps(a.z, b.z)};
-}
-HS_LANE V4 operator*(__m128 s, const V4& a) {
-  return {_mm_mul_ps(s, a.x), _mm_mul_ps(s, a.y), _mm_mul_ps(s, a.z)};
-}
-HS_LANE __m128 Dot(const V4& a, const V4& b) {  // (x + y) + z, as glm::dot
-  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(a.x, b.x), _mm_mul_ps(a.y, b.y)), _mm_mul_ps(a.z, b.z));
-}
-// Four records of four floats (p[l]: lane l's) as four vectors, the records' first floats in r[0]
-// and so on: one load per record, then the transpose.
-HS_LANE void Load4(const float* const p[4], __m128 r[4]) {
-  r[0] = _mm_loadu_ps(p[0]), r[1] = _mm_loadu_ps(p[1]);
-  r[2] = _mm_loadu_ps(p[2]), r[3] = _mm_loadu_ps(p[3]);
-  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
-}
-// Load4's inverse for the lanes in `lanes` (bit l: lane l): lane l's a, b, c, d to p[l] in one
-// store.
-HS_LANE void Store4(float* const p[4], __m128 a, __m128 b, __m128 c, __m128 d, int lanes) {
-  _MM_TRANSPOSE4_PS(a, b, c, d);
-  if (lanes & 1) _mm_storeu_ps(p[0], a);
-  if (lanes & 2) _mm_storeu_ps(p[1], b);
-  if (lanes & 4) _mm_storeu_ps(p[2], c);
-  if (lanes & 8) _mm_storeu_ps(p[3], d);
-}
-// Each joint's point (x, y, z and the unused fourth float, PaddedVec3) in one load per lane.
-HS_LANE V4 Gather(const std::vector<PaddedVec3>& v, const int* j) {
-  const float* p[4] = {&v[j[0]].x, &v[j[1]].x, &v[j[2]].x, &v[j[3]].x};
-  __m128 r[4];
-  Load4(p, r);
-  return {r[0], r[1], r[2]};
-}
-// Gather's inverse for the lanes in `lanes`: the unused fourth float takes z again.
-HS_LANE void Scatter(std::vector<PaddedVec3>& v, const int* j, const V4& a, int lanes) {
-  float* p[4] = {&v[j[0]].x, &v[j[1]].x, &v[j[2]].x, &v[j[3]].x};
-  Store4(p, a.x, a.y, a.z, a.z, lanes);
-}
-// Four vectors in memory, lane by lane.
-struct Lanes {
-  alignas(16) float x[4], y[4], z[4];
-  glm::vec3 operator[](int l) const { return {x[l], y[l], z[l]}; }
-  void Set(int l, const glm::vec3& v) { x[l] = v.x, y[l] = v.y, z[l] = v.z; }
-  V4 Load() const { return {_mm_load_ps(x), _mm_load_ps(y), _mm_load_ps(z)}; }
-  void Store(const V4& v) { _mm_store_ps(x, v.x), _mm_store_ps(y, v.y), _mm_store_ps(z, v.z); }
-};
-HS_LANE __m128 FlushTiny4(__m128 v) {  // internal::FlushTiny: |v| < 1e-30 -> +0
-  const __m128 abs = _mm_andnot_ps(_mm_set1_ps(-0.0f), v);
-  return _mm_andnot_ps(_mm_cmplt_ps(abs, _mm_set1_ps(1e-30f)), v);
-}
-}  // namespace
+// The lanes, once per width (arc_lanes.inc): four (SSE2) everywhere, eight (AVX2) where the
+// compiler can build them for a processor picked at run time (HAIRSWING_LANES8).
+#define HS_W 4
+#define HS_LANES_NS lanes4
+#include "spring/arc_lanes.inc"
+#undef HS_W
+#undef HS_LANES_NS
+#if HAIRSWING_LANES8
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define HS_W 8
+#define HS_LANES_NS lanes8
+#include "spring/arc_lanes.inc"
+#undef HS_W
+#undef HS_LANES_NS
+#pragma GCC pop_options
+#endif
 
-namespace {
-// A quaternion per lane, with glm's operations replicated lane by lane (same order of float
-// operations as glm 0.9.9's qua, vec3 and mat3_cast, so each lane is bitwise glm's result).
-struct Q4 {
-  __m128 w, x, y, z;
-};
-// glm keeps a quaternion as x, y, z, w (GLM_FORCE_QUAT_DATA_WXYZ is not set): GatherQ loads each
-// in one go.
-static_assert(sizeof(glm::quat) == 16 && offsetof(glm::quat, x) == 0 &&
-              offsetof(glm::quat, w) == 12);
-HS_LANE Q4 GatherQ(const glm::quat* const q[4]) {
-  const float* p[4] = {&q[0]->x, &q[1]->x, &q[2]->x, &q[3]->x};
-  __m128 r[4];
-  Load4(p, r);
-  return {r[3], r[0], r[1], r[2]};
-}
-HS_LANE Q4 operator*(const Q4& p, const Q4& q) {  // glm: qua * qua
-  auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
-  return {_mm_sub_ps(_mm_sub_ps(_mm_sub_ps(m(p.w, q.w), m(p.x, q.x)), m(p.y, q.y)), m(p.z, q.z)),
-          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.x), m(p.x, q.w)), m(p.y, q.z)), m(p.z, q.y)),
-          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.y), m(p.y, q.w)), m(p.z, q.x)), m(p.x, q.z)),
-          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.z), m(p.z, q.w)), m(p.x, q.y)), m(p.y, q.x))};
-}
-HS_LANE V4 Cross(const V4& a, const V4& b) {  // glm::cross
-  return {_mm_sub_ps(_mm_mul_ps(a.y, b.z), _mm_mul_ps(b.y, a.z)),
-          _mm_sub_ps(_mm_mul_ps(a.z, b.x), _mm_mul_ps(b.z, a.x)),
-          _mm_sub_ps(_mm_mul_ps(a.x, b.y), _mm_mul_ps(b.x, a.y))};
-}
-HS_LANE V4 Rotate(const Q4& q, const V4& v) {  // glm: qua * vec3
-  const V4 qv{q.x, q.y, q.z};
-  const V4 uv = Cross(qv, v), uuv = Cross(qv, uv);
-  return v + _mm_set1_ps(2.0f) * (q.w * uv + uuv);
-}
-HS_LANE Q4 Normalize(const Q4& q) {  // glm::normalize(qua): identity when the length is not > 0
-  const __m128 dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q.w, q.w), _mm_mul_ps(q.x, q.x)),
-                                _mm_add_ps(_mm_mul_ps(q.y, q.y), _mm_mul_ps(q.z, q.z)));
-  const __m128 len = _mm_sqrt_ps(dot);
-  const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), len);
-  const __m128 bad = _mm_cmple_ps(len, _mm_setzero_ps());
-  auto pick = [&](__m128 v, float id) {
-    return _mm_or_ps(_mm_and_ps(bad, _mm_set1_ps(id)), _mm_andnot_ps(bad, _mm_mul_ps(v, inv)));
-  };
-  return {pick(q.w, 1.0f), pick(q.x, 0.0f), pick(q.y, 0.0f), pick(q.z, 0.0f)};
-}
-HS_LANE Q4 Select(__m128 mask, const Q4& a, const Q4& b) {  // a where mask, else b
-  auto sel = [&](__m128 x, __m128 y) {
-    return _mm_or_ps(_mm_and_ps(mask, x), _mm_andnot_ps(mask, y));
-  };
-  return {sel(a.w, b.w), sel(a.x, b.x), sel(a.y, b.y), sel(a.z, b.z)};
-}
-// Four quaternions in memory, lane by lane.
-struct QLanes {
-  alignas(16) float w[4], x[4], y[4], z[4];
-  glm::quat operator[](int l) const { return {w[l], x[l], y[l], z[l]}; }
-  void Set(int l, const glm::quat& q) { w[l] = q.w, x[l] = q.x, y[l] = q.y, z[l] = q.z; }
-  Q4 Load() const { return {_mm_load_ps(w), _mm_load_ps(x), _mm_load_ps(y), _mm_load_ps(z)}; }
-  void Store(const Q4& q) {
-    _mm_store_ps(w, q.w), _mm_store_ps(x, q.x), _mm_store_ps(y, q.y), _mm_store_ps(z, q.z);
-  }
-};
-// GatherQ's inverse for lanes 0 .. n-1: each lane's quaternion to dst[l] in one store.
-HS_LANE void ScatterQ(glm::quat* const* dst, const Q4& q, int n) {
-  float* p[4] = {&dst[0]->x, n > 1 ? &dst[1]->x : nullptr, n > 2 ? &dst[2]->x : nullptr,
-                 n > 3 ? &dst[3]->x : nullptr};
-  Store4(p, q.x, q.y, q.z, q.w, (1 << n) - 1);
-}
-// internal::FromUnitVectorsUnnormalised for four pairs of unit vectors; the rare shortest arc
-// between opposite vectors is built per lane by the scalar code.
-HS_LANE Q4 FromUnitVectorsUnnormalised4(const V4& from, const V4& to) {
-  const __m128 r = _mm_add_ps(Dot(from, to), _mm_set1_ps(1.0f));
-  const V4 c = Cross(from, to);
-  Q4 arc{r, c.x, c.y, c.z};
-  if (_mm_movemask_ps(_mm_cmplt_ps(r, _mm_set1_ps(1e-7f)))) {  // opposite vectors: per lane
-    QLanes a;
-    a.Store(arc);
-    Lanes f, t;
-    f.Store(from), t.Store(to);
-    for (int l = 0; l < 4; ++l)
-      if (a.w[l] < 1e-7f) a.Set(l, internal::FromUnitVectorsUnnormalised(f[l], t[l]));
-    arc = a.Load();
-  }
-  return arc;
-}
-// FlatRotations for four joints: the world rotation that points each rest axis (`axis_unit` under
-// `base`) at its segment's end (`tail`, from the joint `o`, `len` long); base for a zero-length
-// segment.
-HS_LANE Q4 JointRotation(const Q4& base, const V4& axis_unit, const V4& o, const V4& tail,
-                         __m128 len4) {
-  const V4 from = Rotate(base, axis_unit);
-  const V4 to = _mm_div_ps(_mm_set1_ps(1.0f), len4) * (tail - o);
-  const Q4 arc = FromUnitVectorsUnnormalised4(from, to);
-  return Select(_mm_cmpgt_ps(len4, _mm_set1_ps(1e-7f)), Normalize(arc * base), base);
-}
-}  // namespace
-
-namespace {
-// The exact contact tests of four links against one outside sphere or capsule, lane by lane the
-// operations of the scalar functions (collide.cpp, collide.h), for their verdict: a lane is in
-// contact when its separation is < 0, as ResolveLink asks. The scalar code's branches become
-// selects between both sides, each computed as the scalar code would. Lanes the selects drop may
-// divide by zero; no floating-point exception is trapped and their values are never used.
-HS_LANE __m128 Sel(__m128 mask, __m128 a, __m128 b) {  // a where mask, else b
-  return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
-}
-HS_LANE __m128 Clamp01(__m128 x) {  // std::clamp(x, 0.0f, 1.0f), NaN kept
-  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-  return Sel(_mm_cmplt_ps(x, zero), zero, Sel(_mm_cmplt_ps(one, x), one, x));
-}
-HS_LANE V4 Splat(const glm::vec3& v) {
-  return {_mm_set1_ps(v.x), _mm_set1_ps(v.y), _mm_set1_ps(v.z)};
-}
-HS_LANE __m128 Neg(__m128 x) { return _mm_xor_ps(x, _mm_set1_ps(-0.0f)); }
-// NarrowLink's test of one near slot (bounding sphere at x, y, z, radius r, each four times:
-// SpringWorld::near_splat_) for four joints O, each with its ball of radius reach_r: the lanes it
-// cannot be ruled out for (NaN included), the scalar test's operations.
-template <class Splat>  // SpringWorld::NearSplat (private to it)
-HS_LANE int NearBall4(const V4& O, __m128 reach_r, const Splat& slot) {
-  const V4 dc = O - V4{_mm_load_ps(slot.x), _mm_load_ps(slot.y), _mm_load_ps(slot.z)};
-  const __m128 reach = _mm_add_ps(
-      _mm_mul_ps(_mm_add_ps(reach_r, _mm_load_ps(slot.r)), _mm_set1_ps(internal::kRejectGrow)),
-      _mm_set1_ps(internal::kRejectPad));
-  return _mm_movemask_ps(_mm_cmpngt_ps(Dot(dc, dc), _mm_mul_ps(reach, reach)));
-}
-
-// The closest points of the links a-b and an outside sphere's or capsule's axis, as SegmentContact
-// finds them through ClosestSegmentParams: the link parameter u, the link's point p and the
-// distance vector d from the axis. e (the collider's squared length) is the same for all lanes:
-// its branch stays a branch.
-struct SegmentClosest4 {
-  __m128 u;
-  V4 p, d;
-};
-HS_LANE SegmentClosest4 ClosestOnLinks(const WorldCollider& col, const V4& a, const V4& b) {
-  constexpr float kEps = 1e-12f;  // ClosestSegmentParams'
-  const glm::vec3 d2s = col.tail - col.head;
-  const V4 d1 = b - a, d2 = Splat(d2s), head = Splat(col.head), rr = a - head;
-  const __m128 a2 = Dot(d1, d1), f = Dot(d2, rr);
-  const float e = glm::dot(d2s, d2s);
-  const __m128 zero = _mm_setzero_ps(), eps = _mm_set1_ps(kEps);
-  const __m128 a_small = _mm_cmple_ps(a2, eps);
-  const __m128 c = Dot(d1, rr);
-  __m128 u, v;
-  if (e <= kEps) {  // a sphere: u = clamp(-c / a), v = 0 (both 0 for a zero-length link)
-    u = Sel(a_small, zero, Clamp01(_mm_div_ps(Neg(c), a2)));
-    v = zero;
-  } else {
-    const __m128 e4 = _mm_set1_ps(e), one = _mm_set1_ps(1.0f);
-    const __m128 b2 = Dot(d1, d2);
-    const __m128 denom = _mm_sub_ps(_mm_mul_ps(a2, e4), _mm_mul_ps(b2, b2));
-    const __m128 ok = _mm_cmpgt_ps(denom, _mm_mul_ps(_mm_mul_ps(eps, a2), e4));
-    const __m128 u0 =
-        Sel(ok, Clamp01(_mm_div_ps(_mm_sub_ps(_mm_mul_ps(b2, f), _mm_mul_ps(c, e4)), denom)), zero);
-    const __m128 v0 = _mm_div_ps(_mm_add_ps(_mm_mul_ps(b2, u0), f), e4);
-    const __m128 below = _mm_cmplt_ps(v0, zero), above = _mm_cmpgt_ps(v0, one);
-    const __m128 u1 = Sel(below, Clamp01(_mm_div_ps(Neg(c), a2)),
-                          Sel(above, Clamp01(_mm_div_ps(_mm_sub_ps(b2, c), a2)), u0));
-    const __m128 v1 = Sel(below, zero, Sel(above, one, v0));
-    u = Sel(a_small, zero, u1);
-    v = Sel(a_small, Clamp01(_mm_div_ps(f, e4)), v1);
-  }
-  const V4 p = a + u * d1;
-  return {u, p, p - (head + v * d2)};
-}
-
-// PointContactFast's early out and PointContact's distance vector for an outside sphere or
-// capsule: *e from the closest point of the axis (ClosestOnSegment's: the head itself for a
-// sphere) to p, *e2 its squared length; returns the lanes clearly clear of the collider.
-HS_LANE __m128 PointReach4(const WorldCollider& col, const V4& p, __m128 r, V4* e, __m128* e2) {
-  const glm::vec3 ds = col.tail - col.head;
-  const float len2 = glm::dot(ds, ds);
-  const V4 d = Splat(ds), head = Splat(col.head);
-  *e = p -
-       (len2 > 1e-12f ? head + Clamp01(_mm_div_ps(Dot(p - head, d), _mm_set1_ps(len2))) * d : head);
-  *e2 = Dot(*e, *e);
-  const __m128 reach = _mm_add_ps(r, _mm_set1_ps(col.radius));
-  return _mm_cmpge_ps(*e2, _mm_mul_ps(reach, reach));
-}
-
-// PointContactFast's separation for an outside sphere or capsule: +1 when clearly clear.
-HS_LANE __m128 PointSeparation4(const WorldCollider& col, const V4& p, __m128 r) {
-  V4 e;
-  __m128 e2;
-  const __m128 clear = PointReach4(col, p, r, &e, &e2);
-  return Sel(clear, _mm_set1_ps(1.0f),
-             _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(e2), r), _mm_set1_ps(col.radius)));
-}
-
-HS_LANE __m128 Min0(__m128 x) {  // std::min(0.0f, x)
-  return Sel(_mm_cmplt_ps(x, _mm_setzero_ps()), x, _mm_setzero_ps());
-}
-HS_LANE V4 Sel(__m128 m, const V4& a, const V4& b) {
-  return {Sel(m, a.x, b.x), Sel(m, a.y, b.y), Sel(m, a.z, b.z)};
-}
-HS_LANE V4 Div(const V4& v, __m128 s) {  // glm: vec3 / float
-  return {_mm_div_ps(v.x, s), _mm_div_ps(v.y, s), _mm_div_ps(v.z, s)};
-}
-HS_LANE __m128 LaneMask(int bits) {  // lane l all ones where bit l is set
-  const __m128i b = _mm_setr_epi32(1, 2, 4, 8);
-  return _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(bits), b), b));
-}
-// SafeNormalize(v, (0, 1, 0)) of collide.cpp: v / |v|, or +Y when |v| <= 1e-9.
-HS_LANE V4 SafeNormalize4(const V4& v) {
-  const __m128 l = _mm_sqrt_ps(Dot(v, v));
-  const __m128 ok = _mm_cmpgt_ps(l, _mm_set1_ps(1e-9f));
-  const __m128 zero = _mm_setzero_ps();
-  return Sel(ok, Div(v, l), V4{zero, _mm_set1_ps(1.0f), zero});
-}
-// RestDirection (above): rest / max(|rest|, 1e-12).
-HS_LANE V4 RestDirection4(const V4& rest) {
-  const __m128 rl = _mm_sqrt_ps(Dot(rest, rest)), tiny = _mm_set1_ps(1e-12f);
-  return Div(rest, Sel(_mm_cmplt_ps(rl, tiny), tiny, rl));
-}
-// FirstSwing and FollowRest (above) for four chains: the first segments' swings (identity for a
-// zero-length first segment, as the scalar code leaves it) and a lower segment's turned rest.
-HS_LANE Q4 FirstSwing4(const V4& rest, const V4& o, const V4& end, __m128 len) {
-  const Q4 q = Normalize(FromUnitVectorsUnnormalised4(RestDirection4(rest), Div(end - o, len)));
-  const __m128 zero = _mm_setzero_ps();
-  return Select(_mm_cmpgt_ps(len, _mm_set1_ps(1e-7f)), q, Q4{_mm_set1_ps(1.0f), zero, zero, zero});
-}
-HS_LANE V4 FollowRest4(const V4& rest, const Q4& first_swing, float follow) {
-  const V4 swung = Rotate(first_swing, rest);
-  const V4 m = _mm_set1_ps(1.0f - follow) * rest + _mm_set1_ps(follow) * swung;
-  // std::max(length(m), 1e-12f): _mm_max_ps gives its second operand for a NaN, as std::max.
-  const __m128 ml = _mm_max_ps(_mm_set1_ps(1e-12f), _mm_sqrt_ps(Dot(m, m)));
-  return _mm_div_ps(_mm_sqrt_ps(Dot(rest, rest)), ml) * m;
-}
-// ProjectOnLink (above): the point at distance len from o towards p, or along the rest direction
-// when p is on o.
-HS_LANE V4 ProjectOnLink4(const V4& p, const V4& o, __m128 len, const V4& rest) {
-  const V4 d = p - o;
-  const __m128 l = _mm_sqrt_ps(Dot(d, d));
-  return o + Sel(_mm_cmpgt_ps(l, _mm_mul_ps(_mm_set1_ps(1e-9f), len)), _mm_div_ps(len, l) * d,
-                 len * RestDirection4(rest));
-}
-// PointContactFast for an outside sphere or capsule, all of it: +1 when clearly clear (no
-// direction), else PointContact's separation and push direction.
-HS_LANE __m128 PointContact4(const WorldCollider& col, const V4& p, __m128 r, V4* n) {
-  V4 e;
-  __m128 e2;
-  const __m128 clear = PointReach4(col, p, r, &e, &e2);
-  *n = SafeNormalize4(e);
-  return Sel(clear, _mm_set1_ps(1.0f),
-             _mm_sub_ps(_mm_sub_ps(_mm_sqrt_ps(e2), r), _mm_set1_ps(col.radius)));
-}
-}  // namespace
-
+// Eight lanes only for more than four chains: a lane costs about as much as the chains' lanes
+// beside it, so four chains in eight lanes take longer than in four.
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
-  // Up to four chains of a lane group (Create: longest chain first; most often on one attachment
-  // with one collider list), side by side: link depth by link depth, the rest vectors, pull,
-  // damping and projection of the four links run in SIMD lanes, their narrow contact filter and the
-  // exact contact tests against outside spheres and capsules test each collider against the four
-  // links at once, and a link no collider touches ends in the lanes too. Whatever needs branching
-  // stays per lane in the scalar code: contacts, planes and inside shapes, zero-length links,
-  // non-finite values. chains[0..3]: n in use, the others repeat chains[0] (LaneGroup's padding);
-  // unused lanes compute lane 0's chain and are never stored; so does a lane whose chain has ended
-  // (shorter than lane 0's) at the depths below its end. The joints' constants come packed for
-  // the lanes (PackLanes) when the chains are the whole group in its order (the usual case).
-  const Rig& rig = *rig_;
-  // One context for all: the chains share the coefficients and, most often, the attachment and
-  // colliders, so FlatBegin once and the root frames (the attachment frames and colliders of a
-  // group whose chains differ there: below).
-  const LinkContext lc = FlatBegin(chains[0], h);
-  for (int l = 1; l < n; ++l) FlatRoot(chains[l]);
-  // arc with gravity: each chain's arc turns on its own (ArcFrame), so the lanes take a frame
-  // each; without gravity they all have the attachment's (lc.attach).
-  int lifted_lanes = 0;  // lanes whose chain has gravity (padding lanes as lane 0)
-  for (int l = 0; l < 4; ++l) lifted_lanes |= chain_lifted_[chains[l < n ? l : 0]] ? 1 << l : 0;
-  const bool lifted = lc.arc && lifted_lanes != 0;
-  int begin[4];
-  for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
-  const int g = lane_group_of_[chains[0]];
-  const LaneGroup& group = lane_groups_[g];
-  const bool whole = n == group.n && std::equal(chains, chains + n, group.chains);
-  // Per lane in use, its chain's links: not increasing (the group's order, longest first).
-  int lane_links[4];
-  if (whole) {
-    std::copy(group.links, group.links + 4, lane_links);
-  } else {
-    for (int l = 0; l < n; ++l) lane_links[l] = rig.chains()[chains[l]].joint_end - begin[l] - 1;
-  }
-  const int links = lane_links[0];
-  // The lanes whose chain reaches depth d: a prefix; all n while the shortest lasts.
-  const int shortest = lane_links[n - 1];
-  auto in_use = [&](int d) {
-    if (d < shortest) return n;
-    int k = 0;
-    while (k < n && lane_links[k] > d) ++k;
-    return k;
-  };
-  const int mode = lc.arc ? 1 : 0;
-  // A group whose chains have different colliders: the union, each lane masked to its chain's.
-  uint8_t lane_own[internal::kNearAll];
-  const LaneMix& mix = lane_mix_[g];
-  const bool mixed = mix.near_base >= 0;
-  const NearRange near = mixed ? UnionNear(g, chains, lane_own) : lc.near;
-  const uint8_t* lane_has = mixed ? lane_own : kAllLanes;
-  const __m128 h4 = _mm_set1_ps(h), inv_h4 = _mm_set1_ps(lc.inv_h);
-  alignas(16) float local_pack[kLaneFields * 4];
-  auto depth_pack = [&](int d, const int* j) -> const float* {
-    if (whole)  // Create packs every group
-      return &lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * 4];
-    for (int l = 0; l < 4; ++l) PackLane(local_pack, l, j[l]);
-    return local_pack;
-  };
-  Lanes lroot;
-  alignas(16) float sc[4];
-  for (int l = 0; l < 4; ++l) {
-    lroot.Set(l, flat_[chains[l]].root);
-    sc[l] = flat_[chains[l]].scale;
-  }
-  const __m128 scale4 = _mm_load_ps(sc);
-  const V4 root4 = lroot.Load();
-  V4 O = root4;   // the joints at this depth: the roots, then each depth's ends
-  int below = 0;  // lanes with a segment above touching a collider (this step or the last)
-  // Rest vectors from the bent joint above (parent mode; arc's draping below a contact and a
-  // zero-length link): the joints' world rotations, built down the four chains in the lanes
-  // (FlatRotations' work) up to the depth that needs them. `above` holds the rotations of the
-  // joints at depth rot_depth - 1 (the chains' parent rotations for 0).
-  QLanes first;
-  for (int l = 0; l < 4; ++l) first.Set(l, flat_[chains[l]].parent_rot);
-  Q4 above = first.Load();
-  int rot_depth = 0;
-  // The joints at depth dd of the k lanes in use there; lane 0's past a lane's end.
-  auto lane_j = [&](int dd, int k, int* jj) {
-    for (int l = 0; l < 4; ++l) jj[l] = (l < k ? begin[l] : begin[0]) + dd;
-  };
-  auto rest_rotations = [&](const int* jj) {
-    const glm::quat* q[4];
-    for (int l = 0; l < 4; ++l) q[l] = &rig.rest_local()[rig.joint_node()[jj[l]]].rotation;
-    return GatherQ(q);
-  };
-  // The depth loop's last depth (the one above the current), kept for rotations_to: its joint
-  // positions, link lengths and, once built there, above * its joints' rest rotations. The
-  // current depth's joint positions are o_now. A lane past its chain's end holds its own chain's
-  // values here where rotations_to would read lane 0's; such a lane's rotation is never stored.
-  struct Depth {
-    V4 o;
-    __m128 len;
-    Q4 base;
-    bool has_base;
-  };
-  Depth depth_slot[2];  // each filled by the depth loop before rotations_to reads it
-  Depth *last = &depth_slot[0], *cur = &depth_slot[1];
-  int d_cur = -1;  // the depth loop's depth
-  // The rotations of the joints above `depth`; o_now: the joints at the depth loop's depth (O).
-  auto rotations_to = [&](int depth, const V4& o_now) {
-    for (; rot_depth < depth; ++rot_depth) {
-      // Built in registers (four scalars stored and read back as one vector stall the
-      // processor: it cannot forward them).
-      int jj[4];
-      const int k = in_use(rot_depth);
-      lane_j(rot_depth, k, jj);
-      if (rot_depth == d_cur - 1) {  // the depth just solved: its values are at hand
-        above = JointRotation(last->has_base ? last->base : above * rest_rotations(jj),
-                              Gather(axis_unit_, jj), last->o, o_now, last->len);
-      } else {
-        int jm[4];
-        for (int l = 0; l < 4; ++l) jm[l] = jj[l] - 1;
-        const __m128 len4 = _mm_mul_ps(
-            _mm_mul_ps(scale4, _mm_setr_ps(rel_scale_[jj[0]], rel_scale_[jj[1]], rel_scale_[jj[2]],
-                                           rel_scale_[jj[3]])),
-            _mm_setr_ps(axis_len_[jj[0]], axis_len_[jj[1]], axis_len_[jj[2]], axis_len_[jj[3]]));
-        above = JointRotation(above * rest_rotations(jj), Gather(axis_unit_, jj),
-                              rot_depth == 0 ? root4 : Gather(tail_, jm), Gather(tail_, jj), len4);
-      }
-      QLanes r;
-      r.Store(above);
-      for (int l = 0; l < k; ++l) {
-        flat_rot_[jj[l]] = r[l];
-        flat_[chains[l]].q_done = jj[l] + 1;
-      }
-    }
-  };
-  // The attachment frame's rows, for the original arc (glm's mat3 * vec3, lane by lane).
-  // With gravity kept in lane_frames_ for GuardChords after the step (not built again there).
-  // Chains on different attachments: each lane its chain's frame too (as MakeLinkContext's).
-  __m128 arow[3][3];
-  if (!lc.arc || (!lifted && mix.one_attach)) {
-    const glm::mat3& attach = lc.attach;
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) arow[r][c] = _mm_set1_ps(attach[c][r]);
-  } else {  // each lane its chain's frame (lane 0's is lc's)
-    const glm::mat3 attach = AttachFrame(chains[0]);
-    glm::mat3* frame = lane_frames_;
-    frame[0] = lc.attach;
-    for (int l = 1; l < 4; ++l)
-      frame[l] = ArcFrame(chains[l], mix.one_attach ? attach : AttachFrame(chains[l]));
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c)
-        arow[r][c] = _mm_setr_ps(frame[0][c][r], frame[1][c][r], frame[2][c][r], frame[3][c][r]);
-  }
-  const __m128 grow = _mm_set1_ps(internal::kRejectGrow), eps = _mm_set1_ps(internal::kRejectPad);
-  const __m128 half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
-  const bool segment = lc.segment;
-  // SpringConfig::arc_follow, as SolveChainFlat: the first segments' rest vectors and lengths,
-  // then their swings (built at depth 1 from depth 0's ends).
-  const float follow = lc.arc ? config_.arc_follow : 0.0f;
-  V4 rest0{zero4, zero4, zero4};
-  __m128 len0 = zero4;
-  Q4 first_swing{one, zero4, zero4, zero4};
-  int nd = n, nmask = (1 << n) - 1;  // lanes in use at this depth: n until the shortest ends
-  for (int d = 0; d < links; ++d) {
-    if (d >= shortest) {
-      nd = in_use(d);
-      nmask = (1 << nd) - 1;
-    }
-    int j[4];
-    lane_j(d, nd, j);
-    const float* P = depth_pack(d, j);
-    auto field = [&](int f) { return _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * f); };
-    // A joint's world scale, its link's length and hit radius: (scale * rel) * axis length,
-    // hit radius * scale, as SolveChainFlat.
-    const __m128 s4 = _mm_mul_ps(scale4, field(kLaneRel));
-    const __m128 len4 = _mm_mul_ps(s4, field(kLaneAxisLen));
-    const __m128 hit4 = _mm_mul_ps(field(kLaneHit), s4);
-    alignas(16) float s[4], len[4], hit[4];
-    _mm_store_ps(s, s4), _mm_store_ps(len, len4), _mm_store_ps(hit, hit4);
-    std::swap(last, cur);  // this depth for rotations_to at the next
-    cur->o = O, cur->len = len4, cur->has_base = false;
-    d_cur = d;
-    // above * the rest rotations of this depth's joints (above: the rotations of the joints
-    // above, rotations_to(d) first), built once for the rest vectors, the cone test and the
-    // next depth's rotations.
-    auto base = [&]() -> const Q4& {
-      if (!cur->has_base) cur->base = above * rest_rotations(j), cur->has_base = true;
-      return cur->base;
-    };
-    const int zero_len = _mm_movemask_ps(_mm_cmpngt_ps(len4, _mm_set1_ps(1e-7f)));
-    const bool alone = zero_len != 0;
-    const bool bent = !lc.arc || (below & nmask) != 0 || alone;
-    V4 rest{zero4, zero4, zero4};
-    if (lc.arc) {
-      const V4 v{field(kLaneArcX), field(kLaneArcY), field(kLaneArcZ)};
-      auto row = [&](int r) {
-        return _mm_add_ps(_mm_add_ps(_mm_mul_ps(arow[r][0], v.x), _mm_mul_ps(arow[r][1], v.y)),
-                          _mm_mul_ps(arow[r][2], v.z));
-      };
-      rest = {row(0), row(1), row(2)};
-      if (follow > 0.0f && d > 0) {  // lanes below a contact or zero-length take another below
-        if (d == 1) first_swing = FirstSwing4(rest0, root4, O, len0);
-        rest = FollowRest4(rest, first_swing, follow);
-      }
-    }
-    // Lanes below a contact (padding lanes as lane 0).
-    const int padded_below = (below & nmask) | ((below & 1) ? 0xf & ~nmask : 0);
-    if (bent) {  // (above * rest rotation) * (s * rest axis), as FlatRestVector
-      rotations_to(d, O);
-      const V4 from_above = Rotate(base(), s4 * Gather(axis_local_, j));
-      // The lanes that take it: parent mode, below a contact, a zero-length link.
-      const int take = !lc.arc ? 0xf : padded_below | zero_len;
-      rest = Sel(LaneMask(take), from_above, rest);
-    }
-    if (lifted) {  // Lifted, lane by lane (a lane without gravity keeps its bits: mu is 1)
-      const V4 lift = Gather(arc_lift_, j);
-      // _mm_max_ps(a, b) gives b when either is NaN: std::max's NaN, with the bound first.
-      const __m128 q =
-          _mm_div_ps(Dot(lift, rest), _mm_max_ps(_mm_set1_ps(1e-30f), Dot(rest, rest)));
-      const V4 scaled = _mm_max_ps(_mm_set1_ps(kMinLift), _mm_add_ps(one, q)) * rest;
-      // Draped lanes take the whole lift, as Lifted.
-      const int draped = padded_below & ~zero_len & lifted_lanes;
-      rest = draped ? Sel(LaneMask(draped), rest + lift, scaled) : scaled;
-    }
-    Lanes lrest;  // for the lanes solved alone
-    lrest.Store(rest);
-    if (d == 0) rest0 = rest, len0 = len4;
-    // Angle limits at this depth: each frame hangs from the bent joint above (limits.h), whose
-    // rotation the lanes build as FlatRotations does alone. The exact frame (the scalar code's
-    // operations) is made only for a lane that needs it: a hinge, a spherical limit, a cone the
-    // lanes cannot show clear (below), a contact or a zero-length link.
-    int limited = 0, framed = 0;
-    glm::quat frame[4];
-    for (int l = 0; l < nd; ++l)
-      if (limit_[j[l]].kind != JointLimit::Kind::kNone) limited |= 1 << l;
-    if (limited) rotations_to(d, O);
-    auto frame_of = [&](int l) -> const glm::quat* {
-      if (!(limited >> l & 1)) return nullptr;
-      if (!(framed >> l & 1)) {
-        frame[l] = (d == 0 ? flat_[chains[l]].parent_rot : flat_rot_[j[l] - 1]) *
-                   rig.rest_local()[rig.joint_node()[j[l]]].rotation * limit_[j[l]].local;
-        framed |= 1 << l;
-      }
-      return &frame[l];
-    };
-    Lanes lo;
-    lo.Store(O);
-    // This depth one lane after the other, as SolveChainFlat (a zero-length link, or a held link
-    // of a thrown chain past the lag guard's cone): the lanes whose link touched a collider this
-    // step or the last; the ends are then in tail_. Inlined at both uses, like the hand-written
-    // loop (called, it cost the lanes 1 % more instructions in every mode).
-    auto one_by_one = [&]() __attribute__((always_inline)) {
-      int touched = 0;
-      for (int l = 0; l < nd; ++l)
-        if (FlatLink(mixed ? LaneOwnContext(lc, chains[l], lroot[l])
-                           : LaneContext(lc, chains[l], lroot[l]),
-                     j[l], lo[l], lrest[l], s[l], len[l], rep, frame_of(l)))
-          touched |= 1 << l;
-      return touched;
-    };
-    if (alone) {  // a zero-length link
-      below |= one_by_one();
-      O = Gather(tail_, j);
-      continue;
-    }
-    // IntegrateLink's prediction, lane by lane the same operations.
-    const V4 x = Gather(tail_, j), before = Gather(prev_target_, j);
-    const V4 target = O + rest;
-    Scatter(prev_target_, j, target, nmask);
-    const V4 vt = inv_h4 * (target - before);
-    const int cf = kLaneCoef + kLaneCoefFields * mode;
-    const V4 gv{field(cf + 1), field(cf + 2), field(cf + 3)};
-    const V4 f = field(cf) * (before - x) + gv;
-    const V4 u = field(cf + 4) * (vt + field(cf + 5) * (Gather(vel_, j) - vt) + h4 * f);
-    const V4 y = x + h4 * u;
-    const V4 dy = y - O;
-    const __m128 dist = _mm_sqrt_ps(Dot(dy, dy));
-    const int ok = _mm_movemask_ps(_mm_cmpgt_ps(dist, _mm_mul_ps(_mm_set1_ps(1e-9f), len4)));
-    Lanes lxh;
-    lxh.Store(O + _mm_div_ps(len4, dist) * dy);
-    if (ok != 0xf) {  // an end on its joint: ProjectOnLink's rest direction, per lane
-      Lanes ly;
-      ly.Store(y);
-      for (int l = 0; l < 4; ++l)
-        if (!(ok >> l & 1)) lxh.Set(l, ProjectOnLink(ly[l], lo[l], len[l], lrest[l]));
-    }
-    if (LagGuardOn(lc)) {
-      // arc's lag guard, as IntegrateLink: the cone test in the lanes (OutsideLagCone's
-      // operations), an end outside put back per lane (rare: a violent roll or jump), a link in
-      // contact at the last step left alone unless its chain is thrown: then this depth is
-      // solved one lane after the other, as IntegrateLink (the targets put back first).
-      const V4 axis = field(cf) * rest + gv;
-      const V4 e = lxh.Load() - O;
-      const __m128 need =
-          _mm_mul_ps(_mm_set1_ps(lag_cos_), _mm_mul_ps(len4, _mm_sqrt_ps(Dot(axis, axis))));
-      int held = 0;  // lanes whose link touched a collider at the last step
-      for (int l = 0; l < nd; ++l) held |= in_contact_[j[l]] ? 1 << l : 0;
-      const int outside = nmask & ~_mm_movemask_ps(_mm_cmpge_ps(Dot(e, axis), need));
-      bool thrown = false;
-      if (outside & held)  // rare: a held link past the cone
-        for (int l = 0; l < nd && !thrown; ++l)
-          thrown = (outside & held) >> l & 1 && ChainThrown(LaneContext(lc, chains[l], lroot[l]));
-      if (thrown) {  // this depth one lane after the other (the targets put back first)
-        Scatter(prev_target_, j, before, nmask);
-        below |= one_by_one();
-        O = Gather(tail_, j);
-        continue;
-      }
-      const int out = outside & ~held;
-      if (out) {
-        rep.flags |= kStepLagGuard;
-        Lanes lax;
-        lax.Store(axis);
-        for (int l = 0; l < nd; ++l)
-          if (out >> l & 1)
-            lxh.Set(l, OntoLagCone(lo[l], lxh[l], len[l], lax[l], lag_cos_, lag_sin_));
-      }
-    }
-    if (limited) {
-      // IntegrateLink's limit, on the projected end. A cone leaves the end alone when its
-      // direction is within the cone: here the cone's axis (the limit frame's +Y, the frame built
-      // in the lanes) against the link, with a margin of 1e-4 in the cosine far above the
-      // rounding of either way of computing it, so a lane shown clear is one ApplyLimit would
-      // leave alone. Every other limited lane goes through ApplyLimit with the exact frame.
-      int clear = 0;
-      const glm::quat* local[4];
-      alignas(16) float cos_a[4];
-      int cones = 0;
-      for (int l = 0; l < 4; ++l) {
-        const internal::PreparedLimit& lim = limit_[j[l < nd ? l : 0]];
-        local[l] = &lim.local;
-        cos_a[l] = lim.cos_a + 1e-4f;
-        if (l < nd && lim.kind == JointLimit::Kind::kCone) cones |= 1 << l;
-      }
-      if (cones) {
-        const V4 axis = Rotate(base() * GatherQ(local), V4{zero4, one, zero4});
-        const V4 e = lxh.Load() - O;
-        const __m128 need = _mm_mul_ps(_mm_load_ps(cos_a), _mm_sqrt_ps(Dot(e, e)));
-        clear = cones & _mm_movemask_ps(_mm_cmpge_ps(Dot(axis, e), need));
-      }
-      for (int l = 0; l < nd; ++l)
-        if ((limited & ~clear) >> l & 1) {
-          glm::vec3 end = lxh[l];
-          if (internal::ApplyLimit(limit_[j[l]], *frame_of(l), lo[l], len[l], end)) lxh.Set(l, end);
-        }
-    }
-    const V4 xh = lxh.Load();
-    const V4 vs = inv_h4 * (xh - x);
-    // NarrowLink for the four links: each near collider against the four balls. A candidate is
-    // then put through ResolveLink's reject on the predicted end (the same operations, so the
-    // same verdict) and, against an outside sphere or capsule, through the exact test: a lane
-    // that no candidate touches has no contact this step, as the scalar code would find, and
-    // ends in the lanes; any other goes through ResolveLink.
-    const __m128 reach_r = _mm_add_ps(len4, hit4);
-    const __m128 mid_r = _mm_add_ps(_mm_mul_ps(half, len4), hit4);
-    // ResolveLink's reject of collider ci (an outside sphere or capsule) for the lanes `mask`
-    // with their ends at X: the lanes it leaves to the exact test.
-    auto candidates = [&](int ci, int mask, const V4& X) __attribute__((always_inline)) {
-      const glm::vec4& bound = collider_bound_[ci];
-      if (!segment) {  // internal::ClearOfBound(bound, xh, hit)
-        const V4 dd = X - V4{_mm_set1_ps(bound.x), _mm_set1_ps(bound.y), _mm_set1_ps(bound.z)};
-        const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_add_ps(hit4, _mm_set1_ps(bound.w)), grow), eps);
-        return mask & _mm_movemask_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)));
-      }
-      // internal::ClearOfCapsule(head, axis, inv_len2, radius, mid, mid_r)
-      const V4 middle = half * (O + X);  // the link's middle, a ball of 0.5 len + hit around it
-      const CapsuleReject& cr = collider_reject_[ci];
-      const V4 axis{_mm_set1_ps(cr.axis.x), _mm_set1_ps(cr.axis.y), _mm_set1_ps(cr.axis.z)};
-      const V4 ap =
-          middle - V4{_mm_set1_ps(cr.head.x), _mm_set1_ps(cr.head.y), _mm_set1_ps(cr.head.z)};
-      const __m128 at = _mm_mul_ps(Dot(ap, axis), _mm_set1_ps(cr.inv_len2));
-      const V4 dd = ap - _mm_min_ps(_mm_max_ps(at, zero4), one) * axis;
-      const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_add_ps(mid_r, _mm_set1_ps(cr.radius)), grow), eps);
-      // std::min/max keep a NaN where SSE's give the bound: a NaN parameter is never clear.
-      return mask & _mm_movemask_ps(_mm_or_ps(_mm_cmpngt_ps(Dot(dd, dd), _mm_mul_ps(r, r)),
-                                              _mm_cmpunord_ps(at, at)));
-    };
-    // The contacts in the lanes, ResolveLink's operations lane by lane: the end X and velocity VS
-    // pushed out of each collider in turn, the normals per lane in the order found.
-    // The per-lane records are set at the first contact (clear() below): most links have none.
-    V4 X = xh, VS = vs;
-    Lanes nslot[kMaxNormals];
-    int count[4], one_ci[4];  // one_ci per lane, as ResolveLink's
-    float first_sep[4];
-    int first_contacts[4];  // per lane, the contacts of the first round
-    auto clear = [&]() __attribute__((always_inline)) {
-      for (int l = 0; l < 4; ++l)
-        count[l] = 0, one_ci[l] = -1, first_sep[l] = 0, first_contacts[l] = 0;
-    };
-    // Collider ci's exact test for the lanes `cand` at X; the lanes in contact are pushed out (a
-    // push of -sep at link parameter `at` moves the end about -sep / at, as the link pivots about
-    // o; then only the inward part of the velocity is removed) and returned.
-    auto contact = [&](int ci, int cand, int* contacts) __attribute__((always_inline)) {
-      const WorldCollider& col = colliders_[ci];
-      V4 nrm;
-      __m128 at = one, sep;
-      int in;
-      if (segment) {  // SegmentContact's separation, its direction only where there is a contact
-        const SegmentClosest4 k = ClosestOnLinks(col, O, X);
-        const __m128 dl = _mm_sqrt_ps(Dot(k.d, k.d));
-        sep = _mm_sub_ps(_mm_sub_ps(dl, hit4), _mm_set1_ps(col.radius));
-        in = cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
-        if (!in) return 0;
-        at = k.u;
-        nrm = Sel(_mm_cmpgt_ps(dl, _mm_set1_ps(1e-9f)), Div(k.d, dl),
-                  SafeNormalize4(k.p - Splat(col.head)));
-      } else {
-        sep = PointContact4(col, X, hit4, &nrm);
-        in = cand & _mm_movemask_ps(_mm_cmplt_ps(sep, zero4));
-        if (!in) return 0;
-      }
-      const __m128 lever =
-          Sel(_mm_cmplt_ps(at, _mm_set1_ps(kMinLever)), _mm_set1_ps(kMinLever), at);
-      const __m128 m = LaneMask(in);
-      X = Sel(m, ProjectOnLink4(X - _mm_div_ps(sep, lever) * nrm, O, len4, rest), X);
-      VS = Sel(m, VS - Min0(Dot(VS, nrm)) * nrm, VS);
-      Lanes ln;
-      ln.Store(nrm);
-      alignas(16) float sep_l[4];
-      _mm_store_ps(sep_l, sep);
-      for (int l = 0; l < 4; ++l) {
-        if (!(in >> l & 1)) continue;
-        if (count[l] < kMaxNormals) nslot[count[l]++].Set(l, ln[l]);
-        if (one_ci[l] == -1) first_sep[l] = sep_l[l];
-        one_ci[l] = one_ci[l] == -1 || one_ci[l] == ci ? ci : -2;
-        ++contacts[l];
-      }
-      return in;
-    };
-    // NarrowLink for the four links: each near collider against the four balls. A candidate is
-    // then put through ResolveLink's reject on the end (the same operations, so the same verdict)
-    // and, against an outside sphere or capsule, through the exact test: this is ResolveLink's
-    // first round for every lane. A lane that no candidate touches has no contact this step, as
-    // the scalar code would find, and ends in the lanes; a lane in contact with outside spheres
-    // and capsules only goes on with the next round in the lanes (below), any other through
-    // ResolveLink, which starts again from the predicted end.
-    int maybe = 0;  // lanes an outside sphere or capsule touches
-    int other = 0;  // lanes with a plane or an inside shape among their candidates
-    uint8_t lanes_of[internal::kNearAll];  // per near collider: the lanes it is a candidate of
-    for (int c = near.begin; c < near.end; ++c) {
-      const int mask = lane_has[c - near.begin] & NearBall4(O, reach_r, near_splat_[c]);
-      lanes_of[c - near.begin] = static_cast<uint8_t>(mask);
-      if (!mask) continue;
-      const int ci = near_colliders_[c];
-      if (collider_bound_[ci].w < 0.0f) {  // a plane or an inside shape: the scalar code decides
-        other |= mask;
-        continue;
-      }
-      const int cand = candidates(ci, mask, X);
-      if (!cand) continue;
-      if (!maybe) clear();  // no contact yet at this depth
-      maybe |= contact(ci, cand, first_contacts);
-    }
-    // ResolveLink without contacts: the velocity's radial part, then the flush.
-    const V4 dir = _mm_div_ps(one, len4) * (xh - O);
-    const V4 vr = vs - Dot(vs, dir) * dir;
-    const __m128 zero =
-        _mm_sub_ps(_mm_add_ps(_mm_add_ps(_mm_sub_ps(xh.x, xh.x), _mm_sub_ps(xh.y, xh.y)),
-                              _mm_add_ps(_mm_sub_ps(xh.z, xh.z), _mm_sub_ps(vr.x, vr.x))),
-                   _mm_add_ps(_mm_sub_ps(vr.y, vr.y), _mm_sub_ps(vr.z, vr.z)));
-    const int finite = _mm_movemask_ps(_mm_cmpord_ps(zero, zero));  // x - x is NaN for inf, NaN
-    // Lanes in contact with outside spheres and capsules only, without an angle limit, resolve
-    // their contacts in the lanes (ResolveLink's operations lane by lane); the others in
-    // contact, or not finite, go through ResolveLink.
-    const int slow = ((maybe & limited) | other | ~finite) & nmask;
-    const int resolve = maybe & ~slow & nmask;
-    V4 end{FlushTiny4(xh.x), FlushTiny4(xh.y), FlushTiny4(xh.z)};
-    V4 vend{FlushTiny4(vr.x), FlushTiny4(vr.y), FlushTiny4(vr.z)};
-    int touched_lanes = 0;
-    if (resolve) {
-      // The first round's contacts of these lanes, then the next rounds (every lane here had a
-      // contact in the first).
-      rep.flags |= kStepContact;
-      for (int l = 0; l < 4; ++l) {
-        if (resolve >> l & 1) {
-          rep.contacts += first_contacts[l];
-        } else {  // not resolved here: none of the first round's contacts count
-          count[l] = 0;
-          one_ci[l] = -1;
-        }
-      }
-      int active = resolve;  // lanes whose last round found a contact
-      int contacts[4] = {0, 0, 0, 0};
-      for (int it = 1; it < kContactIterations && active; ++it) {
-        int any = 0;
-        for (int c = near.begin; c < near.end; ++c) {
-          const int mask = lanes_of[c - near.begin] & active;
-          if (!mask) continue;
-          const int ci = near_colliders_[c];
-          const int cand = candidates(ci, mask, X);
-          if (cand) any |= contact(ci, cand, contacts);
-        }
-        if (any) rep.flags |= kStepContact;
-        active &= any;
-      }
-      for (int l = 0; l < 4; ++l) rep.contacts += contacts[l];
-      if (!segment) {  // ResolveLink's OntoContactCircle (lanes here have no angle limit)
-        Lanes lx;
-        lx.Store(X);
-        bool moved = false;
-        for (int l = 0; l < 4; ++l) {
-          if (one_ci[l] < 0) continue;
-          glm::vec3 e = lx[l];
-          if (OntoContactCircle(colliders_[one_ci[l]], lo[l], len[l], hit[l], first_sep[l],
-                                lrest[l], &e)) {
-            lx.Set(l, e);
-            moved = true;
-          }
-        }
-        if (moved) X = lx.Load();
-      }
-      for (int l = 0; l < 4; ++l) touched_lanes |= count[l] > 0 ? 1 << l : 0;
-      // The velocity's radial part, then once more the inward part along each normal's
-      // component across the link.
-      const V4 d = _mm_div_ps(one, len4) * (X - O);
-      VS = VS - Dot(VS, d) * d;
-      const int most = std::max(std::max(count[0], count[1]), std::max(count[2], count[3]));
-      for (int i = 0; i < most; ++i) {
-        int has = 0;
-        for (int l = 0; l < 4; ++l) has |= count[l] > i ? 1 << l : 0;
-        const V4 ni = nslot[i].Load();
-        V4 np = ni - Dot(ni, d) * d;
-        const __m128 l = _mm_sqrt_ps(Dot(np, np));
-        np = _mm_div_ps(one, l) * np;
-        const __m128 m = _mm_andnot_ps(_mm_cmplt_ps(l, _mm_set1_ps(1e-6f)), LaneMask(has));
-        VS = Sel(m, VS - Min0(Dot(VS, np)) * np, VS);
-      }
-      // Never let a NaN out: the rest direction, at rest (kStepRepaired).
-      const V4 bad4 = (X - X) + (VS - VS);
-      const int bad = resolve & ~_mm_movemask_ps(_mm_cmpord_ps(
-                                    _mm_add_ps(_mm_add_ps(bad4.x, bad4.y), bad4.z), zero4));
-      if (bad) {
-        const __m128 m = LaneMask(bad);
-        X = Sel(m, O + len4 * RestDirection4(rest), X);
-        VS = Sel(m, V4{zero4, zero4, zero4}, VS);
-        rep.flags |= kStepRepaired;
-      }
-      const __m128 m = LaneMask(resolve);
-      end = Sel(m, V4{FlushTiny4(X.x), FlushTiny4(X.y), FlushTiny4(X.z)}, end);
-      vend = Sel(m, V4{FlushTiny4(VS.x), FlushTiny4(VS.y), FlushTiny4(VS.z)}, vend);
-    }
-    for (int l = 0; l < nd; ++l) {
-      const int jl = j[l];
-      if (slow >> l & 1) {
-        // The lane's candidates, in order, as NarrowLink would list them.
-        int n_cand = 0;
-        for (int c = near.begin; c < near.end; ++c)
-          if (lanes_of[c - near.begin] >> l & 1) joint_colliders_[n_cand++] = near_colliders_[c];
-        Lanes lvs;
-        lvs.Store(vs);
-        const bool touched = ResolveLink(lc, jl, lo[l], lrest[l], len[l], hit[l], lxh[l], lvs[l],
-                                         joint_colliders_.data(), n_cand, rep, frame_of(l));
-        below |= touched ? 1 << l : 0;
-      } else {
-        const int touched = touched_lanes >> l & 1;
-        below |= in_contact_[jl] != 0 || touched ? 1 << l : 0;
-        in_contact_[jl] = static_cast<uint8_t>(touched);
-      }
-    }
-    Scatter(tail_, j, end, nmask & ~slow);
-    Scatter(vel_, j, vend, nmask & ~slow);
-    // The next depth's joints: these ends (padding lanes, lane 0's chain, end as lane 0 in the
-    // lanes; a lane solved alone or in contact ended in tail_).
-    O = slow || resolve ? Gather(tail_, j) : end;
-  }
-}
-
-void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transform> pose,
-                                  bool world) {
-  // WriteFlatChain (after FlatRotations) for the chains of lane groups, depth by depth in SIMD
-  // lanes: each joint's world rotation from its end, its local rotation and (with `world`) its
-  // world matrix. A chain's rotations are one series of dependent operations (each joint's from
-  // the one above, through a square root and divisions): up to four groups go depth by depth
-  // together, so the processor has independent work while one waits. The rare shortest arc
-  // between opposite vectors is built per lane by the scalar function. Padding lanes repeat the
-  // group's first chain and are never stored; so does a lane past its chain's end.
-  const Rig& rig = *rig_;
-  struct State {
-    Q4 above;  // the world rotations of the joints above this depth
-    V4 O;      // the joints' positions at this depth
-    Lanes o;
-    int begin[4];
-    const int* chains;
-    const int* links;  // per lane, its chain's links (the end joint's depth); not increasing
-    int n;
-    int nd;             // lanes in use at the current depth
-    int next_end;       // the depth at which the shortest of them ends
-    __m128 scale;       // per lane its chain's scale (lane 0's past a lane's end)
-    const float* pack;  // the group's constants (PackLanes)
-  };
-  auto lane_scales = [&](const State& s) {
-    auto scale = [&](int l) { return flat_[s.chains[l < s.nd ? l : 0]].scale; };
-    return _mm_setr_ps(scale(0), scale(1), scale(2), scale(3));
-  };
-  constexpr int kBatch = 4;
-  for (int b0 = 0; b0 < count; b0 += kBatch) {
-    const int nb = std::min(kBatch, count - b0);
-    State st[kBatch];
-    int max_d = 0;
-    for (int b = 0; b < nb; ++b) {
-      State& s = st[b];
-      const LaneGroup& g = lane_groups_[groups[b0 + b]];
-      s.chains = g.chains;
-      s.links = g.links;
-      s.n = s.nd = g.n;
-      s.next_end = g.links[g.n - 1];
-      QLanes parent;
-      for (int l = 0; l < 4; ++l) {
-        const FlatChain& f = flat_[g.chains[l]];
-        parent.Set(l, f.parent_rot);
-        s.o.Set(l, f.root);
-        s.begin[l] = rig.chains()[g.chains[l]].joint_begin;
-      }
-      s.above = parent.Load();
-      s.O = s.o.Load();
-      s.scale = lane_scales(s);
-      s.pack = &lane_pack_[lane_pack_at_[groups[b0 + b]]];  // Create packs every group
-      max_d = std::max(max_d, s.links[0]);
-    }
-    for (int d = 0; d < max_d; ++d)
-      for (int b = 0; b < nb; ++b) {
-        State& s = st[b];
-        if (d >= s.links[0]) continue;
-        // The lanes whose chain reaches this depth (a prefix): past a lane's end it repeats
-        // lane 0's joint, as padding lanes do.
-        if (d >= s.next_end) {  // a lane's chain has ended
-          while (s.nd > 1 && s.links[s.nd - 1] <= d) s.begin[--s.nd] = s.begin[0];
-          s.next_end = s.links[s.nd - 1];
-          s.scale = lane_scales(s);
-        }
-        const int nd = s.nd;
-        int j[4];
-        const glm::quat* rest[4];
-        for (int l = 0; l < 4; ++l) {
-          j[l] = s.begin[l] + d;
-          rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
-        }
-        // Each joint's world scale and link length, as FlatRotations: (scale * rel) * axis
-        // length; the joints' constants from the group's pack (the lanes' joints, in its order).
-        const float* P = s.pack + static_cast<ptrdiff_t>(d) * kLaneFields * 4;
-        const __m128 s4 =
-            _mm_mul_ps(s.scale, _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneRel));
-        const __m128 axis_len4 = _mm_loadu_ps(P + static_cast<ptrdiff_t>(4) * kLaneAxisLen);
-        const V4 tail = Gather(tail_, j);
-        // The last step built these rotations already where the lanes needed them (parent
-        // mode, draping, angle limits: rotations_to in SolveChainLanes, the same operations on
-        // the same values): taken from there.
-        bool built = true;
-        for (int l = 0; l < nd; ++l) built = built && flat_[s.chains[l]].q_done > j[l];
-        Q4 rot;
-        if (built) {
-          const glm::quat* q[4];
-          for (int l = 0; l < 4; ++l) q[l] = &flat_rot_[j[l < nd ? l : 0]];
-          rot = GatherQ(q);
-        } else {
-          rot = JointRotation(s.above * GatherQ(rest), Gather(axis_unit_, j), s.O, tail,
-                              _mm_mul_ps(s4, axis_len4));
-        }
-        // Local rotation: conjugate(parent) * rot, normalised, tiny components flushed.
-        const __m128 sign = _mm_set1_ps(-0.0f);
-        const Q4 local = Normalize(Q4{s.above.w, _mm_xor_ps(s.above.x, sign),
-                                      _mm_xor_ps(s.above.y, sign), _mm_xor_ps(s.above.z, sign)} *
-                                   rot);
-        glm::quat *rot_to[4] = {}, *local_to[4] = {};
-        for (int l = 0; l < nd; ++l) {
-          rot_to[l] = &flat_rot_[j[l]];
-          local_to[l] = &pose[rig.joint_node()[j[l]]].rotation;
-        }
-        ScatterQ(rot_to, rot, nd);
-        ScatterQ(
-            local_to,
-            {FlushTiny4(local.w), FlushTiny4(local.x), FlushTiny4(local.y), FlushTiny4(local.z)},
-            nd);
-        s.above = rot;
-        if (!world) {
-          s.O = tail;
-          continue;
-        }
-        // World matrix: internal::Compose(o, rot, scale) = mat3_cast(rot) * scale, then o.
-        const __m128 two = _mm_set1_ps(2.0f), one = _mm_set1_ps(1.0f);
-        auto m = [](__m128 a, __m128 c) { return _mm_mul_ps(a, c); };
-        const __m128 qxx = m(rot.x, rot.x), qyy = m(rot.y, rot.y), qzz = m(rot.z, rot.z);
-        const __m128 qxz = m(rot.x, rot.z), qxy = m(rot.x, rot.y), qyz = m(rot.y, rot.z);
-        const __m128 qwx = m(rot.w, rot.x), qwy = m(rot.w, rot.y), qwz = m(rot.w, rot.z);
-        alignas(16) float mat[9][4];
-        _mm_store_ps(mat[0], m(_mm_sub_ps(one, m(two, _mm_add_ps(qyy, qzz))), s4));
-        _mm_store_ps(mat[1], m(m(two, _mm_add_ps(qxy, qwz)), s4));
-        _mm_store_ps(mat[2], m(m(two, _mm_sub_ps(qxz, qwy)), s4));
-        _mm_store_ps(mat[3], m(m(two, _mm_sub_ps(qxy, qwz)), s4));
-        _mm_store_ps(mat[4], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qzz))), s4));
-        _mm_store_ps(mat[5], m(m(two, _mm_add_ps(qyz, qwx)), s4));
-        _mm_store_ps(mat[6], m(m(two, _mm_add_ps(qxz, qwy)), s4));
-        _mm_store_ps(mat[7], m(m(two, _mm_sub_ps(qyz, qwx)), s4));
-        _mm_store_ps(mat[8], m(_mm_sub_ps(one, m(two, _mm_add_ps(qxx, qyy))), s4));
-        for (int l = 0; l < nd; ++l) {
-          glm::mat4& w = world_[rig.joint_node()[j[l]]];
-          w[0] = glm::vec4(mat[0][l], mat[1][l], mat[2][l], 0.0f);
-          w[1] = glm::vec4(mat[3][l], mat[4][l], mat[5][l], 0.0f);
-          w[2] = glm::vec4(mat[6][l], mat[7][l], mat[8][l], 0.0f);
-          w[3] = glm::vec4(s.o[l], 1.0f);
-        }
-        s.O = tail;
-        s.o.Store(tail);
-      }
-    for (int b = 0; b < nb; ++b)
-      for (int l = 0; l < st[b].n; ++l) {  // the end joint, as WriteFlatChain
-        const State& s = st[b];
-        FlatChain& f = flat_[s.chains[l]];
-        const int last = rig.chains()[s.chains[l]].joint_begin + s.links[l];
-        f.q_done = last;
-        world_lazy_[s.chains[l]] = world ? 0 : 1;
-        if (world && s.links[l] > 0) {
-          const int node = rig.joint_node()[last];
-          world_[node] = internal::Compose(tail_[last - 1],
-                                           flat_rot_[last - 1] * rig.rest_local()[node].rotation,
-                                           f.scale * rel_scale_[last]);
-        }
-      }
-  }
+#if HAIRSWING_LANES8
+  if (LaneGroupWidth(n) == 8) return SolveChainLanesW<8>(chains, n, h, rep);
+#endif
+  SolveChainLanesW<4>(chains, n, h, rep);
 }
 void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool variable,
                                      StepReport& rep) {
-  // vrm mode's flat chains of a lane group side by side (as SolveChainLanes: chains[0..3], n in
-  // use, padding lanes and lanes past their chain's end compute lane 0's joint and are never
-  // stored), one step: a fixed 1/120 s one, or one of the caller's dt (`variable`, three-vrm's own
-  // stepping): link depth by link depth VrmFlatLink's operations in the lanes, the joints' world
-  // rotations included (the next depth's bone axes hang from them). A lane goes through
-  // VrmFlatLink itself at a depth where its link has a zero length or an angle limit other than a
-  // cone it is clearly inside of, where the exact test finds a contact (the lanes only give the
-  // verdict: no collider touches the end) or where its end is not finite; the state it reads is
-  // stored only after that.
-  const Rig& rig = *rig_;
-  // VrmFlatLink's factors (spring_internal.h): the push scale is exactly 1 for a variable step, so
-  // the pushes below are its expressions in both steppings. A fixed step here is the usual one,
-  // so the velocity kept is VrmKeep's at kStep (which folds its step test away).
-  HS_ASSERT(variable || dt == static_cast<float>(kStep));
-  const float push_scale = internal::VrmPushScale(dt, variable);
-  for (int l = 0; l < n; ++l) FlatRoot(chains[l]);
-  // The group's colliders. A group whose chains have different ones tests their union: a lane
-  // that finds a collider not its chain's goes through VrmFlatLink with its own (LaneOwnNear),
-  // like any lane with a contact.
-  const int g = lane_group_of_[chains[0]];
-  const NearRange near =
-      lane_mix_[g].near_base < 0 ? AllNear(chains[0]) : UnionNear(g, chains, nullptr);
-  int begin[4], lane_links[4];
-  for (int l = 0; l < 4; ++l) begin[l] = rig.chains()[chains[l]].joint_begin;
-  for (int l = 0; l < n; ++l) lane_links[l] = rig.chains()[chains[l]].joint_end - begin[l] - 1;
-  const int links = lane_links[0];  // not increasing: the group's order, longest first
-  Lanes lroot;
-  QLanes lparent;
-  alignas(16) float sc[4];
-  for (int l = 0; l < 4; ++l) {
-    const FlatChain& fc = flat_[chains[l]];
-    lroot.Set(l, fc.root);
-    lparent.Set(l, fc.parent_rot);
-    sc[l] = fc.scale;
-  }
-  const __m128 scale4 = _mm_load_ps(sc), one = _mm_set1_ps(1.0f), zero4 = _mm_setzero_ps();
-  const __m128 dt4 = _mm_set1_ps(dt);
-  V4 O = lroot.Load();        // the joints at this depth: the roots, then each depth's ends
-  Q4 above = lparent.Load();  // the world rotations of the joints above them
-  int nd = n;
-  for (int d = 0; d < links; ++d) {
-    while (nd > 1 && lane_links[nd - 1] <= d) --nd;  // lanes whose chain reaches this depth
-    const int nmask = (1 << nd) - 1;
-    int j[4];
-    for (int l = 0; l < 4; ++l) j[l] = (l < nd ? begin[l] : begin[0]) + d;
-    auto per_lane = [&](auto f) { return _mm_setr_ps(f(j[0]), f(j[1]), f(j[2]), f(j[3])); };
-    const glm::quat* rest[4];
-    for (int l = 0; l < 4; ++l) rest[l] = &rig.rest_local()[rig.joint_node()[j[l]]].rotation;
-    const Q4 base = above * GatherQ(rest);
-    // VrmFlatLink's bone length (scale * rel) * axis length, push and gravity factors.
-    const __m128 len4 =
-        _mm_mul_ps(_mm_mul_ps(scale4, per_lane([&](int k) { return rel_scale_[k]; })),
-                   per_lane([&](int k) { return axis_len_[k]; }));
-    int slow = _mm_movemask_ps(_mm_cmpngt_ps(len4, _mm_set1_ps(1e-7f)));  // zero length
-    int cones = 0;  // cone limits: a lane whose end is clearly inside stays in the lanes
-    const glm::quat* local[4];
-    alignas(16) float cos_a[4];
-    for (int l = 0; l < 4; ++l) {
-      const internal::PreparedLimit& lim = limit_[j[l < nd ? l : 0]];
-      local[l] = &lim.local;
-      cos_a[l] = lim.cos_a + 1e-4f;
-      if (l < nd && lim.kind == JointLimit::Kind::kCone)
-        cones |= 1 << l;
-      else if (l < nd && lim.kind != JointLimit::Kind::kNone)
-        slow |= 1 << l;
-    }
-    const V4 wa = Rotate(base, Gather(axis_unit_, j));
-    const V4 world_axis = _mm_div_ps(one, _mm_sqrt_ps(Dot(wa, wa))) * wa;  // glm::normalize
-    const V4 cur = Gather(vrm_cur_, j), prev = Gather(vrm_prev_, j);
-    V4 next = cur + per_lane([&](int k) {
-                      return VrmKeep(k, static_cast<float>(kStep), variable);
-                    }) * (cur - prev);
-    next = next + per_lane([&](int k) {
-                    return stiffness_[k] * config_.stiffness_scale * dt * push_scale;
-                  }) * world_axis;
-    next = next + per_lane([&](int k) { return gravity_power_[k] * dt * push_scale; }) *
-                      Gather(gravity_dir_, j);
-    const V4 dn = next - O;
-    next = len4 * (_mm_div_ps(one, _mm_sqrt_ps(Dot(dn, dn))) * dn) + O;
-    if (cones) {
-      // VrmFlatLink's limit leaves the end alone when its direction is within the cone: here
-      // the cone's axis (the limit frame's +Y) against the link with a margin of 1e-4 in the
-      // cosine, as SolveChainLanes; any other lane goes through VrmFlatLink.
-      const V4 axis = Rotate(base * GatherQ(local), V4{zero4, one, zero4});
-      const V4 e = next - O;
-      const __m128 need = _mm_mul_ps(_mm_load_ps(cos_a), _mm_sqrt_ps(Dot(e, e)));
-      slow |= cones & ~_mm_movemask_ps(_mm_cmpge_ps(Dot(axis, e), need));
-    }
-    // The contact verdict: NarrowLink's candidates (a ball of the bone length + hit radius
-    // around the joint), then the exact test on the end; a plane or an inside shape, or a
-    // contact, sends the lane to VrmFlatLink.
-    const __m128 hit4 = per_lane([&](int k) { return hit_radius_[k]; });
-    const __m128 reach_r = _mm_add_ps(len4, hit4);
-    for (int c = near.begin; c < near.end; ++c) {
-      const int cand = nmask & ~slow & NearBall4(O, reach_r, near_splat_[c]);
-      if (!cand) continue;
-      const int ci = near_colliders_[c];
-      if (collider_bound_[ci].w < 0.0f) {
-        slow |= cand;
-        continue;
-      }
-      slow |=
-          cand & _mm_movemask_ps(_mm_cmplt_ps(PointSeparation4(colliders_[ci], next, hit4), zero4));
-    }
-    const V4 z = (next - next);  // x - x is NaN for inf and NaN
-    slow |= nmask & ~_mm_movemask_ps(_mm_cmpord_ps(_mm_add_ps(_mm_add_ps(z.x, z.y), z.z), zero4));
-    next = V4{FlushTiny4(next.x), FlushTiny4(next.y), FlushTiny4(next.z)};
-    const Q4 rot = Normalize(
-        FromUnitVectorsUnnormalised4(world_axis, _mm_div_ps(one, len4) * (next - O)) * base);
-    slow &= nmask;
-    if (slow) {  // those lanes alone, before the state they read is stored
-      Lanes lo;
-      QLanes la;
-      lo.Store(O);
-      la.Store(above);
-      for (int l = 0; l < nd; ++l)
-        if (slow >> l & 1) {
-          glm::vec3 pos = lo[l];
-          glm::quat q = la[l];
-          VrmFlatLink(j[l], sc[l], LaneOwnNear(chains[l], near), dt, variable, pos, q, rep);
-        }
-    }
-    const int store = nmask & ~slow;
-    const V4 vel = Div(next - Gather(tail_, j), dt4);
-    Scatter(vrm_prev_, j, cur, store);
-    Scatter(vrm_cur_, j, next, store);
-    Scatter(tail_, j, next, store);
-    Scatter(vel_, j, vel, store);
-    QLanes lr;
-    lr.Store(rot);
-    for (int l = 0; l < nd; ++l)
-      if (store >> l & 1) flat_rot_[j[l]] = lr[l];
-    if (slow) {  // the next depth's joints and rotations from memory (lane 0's for padding)
-      const glm::quat* q[4];
-      for (int l = 0; l < 4; ++l) q[l] = &flat_rot_[j[l]];
-      above = GatherQ(q);
-      O = Gather(tail_, j);
-    } else {
-      above = rot;
-      O = next;
-    }
-  }
-  for (int l = 0; l < n; ++l) flat_[chains[l]].q_done = begin[l] + lane_links[l];
+#if HAIRSWING_LANES8
+  if (LaneGroupWidth(n) == 8) return SolveChainVrmLanesW<8>(chains, n, dt, variable, rep);
+#endif
+  SolveChainVrmLanesW<4>(chains, n, dt, variable, rep);
 }
-#undef HS_LANE
+void SpringWorld::WriteLaneGroups(const int* groups, int count, int count8,
+                                  std::span<Transform> pose, bool world) {
+  WriteLaneGroupsW<4>(groups, count, pose, world);
+#if HAIRSWING_LANES8
+  WriteLaneGroupsW<8>(groups + count, count8, pose, world);
+#else
+  HS_ASSERT(count8 == 0);
+#endif
+}
 #else
 void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
@@ -2184,9 +1058,9 @@ void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool va
                                      StepReport& rep) {
   for (int l = 0; l < n; ++l) SolveChainVrmFlat(chains[l], dt, variable, rep);  // never called
 }
-void SpringWorld::WriteLaneGroups(const int* groups, int count, std::span<Transform> pose,
-                                  bool world) {
-  for (int b = 0; b < count; ++b)  // never called: WriteBack
+void SpringWorld::WriteLaneGroups(const int* groups, int count, int count8,
+                                  std::span<Transform> pose, bool world) {
+  for (int b = 0; b < count + count8; ++b)  // never called: WriteBack
     for (int l = 0; l < lane_groups_[groups[b]].n; ++l)
       WriteFlatChain(lane_groups_[groups[b]].chains[l], pose, world);
 }
@@ -2245,16 +1119,20 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
 #if HAIRSWING_SIMD && defined(__SSE2__)
   // (vrm mode's flat chains built their rotations during the step: taken as they are, below.)
   if (config_.chain_lanes && config_.mode != SolverMode::kVrm) {
-    int written = 0;
-    for (int g = 0; g < static_cast<int>(lane_groups_.size()); ++g) {
-      const LaneGroup& group = lane_groups_[g];
-      if (!std::all_of(group.chains, group.chains + group.n,
-                       [&](int c) { return flat_[c].pending != 0; }))
-        continue;
-      lane_write_[written++] = g;
-      for (int m = 0; m < group.n; ++m) lane_written_[group.chains[m]] = 1;
-    }
-    WriteLaneGroups(lane_write_.data(), written, pose, world);
+    // The groups of four lanes first, then those of eight.
+    int written = 0, wide = 0;
+    for (int width : {4, 8})
+      for (int g = 0; g < static_cast<int>(lane_groups_.size()); ++g) {
+        const LaneGroup& group = lane_groups_[g];
+        if (LaneGroupWidth(group.n) != width ||
+            !std::all_of(group.chains, group.chains + group.n,
+                         [&](int c) { return flat_[c].pending != 0; }))
+          continue;
+        lane_write_[written++] = g;
+        wide += width == 8 ? 1 : 0;
+        for (int m = 0; m < group.n; ++m) lane_written_[group.chains[m]] = 1;
+      }
+    WriteLaneGroups(lane_write_.data(), written - wide, wide, pose, world);
   }
 #endif
   // The others: each joint's world rotation waits for the one above it: a chain's rotations are
@@ -2297,11 +1175,12 @@ SpringWorld::NearRange SpringWorld::UnionNear(int g, const int* chains, uint8_t*
     lane_near_step_[g] = step_id_;
   }
   if (!lane_has) return {base, base + n};
-  const uint32_t bits[4] = {near_bits_[chains[0]], near_bits_[chains[1]], near_bits_[chains[2]],
-                            near_bits_[chains[3]]};
-  for (int k = 0; k < n; ++k)
-    lane_has[k] = static_cast<uint8_t>((bits[0] >> k & 1) | (bits[1] >> k & 1) << 1 |
-                                       (bits[2] >> k & 1) << 2 | (bits[3] >> k & 1) << 3);
+  for (int k = 0; k < n; ++k) {
+    uint8_t has = 0;
+    for (int l = 0; l < lane_width_; ++l)
+      has |= static_cast<uint8_t>((near_bits_[chains[l]] >> k & 1) << l);
+    lane_has[k] = has;
+  }
   return {base, base + n};
 }
 

@@ -29,6 +29,18 @@ constexpr float kVrmRefDt = 1.0f / 60.0f;
 /// own step of the caller's dt (`variable`), 60 Hz frames' worth of dt for a fixed step.
 inline float VrmPushScale(float dt, bool variable) { return variable ? 1.0f : dt / kVrmRefDt; }
 
+/// Eight-lane chain groups (AVX2, arc_lanes.inc): built where GCC compiles for x86-64, where a
+/// `#pragma GCC target` region can hold code for a processor checked at run time
+/// (LaneWidthFor). Elsewhere (other compilers, WebAssembly) groups have four lanes.
+#if HAIRSWING_SIMD && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAIRSWING_LANES8 1
+#else
+#define HAIRSWING_LANES8 0
+#endif
+
+/// The lane width SpringConfig::lane_width asks for on this processor: 4 or 8.
+int LaneWidthFor(int requested);
+
 /// Up to this many colliders per chain, no broad phase per chain: the per-link four-wide test of
 /// all of them costs less (arc_solver.cpp). Chains in SIMD lanes need it (spring_world.cpp).
 constexpr int kNearAll = 16;

@@ -62,6 +62,16 @@ SegmentCoefficients MapVrmParameters(float stiffness, float drag_force, float gr
   return out;
 }
 
+int internal::LaneWidthFor(int requested) {
+#if HAIRSWING_LANES8
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return requested != 4 && avx2 ? 8 : 4;
+#else
+  (void)requested;
+  return 4;
+#endif
+}
+
 bool internal::MergeColliderLists(std::span<const int> list, size_t max_size,
                                   std::vector<int>* merged) {
   auto has_twice = [](std::span<const int> l) {
@@ -149,9 +159,12 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
     return Status(StatusCode::kInvalidInput, "arc_max_lag_deg must be in (0, 180]");
   if (config.max_steps_per_call < 1)
     return Status(StatusCode::kInvalidInput, "max_steps_per_call must be at least 1");
+  if (config.lane_width != 0 && config.lane_width != 4 && config.lane_width != 8)
+    return Status(StatusCode::kInvalidInput, "lane_width must be 0 (the widest), 4 or 8");
   SpringWorld w;
   w.rig_ = &rig;
   w.config_ = config;
+  w.lane_width_ = internal::LaneWidthFor(config.lane_width);
   w.teleport_cos_ = det::CosF(std::min(config.teleport_angle, 3.14159265f));
   if (config.arc_max_lag_deg < 180.0f) {
     const double a = static_cast<double>(config.arc_max_lag_deg) * 3.14159265358979323846 / 180.0;
@@ -334,7 +347,7 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       return std::equal(list.begin(), list.end(), other.begin(), other.end());
     });
   }
-  // Lane groups (SolveChainLanes): up to four chains solved side by side in the step of the
+  // Lane groups (SolveChainLanes): up to lane_width_ chains solved side by side in the step of the
   // first of them in rig order, their lanes longest chain first (the lanes advance link by link
   // together; a shorter chain's lane idles once it has ended, so chains of like length are put
   // together: each attachment's chains in order of length, none shorter than half the group's
@@ -371,12 +384,15 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       // At least half as long as the group's longest: a lane running alone for long costs
       // more than the chain solved alone (measured: a 5-link chain with three 1-link ones,
       // 7 % slower than the same chain alone).
-      return g.n < 4 && first.attach == ch.attach &&
+      return g.n < w.lane_width_ && first.attach == ch.attach &&
              w.near_share_[g.chains[0]] == w.near_share_[c] &&
              2 * links_of(c) >= links_of(g.chains[0]);
     });
-    if (open == groups.end())
-      open = groups.insert(groups.end(), LaneGroup{{c, c, c, c}, 0, {0, 0, 0, 0}, {0, 0, 0, 0}});
+    if (open == groups.end()) {
+      LaneGroup fresh{};
+      std::fill(fresh.chains, fresh.chains + kMaxLanes, c);
+      open = groups.insert(groups.end(), fresh);
+    }
     open->chains[open->n++] = c;
   }
   // Then groups that are not full join an earlier one with room (longer chains first), also
@@ -400,9 +416,9 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
   };
   for (size_t i = 1; i < groups.size(); ++i) {
     LaneGroup& from = groups[i];
-    for (size_t k = 0; k < i && from.n > 0 && from.n < 4; ++k) {
+    for (size_t k = 0; k < i && from.n > 0 && from.n < w.lane_width_; ++k) {
       LaneGroup& to = groups[k];
-      if (to.n == 0 || to.n + from.n > 4 ||
+      if (to.n == 0 || to.n + from.n > w.lane_width_ ||
           2 * links_of(from.chains[from.n - 1]) < links_of(to.chains[0]) ||
           !verdicts_in_time(to, from))
         continue;
@@ -412,13 +428,13 @@ Result<SpringWorld> SpringWorld::Create(const Rig& rig, const SpringConfig& conf
       for (int m = 0; m < from.n; ++m) to.chains[to.n++] = from.chains[m];
       std::stable_sort(to.chains, to.chains + to.n,
                        [&](int a, int b) { return links_of(a) > links_of(b); });
-      for (int l = to.n; l < 4; ++l) to.chains[l] = to.chains[0];
+      for (int l = to.n; l < kMaxLanes; ++l) to.chains[l] = to.chains[0];
       from.n = 0;
     }
   }
   for (LaneGroup& g : groups) {
     if (g.n == 0) continue;  // merged into another
-    for (int l = 0; l < 4; ++l) g.links[l] = links_of(g.chains[l]);
+    for (int l = 0; l < kMaxLanes; ++l) g.links[l] = links_of(g.chains[l]);
     for (int l = 0; l < g.n; ++l) g.order[l] = l;
     std::sort(g.order, g.order + g.n, [&](int a, int b) { return g.chains[a] < g.chains[b]; });
   }
@@ -972,15 +988,15 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     // are solved side by side in the group's lane order (the rest alone).
     const LaneGroup& group = lane_groups_[g];
     if (group.chains[group.order[0]] != c) continue;  // solved with its group
-    bool goes_flat[4] = {false, false, false, false};
+    bool goes_flat[kMaxLanes] = {};
     for (int i = 0; i < group.n; ++i) {
       const int m = group.order[i];
       goes_flat[m] = BeginChain(group.chains[m], pose, h, variable, check_pose, rep);
     }
-    int flat[4], n = 0;
+    int flat[kMaxLanes], n = 0;
     for (int m = 0; m < group.n; ++m)
       if (goes_flat[m]) flat[n++] = group.chains[m];
-    for (int l = n; n > 0 && l < 4; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
+    for (int l = n; n > 0 && l < kMaxLanes; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
     // vrm mode tests end points only: the contact kind does not matter there.
     const bool same_kind = vrm || std::all_of(flat, flat + n, [&](int m) {
                              return config_.segment_checks[m] == config_.segment_checks[flat[0]];
