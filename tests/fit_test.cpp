@@ -810,6 +810,33 @@ TEST(ColliderFit, NoNameRulesScaleAndMissingRoles) {
   EXPECT_NE(res->warnings[0].find("leftFoot"), std::string::npos);
 }
 
+TEST(ColliderFit, AvatarWithoutChainsIsToldSo) {
+  // No chains and no colliders (a character before its hair is fitted): nothing to do, and the
+  // fitter says so instead of a silent success. With colliders but no chains: fitted, and told
+  // that nothing collides with them yet.
+  Avatar bare = MakeDemoAvatar(DemoVariant::kLayered);
+  bare.vrm.springs.clear();
+  bare.vrm.colliders.clear();
+  bare.vrm.collider_groups.clear();
+  auto res = FitColliders(bare);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_TRUE(res->changes.empty());
+  ASSERT_EQ(res->warnings.size(), 1u);
+  EXPECT_NE(res->warnings[0].find("nothing fitted"), std::string::npos) << res->warnings[0];
+  Avatar colliders_only = MakeDemoAvatar(DemoVariant::kLayered);
+  colliders_only.vrm.springs.clear();
+  res = FitColliders(colliders_only);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_FALSE(res->changes.empty());
+  ASSERT_FALSE(res->warnings.empty());
+  EXPECT_NE(res->warnings.back().find("no spring chains"), std::string::npos);
+  // With chains, no such warning.
+  Avatar with_chains = MakeDemoAvatar(DemoVariant::kLayered);
+  res = FitColliders(with_chains);
+  ASSERT_TRUE(res.ok());
+  for (const std::string& w : res->warnings) EXPECT_EQ(w.find("spring chains"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hairswing
 

@@ -364,6 +364,14 @@ Result<ColliderFitResult> FitColliders(Avatar& av, const ColliderFitOptions& opt
   AddTrunkCapsule(cx, samples);
   if (Status st = EnableSegmentChecks(cx); !st.ok()) return st;
   av.unknown_extensions[kColliderUndoKey] = undo.dump();
+  // Colliders are for hair chains: say so when there are none (else the run looks like a fit).
+  if (av.vrm.springs.empty())
+    res.warnings.push_back(
+        res.changes.empty()
+            ? "nothing fitted: the avatar has no spring chains and no colliders to grow (fit "
+              "chains to the hair first: --hair MESH, MESH/INDEX or material:NAME)"
+            : "the avatar has no spring chains: no hair collides with these colliders until "
+              "chains are added (--hair)");
   return res;
 }
 
