@@ -127,11 +127,6 @@ ClipCheck CheckClip(const std::string& avatar_path, const Avatar& avatar, const 
     std::copy(trig.rest_local().begin(), trig.rest_local().end(), pose.begin());
     out.Apply(out.duration * 0.4, pose);
     ComputeWorld(trig, pose, world);
-    glm::vec3 lo(1e9f), hi(-1e9f);
-    for (size_t i = 0; i < trig.node_count(); ++i) {
-      lo = glm::min(lo, glm::vec3(trig.rest_world()[i][3]));
-      hi = glm::max(hi, glm::vec3(trig.rest_world()[i][3]));
-    }
     const std::string stem = std::filesystem::path(avatar_path).stem().string();
     for (auto view : {RenderOptions::View::kFront, RenderOptions::View::kSide}) {
       RenderOptions ro;
@@ -139,8 +134,7 @@ ClipCheck CheckClip(const std::string& avatar_path, const Avatar& avatar, const 
       ro.height = 480;
       ro.view = view;
       ro.right = AvatarRight(avatar, trig);
-      ro.centre = 0.5f * (lo + hi);
-      ro.metres_per_pixel = std::max(hi.y - lo.y, 0.1f) * 1.4f / ro.height;
+      FrameAvatar(avatar, trig, world, ro, 1.4f);  // the posed meshes, head and hair included
       const auto rgb = RenderAvatar(avatar, trig, world, ro);
       const std::string png = snapshot_dir + "/" + stem + "-" + clip.name +
                               (view == RenderOptions::View::kFront ? "-front" : "-side") + ".png";

@@ -97,15 +97,7 @@ void AddRender(CLI::App& app, int& exit_code) {
     ro.view = o->view == "side"   ? RenderOptions::View::kSide
               : o->view == "back" ? RenderOptions::View::kBack
                                   : RenderOptions::View::kFront;
-    // Frame the whole avatar: centre and scale from the rest node bounds.
-    glm::vec3 lo(1e9f), hi(-1e9f);
-    for (const auto& m : world) {
-      lo = glm::min(lo, glm::vec3(m[3]));
-      hi = glm::max(hi, glm::vec3(m[3]));
-    }
-    ro.centre = 0.5f * (lo + hi);
-    const float extent = std::max({hi.y - lo.y, hi.x - lo.x, hi.z - lo.z, 0.1f}) * 1.25f;
-    ro.metres_per_pixel = extent / static_cast<float>(ro.height);
+    FrameAvatar(av, *rig, world, ro);  // the whole avatar as drawn, head and hair included
     if (o->joints) {
       for (int n : rig->joint_node()) {
         ro.markers.push_back(glm::vec3(world[n][3]));

@@ -832,6 +832,63 @@ glm::ivec2 MarkerAt(const Avatar& av, RenderOptions ro, const glm::vec3& p) {
   return n ? sum / n : glm::ivec2(-1);
 }
 
+TEST(Render, FramesTheWholeAvatarAsDrawnNotItsBones) {
+  // A tall hat on the head (a skinned triangle reaching 0.9 m above the head bone, as a large
+  // voxel head or a hat reaches past the bones): FrameAvatar keeps its top in the image, where
+  // framing by the nodes alone (as the render command did) cut it off.
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  const Rig rest_rig = *BuildRig(av);
+  const int head = av.vrm.humanoid.at("head");
+  const glm::vec3 top =
+      glm::vec3(rest_rig.rest_world()[rest_rig.node_to_rig()[head]][3]) + glm::vec3(0, 0.9f, 0);
+  int skinned_mesh = -1, skin = -1;
+  for (const Node& n : av.nodes)
+    if (n.mesh >= 0 && n.skin >= 0) skinned_mesh = n.mesh, skin = n.skin;
+  ASSERT_GE(skinned_mesh, 0);
+  const auto& joints = av.skins[skin].joints;
+  const auto it = std::find(joints.begin(), joints.end(), head);
+  ASSERT_NE(it, joints.end());
+  const auto j = static_cast<uint16_t>(it - joints.begin());
+  Primitive hat;
+  hat.positions = {top + glm::vec3(-0.1f, -0.8f, 0), top + glm::vec3(0.1f, -0.8f, 0), top};
+  hat.joints.assign(3, glm::u16vec4(j, 0, 0, 0));
+  hat.weights.assign(3, glm::vec4(1, 0, 0, 0));
+  hat.indices = {0, 1, 2};
+  av.meshes[skinned_mesh].primitives.push_back(hat);
+  const Rig rig = *BuildRig(av);
+  RenderOptions ro;
+  ro.width = 200;
+  ro.height = 300;
+  ro.right = AvatarRight(av, rig);
+  auto top_row = [&](const RenderOptions& o) {  // the hat's top, in image rows
+    return o.height * 0.5f - (top.y - o.centre.y) / o.metres_per_pixel;
+  };
+  RenderOptions by_nodes = ro;  // the old framing: node bounds, largest extent x 1.25
+  glm::vec3 lo(1e9f), hi(-1e9f);
+  for (const glm::mat4& m : rig.rest_world()) {
+    lo = glm::min(lo, glm::vec3(m[3]));
+    hi = glm::max(hi, glm::vec3(m[3]));
+  }
+  by_nodes.centre = 0.5f * (lo + hi);
+  by_nodes.metres_per_pixel = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}) * 1.25f / 300.0f;
+  EXPECT_LT(top_row(by_nodes), 0.0f) << "the case matters: node framing cuts the hat off";
+  FrameAvatar(av, rig, rig.rest_world(), ro);
+  EXPECT_GT(top_row(ro), 0.0f);
+  // And it is drawn there: a pixel of the hat in the image's top fifth, none in its first row.
+  const std::vector<uint8_t> rgb = RenderAvatar(av, rig, rig.rest_world(), ro);
+  auto drawn = [&](int y) {
+    for (int x = 0; x < ro.width; ++x) {
+      const uint8_t* p = &rgb[(static_cast<size_t>(y) * ro.width + x) * 3];
+      if (p[2] != std::min(255, p[0] + 10)) return true;  // not the background's gradient
+    }
+    return false;
+  };
+  EXPECT_FALSE(drawn(0));
+  bool near_top = false;
+  for (int y = 1; y < ro.height / 5; ++y) near_top = near_top || drawn(y);
+  EXPECT_TRUE(near_top);
+}
+
 TEST(Render, ViewsAreWhatACameraSeesAroundTheAvatarsOwnAxes) {
   // The front view looks at the avatar's face: its left hand on the image's right (before, the
   // image was mirrored: x was -X for an avatar facing +Z). The side view is from its left, its

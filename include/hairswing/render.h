@@ -36,6 +36,14 @@ struct RenderOptions {
   std::vector<glm::u8vec3> marker_colors;
 };
 
+/// Frames the whole avatar as posed at `world`: sets `options.centre` to the middle of what is
+/// drawn (the posed triangles of the meshes not hidden) and `metres_per_pixel` so that its
+/// largest extent, times `margin`, spans the image's height (outstretched arms may reach past the
+/// sides of a portrait image). An avatar without meshes is framed by its nodes. Node positions
+/// alone are not enough: a large head, a hat or long hair reaches far beyond its bones.
+void FrameAvatar(const Avatar& avatar, const Rig& rig, std::span<const glm::mat4> world,
+                 RenderOptions& options, float margin = 1.25f);
+
 /// Renders the avatar at `world` (rig.node_count() matrices) into RGB pixels.
 std::vector<uint8_t> RenderAvatar(const Avatar& avatar, const Rig& rig,
                                   std::span<const glm::mat4> world, const RenderOptions& options);

@@ -2,6 +2,7 @@
 // from each material's baseColorFactor (parsed from its glTF JSON).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "hairswing/render.h"
@@ -49,6 +50,39 @@ glm::vec3 Project(const RenderOptions& o, const ViewAxes& v, const glm::vec3& p)
 }
 
 }  // namespace
+
+void FrameAvatar(const Avatar& av, const Rig& rig, std::span<const glm::mat4> world,
+                 RenderOptions& o, float margin) {
+  glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+  std::vector<glm::mat4> palette;
+  std::vector<glm::vec3> posed;
+  for (const MeshInstance& inst : rig.meshes()) {
+    if (inst.mesh < static_cast<int>(o.hidden_meshes.size()) && o.hidden_meshes[inst.mesh])
+      continue;
+    for (const Primitive& prim : av.meshes[inst.mesh].primitives) {
+      if (prim.mode != 4) continue;  // as RenderAvatar: triangles only
+      posed.resize(prim.positions.size());
+      palette.resize(inst.skin >= 0 ? rig.skins()[inst.skin].joints.size() : 0);
+      if (!PosePrimitive(rig, inst, prim, world, palette, posed).ok()) continue;
+      for (uint32_t i : prim.indices) {
+        if (i >= posed.size() || !std::isfinite(posed[i].x + posed[i].y + posed[i].z)) continue;
+        lo = glm::min(lo, posed[i]);
+        hi = glm::max(hi, posed[i]);
+      }
+    }
+  }
+  if (!(lo.x <= hi.x))  // nothing drawn: the nodes
+    for (const glm::mat4& m : world) {
+      lo = glm::min(lo, glm::vec3(m[3]));
+      hi = glm::max(hi, glm::vec3(m[3]));
+    }
+  if (!(lo.x <= hi.x)) return;
+  o.centre = 0.5f * (lo + hi);
+  // The largest extent over the image's height (a portrait image: outstretched arms may reach
+  // past its sides, the head and feet not).
+  const glm::vec3 e = hi - lo;
+  o.metres_per_pixel = std::max({e.x, e.y, e.z, 0.1f}) * margin / static_cast<float>(o.height);
+}
 
 std::vector<uint8_t> RenderAvatar(const Avatar& av, const Rig& rig,
                                   std::span<const glm::mat4> world, const RenderOptions& o) {
