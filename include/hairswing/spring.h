@@ -273,7 +273,7 @@ class SpringWorld {
   int flat_chains() const { return flat_chains_; }
   /// How many of them were solved side by side in SIMD lanes (SpringConfig::chain_lanes).
   int lane_chains() const { return lane_chains_; }
-  /// Chains per lane group: 4 or 8 (SpringConfig::lane_width).
+  /// Chains per lane group at most: 4 or 8 (SpringConfig::lane_width).
   int lane_width() const { return lane_width_; }
   /// FNV-1a hash of the positions and velocities (bitwise determinism checks).
   uint64_t StateHash() const;
@@ -387,8 +387,8 @@ class SpringWorld {
   bool BeginChain(int chain, std::span<Transform> pose, float h, bool variable, bool check_pose,
                   StepReport& rep);
   void SolveChainLanes(const int* chains, int n, float h, StepReport& rep);
-  // Its code for W lanes (arc_lanes.inc; SolveChainLanes picks lane_width_'s); so for the other
-  // lane functions below.
+  // Its code for W lanes (arc_lanes.inc; SolveChainLanes picks the width for the chains' count,
+  // LaneGroupWidth); so for the other lane functions below.
   template <int W>
   void SolveChainLanesW(const int* chains, int n, float h, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
