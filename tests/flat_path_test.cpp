@@ -424,11 +424,9 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
     const Avatar av = MakeLanesAvatar(limits == 1, mixed);
     const Rig rig = *BuildRig(av);
     // Whether this build and processor run eight lanes (AVX2 on x86-64; else four).
-    const auto EightLanes = [&] {
-      SpringConfig cfg;
-      cfg.lane_width = 8;
-      return SpringWorld::Create(rig, cfg)->lane_width() == 8;
-    };
+    SpringConfig ask_eight;
+    ask_eight.lane_width = 8;
+    const bool eight_lanes = SpringWorld::Create(rig, ask_eight)->lane_width() == 8;
     size_t run_index = 0;
     std::map<int, uint64_t> arc_end;  // the original arc's last hash per checks and motion
     std::map<int, uint64_t> vrm_end;  // vrm's, fixed steps
@@ -518,7 +516,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
           EXPECT_EQ(alone.lane_chains, 0);
           // Four lanes, then eight where this processor runs them (the same bits).
           for (int width : {4, 8}) {
-            if (width == 8 && !EightLanes()) continue;
+            if (width == 8 && !eight_lanes) continue;
             SCOPED_TRACE("lane width " + std::to_string(width));
             const Run lanes = run(width);
 #if HAIRSWING_SIMD && defined(__SSE2__)

@@ -17,9 +17,10 @@
 //           where the rest vector needs it (parent mode, draping below a contact), the world
 //           rotation of the joint above. No 4x4 matrix, no quaternion in arc mode away from
 //           contacts: the joints' rotations follow from the ends and are built once per caller
-//           frame (WriteBack), not at every 1/120 s step. Up to four like flat chains (a lane
-//           group) go side by side in SIMD lanes (SolveChainLanes, WriteLaneGroups), each lane
-//           doing the same float operations as SolveChainFlat / WriteFlatChain: same bits.
+//           frame (WriteBack), not at every 1/120 s step. Up to four (eight with AVX2) like flat
+//           chains (a lane group) go side by side in SIMD lanes (SolveChainLanes, WriteLaneGroups),
+//           each lane doing the same float operations as SolveChainFlat / WriteFlatChain: same
+//           bits.
 //   general (SolveChainArc) any other chain: world matrices along the node path of every joint.
 #include <algorithm>
 #include <cmath>
@@ -41,8 +42,8 @@ namespace hairswing {
 
 namespace {
 // A lane group's constants, packed per link depth for the SIMD lanes (PackLanes): each field is
-// four floats, one per lane. kLaneCoef starts a mode's coefficients (parent, then arc), each
-// kLaneCoefFields long: k, g (x, y, z), e^(-c h), e^(-c_rel h).
+// one float per lane (four or eight: LaneGroupWidth). kLaneCoef starts a mode's coefficients
+// (parent, then arc), each kLaneCoefFields long: k, g (x, y, z), e^(-c h), e^(-c_rel h).
 enum LaneField : int {
   kLaneRel,
   kLaneAxisLen,
@@ -54,6 +55,13 @@ enum LaneField : int {
 };
 constexpr int kLaneCoefFields = 6;
 constexpr int kLaneFields = kLaneCoef + 2 * kLaneCoefFields;
+
+// A lane group's colliders per slot: every lane has each (the chains share one list). All eight
+// bits, for either width (the lanes' own masks have only theirs). Written out for 16 slots, as
+// many as SpringWorld::near_bits_ holds.
+static_assert(internal::kNearAll == 16);
+constexpr uint8_t kAllLanes[internal::kNearAll] = {255, 255, 255, 255, 255, 255, 255, 255,
+                                                   255, 255, 255, 255, 255, 255, 255, 255};
 
 constexpr int kContactIterations = 2;
 // OntoContactCircle takes an end whose pushes left it deeper than this share of its first
