@@ -575,5 +575,69 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
   }
 }
 
+// Degenerate contacts in the lanes. Half the chains' roots lie on the axis of a capsule of their
+// own (a collider round the hair's root, as some rigs have), so with whole-link checks their first
+// link's closest point is on the axis (distance 0) at every step: the push direction then comes
+// from the capsule's head (SegmentContact's fallback, SafeNormalize), which the lanes build only
+// when a lane needs it. Every value is a power of two or a sum of them, and the pose stays at
+// rest, so the distance is exactly 0 in the scalar code and in the lanes. Six chains: lane groups
+// of 4 + 2 in four lanes, one of 6 in eight.
+TEST(FlatPath, LanesPushALinkOffTheCapsuleAxisItStartsOn) {
+  std::vector<test::ChainSpec> specs;
+  for (int c = 0; c < 6; ++c) {
+    test::ChainSpec cs;
+    cs.joints = 4;
+    // Chains 0, 2 and 4 on their capsule's axis; 1, 3 and 5 beside it, inside it, so a lane group
+    // mixes both kinds of lanes.
+    cs.root_offset = {0.0f, 0.0625f, -0.125f - 0.0625f * c + (c % 2 ? 0.015625f : 0.0f)};
+    cs.segment = {0.015625f * (c % 3 - 1), -0.0625f, 0.0f};
+    cs.hit_radius = 0.0078125f;
+    specs.push_back(cs);
+  }
+  Avatar av = test::MakeHairAvatar(specs);
+  const int head = av.vrm.humanoid.at("head");
+  for (int c = 0; c < 6; ++c) {
+    const float z = -0.125f - 0.0625f * c;
+    test::AddCollider(av, head, ColliderShape::kCapsule, {-0.25f, 0.0625f, z}, 0.03125f,
+                      {0.25f, 0.0625f, z});
+  }
+  const Rig rig = *BuildRig(av);
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
+    SCOPED_TRACE(SolverModeName(mode));
+    auto run = [&](int width, int* contacts, int* lane_chains) {
+      SpringConfig cfg;
+      cfg.mode = mode;
+      cfg.chain_lanes = width > 0;
+      cfg.lane_width = width;
+      cfg.segment_checks.assign(6, 1);
+      SpringWorld world = *SpringWorld::Create(rig, cfg);
+      std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
+      world.Reset(pose);
+      std::vector<uint64_t> hashes;
+      for (int step = 0; step < 120; ++step) {
+        *contacts += world.Step(pose).contacts;
+        *lane_chains = std::max(*lane_chains, world.lane_chains());
+        hashes.push_back(world.StateHash());
+      }
+      return hashes;
+    };
+    int alone_contacts = 0, none = 0;
+    const std::vector<uint64_t> alone = run(0, &alone_contacts, &none);
+    EXPECT_GE(alone_contacts, 6 * 120) << "every root is in its capsule at every step";
+    for (int width : {4, 8}) {
+      SCOPED_TRACE("lane width " + std::to_string(width));
+      int contacts = 0, lane_chains = 0;
+      const std::vector<uint64_t> lanes = run(width, &contacts, &lane_chains);
+#if HAIRSWING_SIMD && defined(__SSE2__)
+      EXPECT_EQ(lane_chains, 6);
+#endif
+      EXPECT_EQ(contacts, alone_contacts);
+      ASSERT_EQ(lanes.size(), alone.size());
+      for (size_t s = 0; s < lanes.size(); ++s)
+        ASSERT_EQ(lanes[s], alone[s]) << "first different at step " << s + 1;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hairswing
