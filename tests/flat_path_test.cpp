@@ -575,67 +575,116 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
   }
 }
 
-// Degenerate contacts in the lanes. Half the chains' roots lie on the axis of a capsule of their
-// own (a collider round the hair's root, as some rigs have), so with whole-link checks their first
-// link's closest point is on the axis (distance 0) at every step: the push direction then comes
-// from the capsule's head (SegmentContact's fallback, SafeNormalize), which the lanes build only
-// when a lane needs it. Every value is a power of two or a sum of them, and the pose stays at
-// rest, so the distance is exactly 0 in the scalar code and in the lanes. Six chains: lane groups
-// of 4 + 2 in four lanes, one of 6 in eight.
-TEST(FlatPath, LanesPushALinkOffTheCapsuleAxisItStartsOn) {
-  std::vector<test::ChainSpec> specs;
-  for (int c = 0; c < 6; ++c) {
-    test::ChainSpec cs;
-    cs.joints = 4;
-    // Chains 0, 2 and 4 on their capsule's axis; 1, 3 and 5 beside it, inside it, so a lane group
-    // mixes both kinds of lanes.
-    cs.root_offset = {0.0f, 0.0625f, -0.125f - 0.0625f * c + (c % 2 ? 0.015625f : 0.0f)};
-    cs.segment = {0.015625f * (c % 3 - 1), -0.0625f, 0.0f};
-    cs.hit_radius = 0.0078125f;
-    specs.push_back(cs);
-  }
-  Avatar av = test::MakeHairAvatar(specs);
-  const int head = av.vrm.humanoid.at("head");
-  for (int c = 0; c < 6; ++c) {
-    const float z = -0.125f - 0.0625f * c;
-    test::AddCollider(av, head, ColliderShape::kCapsule, {-0.25f, 0.0625f, z}, 0.03125f,
-                      {0.25f, 0.0625f, z});
-  }
+// Degenerate contacts in the lanes: the scalar code has a fallback for each, which the lanes build
+// only when a lane needs it. Every position here is a sum of powers of two and the pose stays at
+// rest, so the degenerate values are exact, in the scalar code and in the lanes alike. Six chains
+// of 4 joints, every one degenerate, then half of them (a lane group mixes both kinds of lanes):
+// groups of 4 + 2 in four lanes, one of 6 in eight. ExpectLanesAsOneByOneAtRest steps the rest pose
+// 120 times one chain after another and in lanes of each width and compares them at every step.
+void ExpectLanesAsOneByOneAtRest(const Avatar& av, int segment_checks, int min_contacts) {
   const Rig rig = *BuildRig(av);
+  ASSERT_EQ(rig.chains().size(), 6u);
   for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent}) {
     SCOPED_TRACE(SolverModeName(mode));
-    auto run = [&](int width, int* contacts, int* lane_chains) {
+    // The state hash at every step; the contacts and the step flags summed over all steps.
+    auto run = [&](int width, int* contacts, uint32_t* flags, int* lane_chains) {
       SpringConfig cfg;
       cfg.mode = mode;
       cfg.chain_lanes = width > 0;
       cfg.lane_width = width;
-      cfg.segment_checks.assign(6, 1);
+      cfg.segment_checks.assign(6, segment_checks);
       SpringWorld world = *SpringWorld::Create(rig, cfg);
       std::vector<Transform> pose(rig.rest_local().begin(), rig.rest_local().end());
       world.Reset(pose);
       std::vector<uint64_t> hashes;
       for (int step = 0; step < 120; ++step) {
-        *contacts += world.Step(pose).contacts;
+        const StepReport rep = world.Step(pose);
+        *contacts += rep.contacts;
+        *flags |= rep.flags;
         *lane_chains = std::max(*lane_chains, world.lane_chains());
         hashes.push_back(world.StateHash());
       }
       return hashes;
     };
     int alone_contacts = 0, none = 0;
-    const std::vector<uint64_t> alone = run(0, &alone_contacts, &none);
-    EXPECT_GE(alone_contacts, 6 * 120) << "every root is in its capsule at every step";
+    uint32_t alone_flags = 0;
+    const std::vector<uint64_t> alone = run(0, &alone_contacts, &alone_flags, &none);
+    EXPECT_GE(alone_contacts, min_contacts);
+    EXPECT_FALSE(alone_flags & kStepRepaired) << "a fallback, not a repair of a non-finite value";
     for (int width : {4, 8}) {
       SCOPED_TRACE("lane width " + std::to_string(width));
       int contacts = 0, lane_chains = 0;
-      const std::vector<uint64_t> lanes = run(width, &contacts, &lane_chains);
+      uint32_t flags = 0;
+      const std::vector<uint64_t> lanes = run(width, &contacts, &flags, &lane_chains);
 #if HAIRSWING_SIMD && defined(__SSE2__)
       EXPECT_EQ(lane_chains, 6);
 #endif
       EXPECT_EQ(contacts, alone_contacts);
+      EXPECT_EQ(flags, alone_flags);
       ASSERT_EQ(lanes.size(), alone.size());
       for (size_t s = 0; s < lanes.size(); ++s)
         ASSERT_EQ(lanes[s], alone[s]) << "first different at step " << s + 1;
     }
+  }
+}
+
+// A root on a capsule's axis (a collider round the hair's root, as some rigs have): with
+// whole-link checks the first link's closest point is on the axis (distance 0) at every step, and
+// the push direction comes from the capsule's head (SegmentContact's SafeNormalize).
+TEST(FlatPath, LanesPushALinkOffTheCapsuleAxisItStartsOn) {
+  for (bool mixed : {false, true}) {
+    SCOPED_TRACE(mixed ? "half on the axis" : "all on the axis");
+    std::vector<test::ChainSpec> specs;
+    for (int c = 0; c < 6; ++c) {
+      test::ChainSpec cs;
+      cs.joints = 4;
+      // Mixed: chains 0, 2 and 4 on their capsule's axis; 1, 3 and 5 beside it, inside it.
+      const float side = mixed && c % 2 ? 0.015625f : 0.0f;
+      cs.root_offset = {0.0f, 0.0625f, -0.125f - 0.0625f * c + side};
+      cs.segment = {0.015625f * (c % 3 - 1), -0.0625f, 0.0f};
+      cs.hit_radius = 0.0078125f;
+      specs.push_back(cs);
+    }
+    Avatar av = test::MakeHairAvatar(specs);
+    const int head = av.vrm.humanoid.at("head");
+    for (int c = 0; c < 6; ++c) {
+      const float z = -0.125f - 0.0625f * c;
+      test::AddCollider(av, head, ColliderShape::kCapsule, {-0.25f, 0.0625f, z}, 0.03125f,
+                        {0.25f, 0.0625f, z});
+    }
+    ExpectLanesAsOneByOneAtRest(av, 1, 6 * 120);  // every root is in its capsule at every step
+  }
+}
+
+// An end pushed onto its own joint: a chain's first end lies 1/16 m above the centre of a sphere
+// that reaches exactly 1/16 m past it with the hit radius, so the end-point test pushes it
+// straight up by its link's length, onto the root; ProjectOnLink then has no direction and takes
+// the rest direction. First all six chains on one spot in one sphere (every lane of a group pushed
+// onto its joint by the same sphere at once), then side by side, each in a sphere of its own,
+// those of chains 1, 3 and 5 1/64 m to the side (pushed elsewhere).
+TEST(FlatPath, LanesPutAnEndPushedOntoItsJointAlongItsRestDirection) {
+  for (bool apart : {false, true}) {
+    SCOPED_TRACE(apart ? "side by side" : "on one spot");
+    std::vector<test::ChainSpec> specs;
+    auto x_of = [&](int c) { return apart ? -0.625f + 0.25f * c : 0.0f; };
+    for (int c = 0; c < 6; ++c) {
+      test::ChainSpec cs;
+      cs.joints = 4;
+      cs.root_offset = {x_of(c), 0.0625f, -0.125f};
+      cs.segment = {0.0f, -0.0625f, 0.0f};
+      cs.hit_radius = 0.0078125f;
+      specs.push_back(cs);
+    }
+    Avatar av = test::MakeHairAvatar(specs);
+    const int head = av.vrm.humanoid.at("head");
+    for (int c = 0; c < (apart ? 6 : 1); ++c) {
+      // The first end at y = 0; the centre 1/16 below it; radius 1/16 + 1/16 - 1/128: the
+      // separation is -1/16, the link's length.
+      const float side = c % 2 ? 0.015625f : 0.0f;
+      test::AddCollider(av, head, ColliderShape::kSphere, {x_of(c) + side, -0.0625f, -0.125f},
+                        0.1171875f);
+    }
+    ExpectLanesAsOneByOneAtRest(av, 0, 6 * 120);  // every first end is in a sphere at every step
   }
 }
 
