@@ -688,5 +688,35 @@ TEST(FlatPath, LanesPutAnEndPushedOntoItsJointAlongItsRestDirection) {
   }
 }
 
+// An end at a sphere's very centre: the end-point test has no direction to push it and takes +Y
+// (PointContact's SafeNormalize), as the lanes must. Each chain's first end starts at the centre
+// of a sphere: all six chains on one spot in one sphere, then side by side, each in a sphere of
+// its own, those of chains 1, 3 and 5 1/64 m to the side.
+TEST(FlatPath, LanesPushAnEndAtASphereCentreUp) {
+  for (bool apart : {false, true}) {
+    SCOPED_TRACE(apart ? "side by side" : "on one spot");
+    std::vector<test::ChainSpec> specs;
+    auto x_of = [&](int c) { return apart ? -0.625f + 0.25f * c : 0.0f; };
+    for (int c = 0; c < 6; ++c) {
+      test::ChainSpec cs;
+      cs.joints = 4;
+      cs.root_offset = {x_of(c), 0.0625f, -0.125f};
+      cs.segment = {0.0f, -0.0625f, 0.0f};
+      cs.hit_radius = 0.0078125f;
+      specs.push_back(cs);
+    }
+    Avatar av = test::MakeHairAvatar(specs);
+    const int head = av.vrm.humanoid.at("head");
+    for (int c = 0; c < (apart ? 6 : 1); ++c) {
+      const float side = c % 2 ? 0.015625f : 0.0f;
+      // Radius 3/32: pushed +Y by the radius and hit radius, the end passes its root (1/16 above
+      // it), so the link turns up, where a push the other way would leave it hanging.
+      test::AddCollider(av, head, ColliderShape::kSphere, {x_of(c) + side, 0.0f, -0.125f},
+                        0.09375f);
+    }
+    ExpectLanesAsOneByOneAtRest(av, 0, 6);  // every first end is in its sphere at the first step
+  }
+}
+
 }  // namespace
 }  // namespace hairswing
