@@ -656,64 +656,51 @@ TEST(FlatPath, LanesPushALinkOffTheCapsuleAxisItStartsOn) {
   }
 }
 
-// An end pushed onto its own joint: a chain's first end lies 1/16 m above the centre of a sphere
-// that reaches exactly 1/16 m past it with the hit radius, so the end-point test pushes it
-// straight up by its link's length, onto the root; ProjectOnLink then has no direction and takes
-// the rest direction. First all six chains on one spot in one sphere (every lane of a group pushed
-// onto its joint by the same sphere at once), then side by side, each in a sphere of its own,
-// those of chains 1, 3 and 5 1/64 m to the side (pushed elsewhere).
+// Six hanging chains of 4 joints, 1/16 m links, whose first end is at y = 0 (head space), and
+// spheres of radius `radius` centred `centre_y` from it: all six chains on one spot in one sphere
+// (every lane of a group meets the same sphere at once) or, `apart`, side by side, each in a
+// sphere of its own, those of chains 1, 3 and 5 1/64 m to the side.
+Avatar MakeSphereAtRestAvatar(bool apart, float centre_y, float radius) {
+  std::vector<test::ChainSpec> specs;
+  auto x_of = [&](int c) { return apart ? -0.625f + 0.25f * c : 0.0f; };
+  for (int c = 0; c < 6; ++c) {
+    test::ChainSpec cs;
+    cs.joints = 4;
+    cs.root_offset = {x_of(c), 0.0625f, -0.125f};
+    cs.segment = {0.0f, -0.0625f, 0.0f};
+    cs.hit_radius = 0.0078125f;
+    specs.push_back(cs);
+  }
+  Avatar av = test::MakeHairAvatar(specs);
+  const int head = av.vrm.humanoid.at("head");
+  for (int c = 0; c < (apart ? 6 : 1); ++c) {
+    const float side = c % 2 ? 0.015625f : 0.0f;
+    test::AddCollider(av, head, ColliderShape::kSphere, {x_of(c) + side, centre_y, -0.125f},
+                      radius);
+  }
+  return av;
+}
+
+// An end pushed onto its own joint: the first end lies 1/16 m above the centre of a sphere that
+// reaches exactly 1/16 m past it with the hit radius (1/16 + 1/16 - 1/128), so the end-point test
+// pushes it straight up by its link's length, onto the root; ProjectOnLink then has no direction
+// and takes the rest direction. The spheres 1/64 m to the side push their ends elsewhere.
 TEST(FlatPath, LanesPutAnEndPushedOntoItsJointAlongItsRestDirection) {
   for (bool apart : {false, true}) {
     SCOPED_TRACE(apart ? "side by side" : "on one spot");
-    std::vector<test::ChainSpec> specs;
-    auto x_of = [&](int c) { return apart ? -0.625f + 0.25f * c : 0.0f; };
-    for (int c = 0; c < 6; ++c) {
-      test::ChainSpec cs;
-      cs.joints = 4;
-      cs.root_offset = {x_of(c), 0.0625f, -0.125f};
-      cs.segment = {0.0f, -0.0625f, 0.0f};
-      cs.hit_radius = 0.0078125f;
-      specs.push_back(cs);
-    }
-    Avatar av = test::MakeHairAvatar(specs);
-    const int head = av.vrm.humanoid.at("head");
-    for (int c = 0; c < (apart ? 6 : 1); ++c) {
-      // The first end at y = 0; the centre 1/16 below it; radius 1/16 + 1/16 - 1/128: the
-      // separation is -1/16, the link's length.
-      const float side = c % 2 ? 0.015625f : 0.0f;
-      test::AddCollider(av, head, ColliderShape::kSphere, {x_of(c) + side, -0.0625f, -0.125f},
-                        0.1171875f);
-    }
+    const Avatar av = MakeSphereAtRestAvatar(apart, -0.0625f, 0.1171875f);
     ExpectLanesAsOneByOneAtRest(av, 0, 6 * 120);  // every first end is in a sphere at every step
   }
 }
 
 // An end at a sphere's very centre: the end-point test has no direction to push it and takes +Y
-// (PointContact's SafeNormalize), as the lanes must. Each chain's first end starts at the centre
-// of a sphere: all six chains on one spot in one sphere, then side by side, each in a sphere of
-// its own, those of chains 1, 3 and 5 1/64 m to the side.
+// (PointContact's SafeNormalize), as the lanes must. Radius 3/32: pushed +Y by the radius and hit
+// radius, the end passes its root (1/16 above it), so the link turns up, where a push the other
+// way would leave it hanging.
 TEST(FlatPath, LanesPushAnEndAtASphereCentreUp) {
   for (bool apart : {false, true}) {
     SCOPED_TRACE(apart ? "side by side" : "on one spot");
-    std::vector<test::ChainSpec> specs;
-    auto x_of = [&](int c) { return apart ? -0.625f + 0.25f * c : 0.0f; };
-    for (int c = 0; c < 6; ++c) {
-      test::ChainSpec cs;
-      cs.joints = 4;
-      cs.root_offset = {x_of(c), 0.0625f, -0.125f};
-      cs.segment = {0.0f, -0.0625f, 0.0f};
-      cs.hit_radius = 0.0078125f;
-      specs.push_back(cs);
-    }
-    Avatar av = test::MakeHairAvatar(specs);
-    const int head = av.vrm.humanoid.at("head");
-    for (int c = 0; c < (apart ? 6 : 1); ++c) {
-      const float side = c % 2 ? 0.015625f : 0.0f;
-      // Radius 3/32: pushed +Y by the radius and hit radius, the end passes its root (1/16 above
-      // it), so the link turns up, where a push the other way would leave it hanging.
-      test::AddCollider(av, head, ColliderShape::kSphere, {x_of(c) + side, 0.0f, -0.125f},
-                        0.09375f);
-    }
+    const Avatar av = MakeSphereAtRestAvatar(apart, 0.0f, 0.09375f);
     ExpectLanesAsOneByOneAtRest(av, 0, 6);  // every first end is in its sphere at the first step
   }
 }
