@@ -148,6 +148,8 @@ int Serve(int argc, char** argv) {
       stepping = argv[i + 1];
     else if (!std::strcmp(argv[i], "--lanes"))
       cfg.lane_width = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--chain-lanes"))
+      cfg.chain_lanes = std::strcmp(argv[i + 1], "off") != 0;
     else
       return Fail(std::string("unknown option ") + argv[i]);
   }

@@ -409,6 +409,25 @@ Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
     av.vrm.springs[4].joints[0].limit = {JointLimit::Kind::kCone, deg(15), 0, none};
     for (SpringJoint& j : av.vrm.springs[6].joints)
       j.limit = {JointLimit::Kind::kCone, deg(20), 0, none};
+    // A narrow cone turned about a slanted axis on chain 1 (its quaternion's four components
+    // differ, so a component read from the wrong place turns the cone the lanes test against).
+    for (SpringJoint& j : av.vrm.springs[1].joints)
+      j.limit = {JointLimit::Kind::kCone, deg(12), 0,
+                 glm::angleAxis(deg(35), glm::normalize(glm::vec3(1, 2, 3)))};
+  }
+  // Every joint turned in its rest pose, its child moved so the chains keep their shape: the
+  // lanes read the joints' rest rotations and axes from their own copy (PackLanes), which with
+  // identity rotations would not show a component taken from the wrong place.
+  for (int c = 0; c < 8; ++c) {
+    const auto& joints = av.vrm.springs[c].joints;
+    for (size_t i = 0; i < joints.size(); ++i) {
+      Node& node = av.nodes[joints[i].node];
+      const glm::quat q = glm::angleAxis(glm::radians(9.0f + 7.0f * i + 3.0f * c),
+                                         glm::normalize(glm::vec3(1 + c % 3, 2, 3 - i % 2)));
+      node.rotation = q;
+      for (int child : node.children)
+        av.nodes[child].translation = glm::inverse(q) * av.nodes[child].translation;
+    }
   }
   return av;
 }

@@ -578,6 +578,22 @@ class SpringWorld {
     int order[kMaxLanes];
   };
   std::vector<LaneGroup> lane_groups_;
+  // Per lane group and link depth (from lane_depth_at_[group]; PackLanes), for the whole group in
+  // its order: each lane's joint (a lane past its chain's end and a padding lane: the first
+  // chain's), and the lanes in use there whose joint has an angle limit, and a cone.
+  struct LaneDepth {
+    int j[kMaxLanes] = {};
+    int limited = 0, cones = 0;
+  };
+  std::vector<LaneDepth> lane_depth_;
+  // Per lane group (PackLanes), for the whole group in its order: each lane's first joint, and
+  // the lanes whose chain has gravity (chain_lifted_); padding lanes as the first chain.
+  struct LaneGroupConst {
+    int begin[kMaxLanes] = {};
+    int lifted = 0;
+  };
+  std::vector<LaneGroupConst> lane_const_;
+  std::vector<size_t> lane_depth_at_;
   // Per lane group, what its chains do not share (kept apart from LaneGroup, which the hot
   // loops read): with different collider lists the union's slots (near_base; -1 when the chains
   // share one list, read through AllNear) and its colliders (lane_near_[near_list ..

@@ -43,7 +43,10 @@ namespace hairswing {
 namespace {
 // A lane group's constants, packed per link depth for the SIMD lanes (PackLanes): each field is
 // one float per lane (four or eight: LaneGroupWidth). kLaneCoef starts a mode's coefficients
-// (parent, then arc), each kLaneCoefFields long: k, g (x, y, z), e^(-c h), e^(-c_rel h).
+// (parent, then arc), each kLaneCoefFields long: k, g (x, y, z), e^(-c h), e^(-c_rel h). Then the
+// joint's rest local rotation (w, x, y, z), its rest axis in its own frame (axis_local_) and as a
+// unit vector (axis_unit_), and its angle limit's frame (PreparedLimit::local) and cone cosine
+// plus the lanes' margin: what the lanes would otherwise gather joint by joint at every step.
 enum LaneField : int {
   kLaneRel,
   kLaneAxisLen,
@@ -54,7 +57,27 @@ enum LaneField : int {
   kLaneCoef
 };
 constexpr int kLaneCoefFields = 6;
-constexpr int kLaneFields = kLaneCoef + 2 * kLaneCoefFields;
+enum LaneJointField : int {
+  kLaneRestW = kLaneCoef + 2 * kLaneCoefFields,
+  kLaneRestX,
+  kLaneRestY,
+  kLaneRestZ,
+  kLaneAxisLocalX,
+  kLaneAxisLocalY,
+  kLaneAxisLocalZ,
+  kLaneAxisUnitX,
+  kLaneAxisUnitY,
+  kLaneAxisUnitZ,
+  kLaneLimitW,
+  kLaneLimitX,
+  kLaneLimitY,
+  kLaneLimitZ,
+  kLaneLimitCos,
+  kLaneFields
+};
+// The margin the lanes add to a cone's cosine before they call a link clear of it (see the cone
+// test in SolveChainLanesW).
+constexpr float kLaneConeMargin = 1e-4f;
 
 // A lane group's colliders per slot: every lane has each (the chains share one list). All eight
 // bits, for either width (the lanes' own masks have only theirs). Written out for 16 slots, as
@@ -894,6 +917,23 @@ void SpringWorld::PackLane(float* block, int width, int lane, int j) const {
   put(kLaneArcX, arc_attach_[j].x);
   put(kLaneArcY, arc_attach_[j].y);
   put(kLaneArcZ, arc_attach_[j].z);
+  const glm::quat& rest = rig_->rest_local()[rig_->joint_node()[j]].rotation;
+  put(kLaneRestW, rest.w);
+  put(kLaneRestX, rest.x);
+  put(kLaneRestY, rest.y);
+  put(kLaneRestZ, rest.z);
+  put(kLaneAxisLocalX, axis_local_[j].x);
+  put(kLaneAxisLocalY, axis_local_[j].y);
+  put(kLaneAxisLocalZ, axis_local_[j].z);
+  put(kLaneAxisUnitX, axis_unit_[j].x);
+  put(kLaneAxisUnitY, axis_unit_[j].y);
+  put(kLaneAxisUnitZ, axis_unit_[j].z);
+  const internal::PreparedLimit& lim = limit_[j];
+  put(kLaneLimitW, lim.local.w);
+  put(kLaneLimitX, lim.local.x);
+  put(kLaneLimitY, lim.local.y);
+  put(kLaneLimitZ, lim.local.z);
+  put(kLaneLimitCos, lim.cos_a + kLaneConeMargin);
   for (int m = 0; m < 2; ++m) {
     const ModeCoefficients& mc = Coefficients(m == 1);
     const SegmentCoefficients& cf = mc.coef[j];
@@ -921,17 +961,34 @@ void SpringWorld::PackLanes() {
              LaneGroupWidth(lane_groups_[g].n);
   }
   lane_pack_.assign(total, 0.0f);
+  lane_depth_at_.assign(lane_groups_.size(), 0);
+  lane_depth_.clear();
+  lane_const_.assign(lane_groups_.size(), LaneGroupConst{});
   for (size_t g = 0; g < lane_groups_.size(); ++g) {
     const LaneGroup& group = lane_groups_[g];
     const RigChain& first = rig.chains()[group.chains[0]];
     const int width = LaneGroupWidth(group.n);
-    for (int d = 0; d + 1 < first.joint_end - first.joint_begin; ++d)
-      for (int l = 0; l < width; ++l)
+    LaneGroupConst& gc = lane_const_[g];
+    for (int l = 0; l < kMaxLanes; ++l) {  // padding lanes repeat the first chain
+      gc.begin[l] = rig.chains()[group.chains[l]].joint_begin;
+      gc.lifted |= chain_lifted_[group.chains[l]] ? 1 << l : 0;
+    }
+    lane_depth_at_[g] = lane_depth_.size();
+    for (int d = 0; d + 1 < first.joint_end - first.joint_begin; ++d) {
+      LaneDepth ld;
+      int in_use = 0;  // the lanes whose chain reaches depth d: a prefix
+      while (in_use < group.n && group.links[in_use] > d) ++in_use;
+      for (int l = 0; l < width; ++l) {
+        const int j =
+            (l < in_use ? rig.chains()[group.chains[l]].joint_begin : first.joint_begin) + d;
         PackLane(&lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * width],
-                 width, l,
-                 (l < group.n && group.links[l] > d ? rig.chains()[group.chains[l]].joint_begin
-                                                    : first.joint_begin) +
-                     d);
+                 width, l, j);
+        ld.j[l] = j;
+        if (l < in_use && limit_[j].kind != JointLimit::Kind::kNone) ld.limited |= 1 << l;
+        if (l < in_use && limit_[j].kind == JointLimit::Kind::kCone) ld.cones |= 1 << l;
+      }
+      lane_depth_.push_back(ld);
+    }
   }
 }
 
