@@ -111,6 +111,54 @@ TEST(EngineInput, DrivenStepIsBitwiseTheWholePoseStep) {
   }
 }
 
+// The frame driver writes the joints' rotations once per frame, and a step skips putting them
+// back to rest when the last one left them so. The general path reads them: a chain that turns to
+// it right after a write-back (its attachment scaled unevenly, which the flat path does not take)
+// must start from rest all the same. The reference puts them back at every step: a world told
+// that the clip owns nodes (none of them a spring joint) takes that path.
+TEST(EngineInput, RotationsWrittenOncePerFrameStartTheGeneralPathFromRest) {
+  const Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok());
+  const int head = HumanoidRigNode(av, *rig, "head");
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm}) {
+    SCOPED_TRACE(SolverModeName(mode));
+    SpringConfig cfg;
+    cfg.mode = mode;
+    auto skip = SpringWorld::Create(*rig, cfg);
+    auto reset = SpringWorld::Create(*rig, cfg);
+    ASSERT_TRUE(skip.ok() && reset.ok());
+    reset->SetOwnedNodes(std::vector<uint8_t>(rig->node_count(), 0));
+    const auto& drivers = skip->driver_nodes();
+    const auto at = std::find(drivers.begin(), drivers.end(), head);
+    ASSERT_NE(at, drivers.end()) << "the hair hangs from the head: a driver";
+    HeadTurnMotion motion(*rig, head, HumanoidRigNode(av, *rig, "hips"));
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+    motion.Sample(0.0, pose);
+    DrivenFrameDriver fs(*skip), fr(*reset);
+    fs.Reset(DriverWorld(*skip, pose));
+    fr.Reset(DriverWorld(*reset, pose));
+    std::vector<glm::quat> rot_skip(rig->joint_node().size()), rot_reset(rot_skip.size());
+    int general_frames = 0;
+    for (int f = 1; f <= 240; ++f) {  // 60 fps: two steps per frame
+      motion.Sample(f / 60.0, pose);
+      std::vector<glm::mat4> world = DriverWorld(*skip, pose);
+      // Frames 11-20, 31-40, ...: the head stretched along its height.
+      const bool uneven = (f - 1) / 10 % 2 == 1;
+      if (uneven) world[at - drivers.begin()] *= glm::scale(glm::mat4(1.0f), {1.0f, 1.15f, 1.0f});
+      const StepReport rs = fs.Advance(world, 1.0 / 60.0, rot_skip);
+      const StepReport rr = fr.Advance(world, 1.0 / 60.0, rot_reset);
+      ASSERT_EQ(rs.steps_run, 2);
+      ASSERT_EQ(rs.flags, rr.flags) << "frame " << f;
+      ASSERT_EQ(skip->StateHash(), reset->StateHash()) << "frame " << f;
+      for (size_t j = 0; j < rot_skip.size(); ++j)
+        ASSERT_TRUE(rot_skip[j] == rot_reset[j]) << "frame " << f << " joint " << j;
+      if (uneven && skip->flat_chains() < static_cast<int>(rig->chains().size())) ++general_frames;
+    }
+    EXPECT_GT(general_frames, 100) << "the uneven head must send chains to the general path";
+  }
+}
+
 TEST(EngineInput, NonFiniteDriverTransformIsRefusedUnchanged) {
   const Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
   auto rig = BuildRig(av);

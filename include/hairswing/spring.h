@@ -653,9 +653,13 @@ class SpringWorld {
   std::vector<int> near_base_, near_share_;
   std::vector<uint64_t> near_all_step_;
   uint64_t step_id_ = 0;
-  std::vector<float> chain_reach_;      // rest length of each chain, metres (unscaled)
-  std::vector<int> world_nodes_;        // nodes whose world matrix a step needs, parents first
-  std::vector<int> driver_nodes_;       // what StepDriven reads (see driver_nodes())
+  std::vector<float> chain_reach_;  // rest length of each chain, metres (unscaled)
+  std::vector<int> world_nodes_;    // nodes whose world matrix a step needs, parents first
+  std::vector<int> driver_nodes_;   // what StepDriven reads (see driver_nodes())
+  // Whether driven_pose_'s spring joints hold their rest rotations (then RunDriven need not set
+  // them again): false after anything wrote a rotation there (the write-back, the general path,
+  // three-vrm's stale children).
+  bool driven_rest_ = false;
   std::vector<Transform> driven_pose_;  // StepDriven's local pose: rest, joints solved
   std::vector<glm::quat> flat_rot_;     // flat chains: joint world rotations (scratch, per step)
 };

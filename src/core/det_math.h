@@ -184,8 +184,11 @@ inline glm::quat Slerp(const glm::quat& x, const glm::quat& y, float a) {
   const double c = cos_theta;
   const double s = std::sqrt(1.0 - c * c);
   const double angle = Atan2(s, c);
-  const float wa = static_cast<float>(Sin((1.0 - a) * angle) / s);
-  const float wb = static_cast<float>(Sin(a * angle) / s);
+  const double ta = a;
+  const double sin_a = Sin((1.0 - ta) * angle);
+  // Halfway (a frame's middle step), both weights are one sine: computed once.
+  const float wa = static_cast<float>(sin_a / s);
+  const float wb = static_cast<float>((1.0 - ta == ta ? sin_a : Sin(ta * angle)) / s);
   return x * wa + z * wb;
 }
 

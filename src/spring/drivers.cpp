@@ -196,7 +196,7 @@ StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, d
     // scale lerped, rotation slerped; a still driver, and the frame's last instant, exactly.
     for (size_t n = 0; n < cur_.size(); ++n) {
       const glm::mat4 &from = prev_[n], &to = driver_world[n];
-      if (from == to || a >= 1.0f) {
+      if (a >= 1.0f || from == to) {
         cur_[n] = to;
         continue;
       }

@@ -1042,7 +1042,8 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
   if (ch.center >= 0 && config_.mode != SolverMode::kVrm) FollowCenter(c);
   if (ChainIsFlat(c, pose, check_pose)) return true;
   flat_[c].pending = 0;
-  world_lazy_[c] = 0;  // the general path writes its joints' world matrices
+  world_lazy_[c] = 0;    // the general path writes its joints' world matrices
+  driven_rest_ = false;  // and their rotations into the pose
   if (config_.mode == SolverMode::kVrm)
     SolveChainVrm(c, pose, h, variable, rep);
   else
@@ -1097,6 +1098,7 @@ void SpringWorld::ResetDriven(std::span<const glm::mat4> driver_world) {
   for (int node : rig.joint_node()) driven_pose_[node] = rig.rest_local()[node];
   SetDriverWorld(driver_world);
   for (int c = 0; c < static_cast<int>(rig.chains().size()); ++c) ResetChain(c, driven_pose_);
+  driven_rest_ = false;
 }
 
 StepReport SpringWorld::StepDriven(std::span<const glm::mat4> driver_world,
@@ -1113,6 +1115,7 @@ void SpringWorld::WriteBackDriven(std::span<glm::quat> rotations) {
   const Rig& rig = *rig_;
   HS_ASSERT(rotations.size() == rig.joint_node().size());
   WriteBack(driven_pose_, false);  // the joints' world matrices when world() is read
+  driven_rest_ = false;
   for (size_t j = 0; j < rotations.size(); ++j)
     rotations[j] = driven_pose_[rig.joint_node()[j]].rotation;
 }
@@ -1140,12 +1143,17 @@ StepReport SpringWorld::RunDriven(std::span<const glm::mat4> driver_world,
   if (config_.mode == SolverMode::kVrm && config_.vrm_three_compat) {
     SetDriverWorld(driver_world);
     ComputeStaleChildren(driven_pose_, false);
+    driven_rest_ = false;
   }
-  // As PrepareWorld: every joint starts from its rest rotation unless the clip owns it.
-  for (size_t j = 0; j < rotations.size(); ++j) {
-    const int node = rig.joint_node()[j];
-    driven_pose_[node].rotation =
-        owned_.empty() || !owned_[node] ? rig.rest_local()[node].rotation : rotations[j];
+  // As PrepareWorld: every joint starts from its rest rotation unless the clip owns it (the
+  // second step of a frame finds them so, unless the first took the general path).
+  if (!driven_rest_ || !owned_.empty()) {
+    for (size_t j = 0; j < rotations.size(); ++j) {
+      const int node = rig.joint_node()[j];
+      driven_pose_[node].rotation =
+          owned_.empty() || !owned_[node] ? rig.rest_local()[node].rotation : rotations[j];
+    }
+    driven_rest_ = owned_.empty();
   }
   SetDriverWorld(driver_world);
   rep = Solve(driven_pose_, h, variable, false, rep);
