@@ -393,6 +393,9 @@ Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
     av.nodes[base].children.push_back(root);
     av.nodes[root].translation =
         glm::inverse(av.nodes[base].rotation) * (av.nodes[root].translation - at);
+    // Chain 7 without gravity, as chain 6 beside it in their lane group: two lanes whose frame
+    // is their attachment's, each its own.
+    for (SpringJoint& j : av.vrm.springs[7].joints) j.gravity_power = 0.0f;
     // Chain 3 a quarter larger than the others of its group (each lane its chain's scale).
     av.nodes[av.vrm.springs[3].joints[0].node].scale = glm::vec3(1.25f);
   }

@@ -593,6 +593,10 @@ class SpringWorld {
     int lifted = 0;
   };
   std::vector<LaneGroupConst> lane_const_;
+  // Per lane group whose chains have different collider lists (PackLanes; kNearAll per group):
+  // for each collider of the union, the lanes whose chain has it (UnionNear's masks for the
+  // whole group in its order).
+  std::vector<uint8_t> lane_has_;
   std::vector<size_t> lane_depth_at_;
   // Per lane group, what its chains do not share (kept apart from LaneGroup, which the hot
   // loops read): with different collider lists the union's slots (near_base; -1 when the chains

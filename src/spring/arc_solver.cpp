@@ -964,6 +964,7 @@ void SpringWorld::PackLanes() {
   lane_depth_at_.assign(lane_groups_.size(), 0);
   lane_depth_.clear();
   lane_const_.assign(lane_groups_.size(), LaneGroupConst{});
+  lane_has_.assign(lane_groups_.size() * internal::kNearAll, 0);
   for (size_t g = 0; g < lane_groups_.size(); ++g) {
     const LaneGroup& group = lane_groups_[g];
     const RigChain& first = rig.chains()[group.chains[0]];
@@ -973,6 +974,11 @@ void SpringWorld::PackLanes() {
       gc.begin[l] = rig.chains()[group.chains[l]].joint_begin;
       gc.lifted |= chain_lifted_[group.chains[l]] ? 1 << l : 0;
     }
+    const LaneMix& mix = lane_mix_[g];
+    for (int k = 0; mix.near_base >= 0 && k < mix.near_n; ++k)
+      for (int l = 0; l < lane_width_; ++l)
+        lane_has_[g * internal::kNearAll + k] |=
+            static_cast<uint8_t>((near_bits_[group.chains[l]] >> k & 1) << l);
     lane_depth_at_[g] = lane_depth_.size();
     for (int d = 0; d + 1 < first.joint_end - first.joint_begin; ++d) {
       LaneDepth ld;
