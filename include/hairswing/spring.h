@@ -402,6 +402,8 @@ class SpringWorld {
   // lane of one depth (`width` lanes) from joint j.
   void PackLanes();
   void PackLane(float* block, int width, int lane, int j) const;
+  // The constants of a lane group's link depth `d`, `width` lanes (lane_pack_).
+  const float* LanePackAt(int g, int d, int width) const;
   std::vector<float> lane_pack_;
   std::vector<size_t> lane_pack_at_;
   void SolveChainFlat(int chain, float h, StepReport& rep);
@@ -580,24 +582,29 @@ class SpringWorld {
   std::vector<LaneGroup> lane_groups_;
   // Per lane group and link depth (from lane_depth_at_[group]; PackLanes), for the whole group in
   // its order: each lane's joint (a lane past its chain's end and a padding lane: the first
-  // chain's), and the lanes in use there whose joint has an angle limit, and a cone.
+  // chain's; depth 0 holds the chains' first joints), and the lanes in use there whose joint has
+  // an angle limit, and a cone.
   struct LaneDepth {
     int j[kMaxLanes] = {};
     int limited = 0, cones = 0;
   };
   std::vector<LaneDepth> lane_depth_;
-  // Per lane group (PackLanes), for the whole group in its order: each lane's first joint, and
-  // the lanes whose chain has gravity (chain_lifted_); padding lanes as the first chain.
-  struct LaneGroupConst {
-    int begin[kMaxLanes] = {};
-    int lifted = 0;
-  };
-  std::vector<LaneGroupConst> lane_const_;
-  // Per lane group whose chains have different collider lists (PackLanes; kNearAll per group):
-  // for each collider of the union, the lanes whose chain has it (UnionNear's masks for the
-  // whole group in its order).
-  std::vector<uint8_t> lane_has_;
   std::vector<size_t> lane_depth_at_;
+  // Depth d of lanes whose chains begin at `begin` (nd of them reach it; the other lanes repeat
+  // lane 0's), `width` lanes: its joints and limit masks into *out and its constants into `pack`
+  // (kLaneFields x width floats). PackLanes makes every group's this way; the lanes make a part
+  // of a group's (a chain of it reset or on the general path) at each step.
+  void MakeLaneDepth(const int* begin, int nd, int width, int d, LaneDepth* out, float* pack) const;
+  // Per lane group (PackLanes), for the whole group in its order: the lanes whose chain has
+  // gravity (chain_lifted_; padding lanes as the first chain).
+  std::vector<int> lane_lifted_;
+  // Per lane group whose chains have different collider lists (PackLanes; kNearAll per group):
+  // for each collider of the union, the lanes whose chain has it (LaneColliderMasks of the whole
+  // group in its order).
+  std::vector<uint8_t> lane_has_;
+  // For each collider of group g's union, the lanes of `chains` (lane_width_ of them) whose chain
+  // has it.
+  void LaneColliderMasks(int g, const int* chains, uint8_t* has) const;
   // Per lane group, what its chains do not share (kept apart from LaneGroup, which the hot
   // loops read): with different collider lists the union's slots (near_base; -1 when the chains
   // share one list, read through AllNear) and its colliders (lane_near_[near_list ..

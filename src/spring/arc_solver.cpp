@@ -963,38 +963,51 @@ void SpringWorld::PackLanes() {
   lane_pack_.assign(total, 0.0f);
   lane_depth_at_.assign(lane_groups_.size(), 0);
   lane_depth_.clear();
-  lane_const_.assign(lane_groups_.size(), LaneGroupConst{});
+  lane_lifted_.assign(lane_groups_.size(), 0);
   lane_has_.assign(lane_groups_.size() * internal::kNearAll, 0);
   for (size_t g = 0; g < lane_groups_.size(); ++g) {
     const LaneGroup& group = lane_groups_[g];
-    const RigChain& first = rig.chains()[group.chains[0]];
-    const int width = LaneGroupWidth(group.n);
-    LaneGroupConst& gc = lane_const_[g];
+    int begin[kMaxLanes];
     for (int l = 0; l < kMaxLanes; ++l) {  // padding lanes repeat the first chain
-      gc.begin[l] = rig.chains()[group.chains[l]].joint_begin;
-      gc.lifted |= chain_lifted_[group.chains[l]] ? 1 << l : 0;
+      begin[l] = rig.chains()[group.chains[l]].joint_begin;
+      lane_lifted_[g] |= chain_lifted_[group.chains[l]] ? 1 << l : 0;
     }
-    const LaneMix& mix = lane_mix_[g];
-    for (int k = 0; mix.near_base >= 0 && k < mix.near_n; ++k)
-      for (int l = 0; l < lane_width_; ++l)
-        lane_has_[g * internal::kNearAll + k] |=
-            static_cast<uint8_t>((near_bits_[group.chains[l]] >> k & 1) << l);
+    if (lane_mix_[g].near_base >= 0)
+      LaneColliderMasks(static_cast<int>(g), group.chains, &lane_has_[g * internal::kNearAll]);
     lane_depth_at_[g] = lane_depth_.size();
-    for (int d = 0; d + 1 < first.joint_end - first.joint_begin; ++d) {
-      LaneDepth ld;
+    for (int d = 0; d < group.links[0]; ++d) {
       int in_use = 0;  // the lanes whose chain reaches depth d: a prefix
       while (in_use < group.n && group.links[in_use] > d) ++in_use;
-      for (int l = 0; l < width; ++l) {
-        const int j =
-            (l < in_use ? rig.chains()[group.chains[l]].joint_begin : first.joint_begin) + d;
-        PackLane(&lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * width],
-                 width, l, j);
-        ld.j[l] = j;
-        if (l < in_use && limit_[j].kind != JointLimit::Kind::kNone) ld.limited |= 1 << l;
-        if (l < in_use && limit_[j].kind == JointLimit::Kind::kCone) ld.cones |= 1 << l;
-      }
+      const int width = LaneGroupWidth(group.n);
+      LaneDepth ld;
+      MakeLaneDepth(begin, in_use, width, d, &ld,
+                    &lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * width]);
       lane_depth_.push_back(ld);
     }
+  }
+}
+
+inline const float* SpringWorld::LanePackAt(int g, int d, int width) const {
+  return &lane_pack_[lane_pack_at_[g] + static_cast<size_t>(d) * kLaneFields * width];
+}
+
+void SpringWorld::MakeLaneDepth(const int* begin, int nd, int width, int d, LaneDepth* out,
+                                float* pack) const {
+  *out = LaneDepth{};
+  for (int l = 0; l < width; ++l) {
+    const int j = (l < nd ? begin[l] : begin[0]) + d;
+    PackLane(pack, width, l, j);
+    out->j[l] = j;
+    if (l < nd && limit_[j].kind != JointLimit::Kind::kNone) out->limited |= 1 << l;
+    if (l < nd && limit_[j].kind == JointLimit::Kind::kCone) out->cones |= 1 << l;
+  }
+}
+
+void SpringWorld::LaneColliderMasks(int g, const int* chains, uint8_t* has) const {
+  for (int k = 0; k < lane_mix_[g].near_n; ++k) {
+    has[k] = 0;
+    for (int l = 0; l < lane_width_; ++l)
+      has[k] |= static_cast<uint8_t>((near_bits_[chains[l]] >> k & 1) << l);
   }
 }
 
@@ -1248,13 +1261,7 @@ SpringWorld::NearRange SpringWorld::UnionNear(int g, const int* chains, uint8_t*
     EndNear(base + n);
     lane_near_step_[g] = step_id_;
   }
-  if (!lane_has) return {base, base + n};
-  for (int k = 0; k < n; ++k) {
-    uint8_t has = 0;
-    for (int l = 0; l < lane_width_; ++l)
-      has |= static_cast<uint8_t>((near_bits_[chains[l]] >> k & 1) << l);
-    lane_has[k] = has;
-  }
+  if (lane_has) LaneColliderMasks(g, chains, lane_has);
   return {base, base + n};
 }
 
