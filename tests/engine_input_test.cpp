@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "hairswing/anim.h"
 #include "hairswing/crowd.h"
@@ -27,6 +28,16 @@ std::vector<glm::mat4> DriverWorld(const SpringWorld& w, std::vector<Transform> 
   std::vector<glm::mat4> out;
   for (int n : w.driver_nodes()) out.push_back(world[n]);
   return out;
+}
+
+// Two worlds of the rig in one mode, to step side by side.
+std::pair<SpringWorld, SpringWorld> TwoWorlds(const Rig& rig, SolverMode mode) {
+  SpringConfig cfg;
+  cfg.mode = mode;
+  auto a = SpringWorld::Create(rig, cfg);
+  auto b = SpringWorld::Create(rig, cfg);
+  EXPECT_TRUE(a.ok() && b.ok());
+  return {std::move(*a), std::move(*b)};
 }
 
 // variable_dt > 0 (vrm mode): StepVariable against StepDrivenVariable, one step of that many
@@ -111,6 +122,64 @@ TEST(EngineInput, DrivenStepIsBitwiseTheWholePoseStep) {
   }
 }
 
+// The driven input begins a lane group's chains in one loop when none needs more than the flat
+// path (SpringWorld::BeginPlainGroup); a teleport, or a head whose matrix is no similarity, sends
+// the group back to the chain-by-chain begin. Both must give what the whole-pose step gives: the
+// head-turn with a 5 m jump of the hips (every chain teleports), a 170 degree head turn (the
+// head's chains teleport) and an uneven head scale (no chain goes flat) in between, while walking
+// (each step is compared with the last, not with the first).
+TEST(EngineInput, LaneGroupsBeginAsTheWholePoseStepThroughTeleportsAndUnevenScale) {
+  const Avatar av = MakeDemoAvatar(DemoVariant::kLayered);
+  auto rig = BuildRig(av);
+  ASSERT_TRUE(rig.ok()) << rig.status().message();
+  const int head = HumanoidRigNode(av, *rig, "head"), hips = HumanoidRigNode(av, *rig, "hips");
+  for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm}) {
+    SCOPED_TRACE(SolverModeName(mode));
+    auto [a_world, b_world] = TwoWorlds(*rig, mode);
+    SpringWorld *a = &a_world, *b = &b_world;
+    HeadTurnMotion motion(*rig, head, hips);
+    std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+    motion.Sample(0.0, pose);
+    a->Reset(pose);
+    b->ResetDriven(DriverWorld(*b, pose));
+    std::vector<glm::quat> rot(rig->joint_node().size());
+    int teleports = 0, in_lanes = 0, general = 0;
+    for (int s = 1; s <= 240; ++s) {
+      motion.Sample(s * SpringWorld::kStep, pose);
+      pose[hips].translation.z += 0.01f * s;          // walking at 1.2 m/s: no teleport
+      if (s >= 60) pose[hips].translation.x += 5.0f;  // from step 60 on: jumped 5 m
+      if (s >= 120)                                   // from step 120 on: the head turned back
+        pose[head].rotation =
+            glm::angleAxis(glm::radians(170.0f), glm::vec3(0, 1, 0)) * pose[head].rotation;
+      if (s >= 180 && s < 190) pose[head].scale = glm::vec3(1.0f, 1.3f, 1.0f);  // uneven
+      const StepReport ra = a->Step(pose);
+      const StepReport rb = b->StepDriven(DriverWorld(*b, pose), rot);
+      ASSERT_EQ(ra.flags, rb.flags) << "step " << s;
+      ASSERT_EQ(ra.teleports, rb.teleports) << "step " << s;
+      ASSERT_EQ(a->StateHash(), b->StateHash()) << "step " << s;
+      for (size_t j = 0; j < rot.size(); ++j)
+        ASSERT_TRUE(pose[rig->joint_node()[j]].rotation == rot[j])
+            << "step " << s << " joint " << j;
+      teleports += rb.teleports;
+      in_lanes += b->lane_chains();
+      general += static_cast<int>(rig->chains().size()) - b->flat_chains();
+    }
+    // What the comparison is for: chains teleported (all at the jump, those hanging from the
+    // head or below it at the turn), lane groups solved, chains on the general path (the uneven
+    // scale).
+    int under_head = 0;
+    for (const RigChain& ch : rig->chains()) {
+      int n = ch.attach;
+      while (n >= 0 && n != head) n = rig->parent()[n];
+      under_head += n == head;
+    }
+    EXPECT_GT(under_head, 0);
+    EXPECT_EQ(teleports, static_cast<int>(rig->chains().size()) + under_head);
+    EXPECT_GT(in_lanes, 0);
+    EXPECT_GT(general, 0);
+  }
+}
+
 // The frame driver writes the joints' rotations once per frame, and a step skips putting them
 // back to rest when the last one left them so. The general path reads them: a chain that turns to
 // it right after a write-back (its attachment scaled unevenly, which the flat path does not take)
@@ -123,11 +192,8 @@ TEST(EngineInput, RotationsWrittenOncePerFrameStartTheGeneralPathFromRest) {
   const int head = HumanoidRigNode(av, *rig, "head");
   for (SolverMode mode : {SolverMode::kArc, SolverMode::kParent, SolverMode::kVrm}) {
     SCOPED_TRACE(SolverModeName(mode));
-    SpringConfig cfg;
-    cfg.mode = mode;
-    auto skip = SpringWorld::Create(*rig, cfg);
-    auto reset = SpringWorld::Create(*rig, cfg);
-    ASSERT_TRUE(skip.ok() && reset.ok());
+    auto [skip_world, reset_world] = TwoWorlds(*rig, mode);
+    SpringWorld *skip = &skip_world, *reset = &reset_world;
     reset->SetOwnedNodes(std::vector<uint8_t>(rig->node_count(), 0));
     const auto& drivers = skip->driver_nodes();
     const auto at = std::find(drivers.begin(), drivers.end(), head);

@@ -353,7 +353,11 @@ TEST(FlatPath, ChainsSharingAColliderListEndAsTheyEndAlone) {
 // own under the head. Groups: {0, 3, 5, 1} (one list), {2, 6, 7} (the union B, A: each lane
 // masked to its chain's colliders, chain 7's lane in its own attachment's frame) and chain 4
 // alone (its A, B cannot merge into B, A).
-Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
+// With `floor`, a plane on the body, level, 12 cm above the spine: the 6-joint chains' last links
+// lie on it (their straight chains then held at their last link alone, which arc's guard on the
+// chord looks at), the 4-joint ones end above it. Every lane near a plane is left to the scalar
+// contact code.
+Avatar MakeLanesAvatar(bool limits = false, bool mixed = false, bool floor = false) {
   std::vector<test::ChainSpec> specs;
   const int joints[] = {6, 4, 6, 6, 4, 6, 6, 4};
   for (int c = 0; c < 8; ++c) {
@@ -377,6 +381,7 @@ Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
   test::AddCollider(av, spine, ColliderShape::kCapsule, {-0.1f, 0.15f, -0.12f}, 0.06f,
                     {0.1f, 0.15f, -0.12f});
   test::AddCollider(av, spine, ColliderShape::kSphere, {0.0f, 0.12f, -0.17f}, 0.04f);
+  if (floor) test::AddCollider(av, spine, ColliderShape::kPlane, {0.0f, 0.12f, 0.0f}, 0.0f);
   if (mixed) {
     av.vrm.collider_groups = {{"A", {0}}, {"B", {1, 2}}};
     const std::vector<int> lists[8] = {{0, 1}, {0, 1}, {0}, {0, 1}, {0, 1}, {0, 1}, {1, 0}, {1}};
@@ -437,13 +442,13 @@ Avatar MakeLanesAvatar(bool limits = false, bool mixed = false) {
 
 TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
   // Without and with angle limits (limited chains share the lanes too), then with limits and the
-  // chains' colliders, attachments and scales mixed.
+  // chains' colliders, attachments and scales mixed; last without limits, with a floor.
   std::vector<uint64_t> free_end;     // the last hash of each run without limits
   std::vector<uint64_t> limited_end;  // ... with limits, one collider list
-  for (int pass = 0; pass < 3; ++pass) {
-    const int limits = pass >= 1 ? 1 : 0;
-    const bool mixed = pass == 2;
-    const Avatar av = MakeLanesAvatar(limits == 1, mixed);
+  for (int pass = 0; pass < 4; ++pass) {
+    const int limits = pass == 1 || pass == 2 ? 1 : 0;
+    const bool mixed = pass == 2, floor = pass == 3;
+    const Avatar av = MakeLanesAvatar(limits == 1, mixed, floor);
     const Rig rig = *BuildRig(av);
     // Whether this build and processor run eight lanes (AVX2 on x86-64; else four).
     SpringConfig ask_eight;
@@ -479,7 +484,7 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
           SCOPED_TRACE(std::string(SolverModeName(mode)) + (variant == 2 ? " follow" : "") +
                        (variable ? " variable steps" : "") + " checks " + std::to_string(checks) +
                        " motion " + std::to_string(motion_kind) + " limits " +
-                       std::to_string(limits) + (mixed ? " mixed" : ""));
+                       std::to_string(limits) + (mixed ? " mixed" : "") + (floor ? " floor" : ""));
           // width: chains per lane group (SpringConfig::lane_width); 0 = one by one.
           auto run = [&](int width) {
             Run out;
@@ -587,8 +592,10 @@ TEST(FlatPath, ChainsInLanesEndBitwiseAsSolvedOneByOne) {
           } else if (pass == 1) {
             EXPECT_NE(alone.hashes.back(), free_end[run_index]);
             limited_end.push_back(alone.hashes.back());
-          } else {
+          } else if (pass == 2) {
             EXPECT_NE(alone.hashes.back(), limited_end[run_index]);
+          } else {  // the floor acts
+            EXPECT_NE(alone.hashes.back(), free_end[run_index]);
           }
           ++run_index;
         }

@@ -329,14 +329,17 @@ class SpringWorld {
   // to be rebuilt from the ends).
   // `frame`: the chain's arc frame this step (the attachment's, turned by gravity: ArcFrame).
   bool ChordGuard(int chain, const glm::vec3& root, const glm::mat3& frame, float inv_h);
+  // Its test and turn, for a chain ChordGuarded already admitted.
+  bool ChordOutside(int chain, const glm::vec3& root, const glm::mat3& frame, float inv_h);
   // Whether ChordGuard looks at the chain this step: a curved chain without angle limits, or a
   // straighter one while a collider holds one of its links (chord_guard_).
   bool ChordGuarded(int chain) const;
   // Whether a collider held one of the chain's links this step (in_contact_).
   bool ChainHeld(int chain) const;
   // ChordGuard on the chains of a lane group after its step (arc); a chain with gravity in the
-  // arc frame the step built for its lane (lane_frames_).
-  void GuardChords(const int* chains, int n, float h, StepReport& rep);
+  // arc frame the step built for its lane (lane_frames_). held: the lanes whose chain a collider
+  // holds (SolveChainLanes' answer, for ChordGuarded).
+  void GuardChords(const int* chains, int n, int held, float h, StepReport& rep);
   // Its rare part: chord c past the cone around target r (|c|^2 = cc, |r|^2 = rr).
   bool TurnChord(int chain, const glm::vec3& root, const glm::vec3& c, const glm::vec3& r, float cc,
                  float rr, float inv_h);
@@ -386,15 +389,24 @@ class SpringWorld {
   // true when the chain is to be solved flat (else it was reset or solved on the general path).
   bool BeginChain(int chain, std::span<Transform> pose, float h, bool variable, bool check_pose,
                   StepReport& rep);
-  void SolveChainLanes(const int* chains, int n, float h, StepReport& rep);
+  struct LaneGroup;
+  // BeginChain for every chain of a lane group with group_plain_ on the driven input, in one
+  // loop: true when they all go flat (none teleported; their root frames made, FlatRoot); false
+  // leaves nothing Solve must undo.
+  bool BeginPlainGroup(const LaneGroup& group);
+  // Returns the lanes (bit l: chains[l]) whose chain a collider holds after the step, as
+  // ChainHeld would tell.
+  int SolveChainLanes(const int* chains, int n, float h, StepReport& rep);
   // Its code for W lanes (arc_lanes.inc; SolveChainLanes picks the width for the chains' count,
   // LaneGroupWidth); so for the other lane functions below.
   template <int W>
-  void SolveChainLanesW(const int* chains, int n, float h, StepReport& rep);
+  int SolveChainLanesW(const int* chains, int n, float h, StepReport& rep);
   void SolveChainArc(int chain, std::span<Transform> pose, float h, StepReport& rep);
   bool ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose);
   void UpdateFlatStatic();  // flat_static_ from the chains, the config and the clip's ownership
-  LinkContext MakeLinkContext(int chain, const glm::vec3& root, float root_scale, float h);
+  // with_near false: no broad phase (near left empty), for lanes that test a group's union.
+  LinkContext MakeLinkContext(int chain, const glm::vec3& root, float root_scale, float h,
+                              bool with_near = true);
   LinkContext FlatBegin(int chain, float h);
   void FlatRoot(int chain);  // FlatBegin's root frame (flat_[chain]) without the link context
   // The lane groups' constants packed for the SIMD lanes (arc_solver.cpp): lane_pack_ from
@@ -516,6 +528,7 @@ class SpringWorld {
   std::vector<uint8_t> chain_flat_;             // chain may take the flat path (see arc_solver.cpp)
   std::vector<uint8_t> chain_owned_;   // per chain: the clip owns one of its joints (SetOwnedNodes)
   std::vector<uint8_t> flat_static_;   // per chain: ChainIsFlat's verdict apart from the pose
+  std::vector<uint8_t> group_plain_;   // per lane group: flat_static_ and no center, every chain
   std::vector<glm::mat4> root_local_;  // per chain: its root joint's rest local matrix
   std::vector<float> rel_scale_;       // joint's world scale / its chain root's, at rest (flat)
   std::vector<glm::vec3> arc_attach_;  // rest segment vector in the attachment's local frame

@@ -449,7 +449,11 @@ inline bool SpringWorld::ChordGuarded(int chain) const {
 // root, the chain keeps the shape the step gave it.
 inline bool SpringWorld::ChordGuard(int chain, const glm::vec3& root, const glm::mat3& frame,
                                     float inv_h) {
-  if (!ChordGuarded(chain)) return false;
+  return ChordGuarded(chain) && ChordOutside(chain, root, frame, inv_h);
+}
+
+inline bool SpringWorld::ChordOutside(int chain, const glm::vec3& root, const glm::mat3& frame,
+                                      float inv_h) {
   const RigChain& ch = rig_->chains()[chain];
   const glm::vec3 r = frame * rest_chord_[chain];
   const glm::vec3 c = tail_[ch.joint_end - 2] - root;
@@ -577,7 +581,7 @@ bool SpringWorld::TurnHeldChain(int chain, const glm::vec3& root, const glm::mat
   return true;
 }
 
-void SpringWorld::GuardChords(const int* chains, int n, float h, StepReport& rep) {
+void SpringWorld::GuardChords(const int* chains, int n, int held, float h, StepReport& rep) {
   // After a lane group's step, each chain as SolveChainFlat does after its own (a group's chains
   // do not touch each other's state, so after all of them is the same as after each). Kept out of
   // SolveChainLanes: its loop keeps more in registers without it.
@@ -585,8 +589,11 @@ void SpringWorld::GuardChords(const int* chains, int n, float h, StepReport& rep
   const float inv_h = 1.0f / h;  // as LinkContext::inv_h
   for (int l = 0; l < n; ++l) {
     const int c = chains[l];
-    if (ChordGuarded(c) &&
-        ChordGuard(c, flat_[c].root, chain_lifted_[c] ? lane_frames_[l] : AttachFrame(c), inv_h)) {
+    // ChordGuarded, with the lanes' verdict for ChainHeld.
+    if (chord_guard_[c] == kChordNever || (chord_guard_[c] == kChordHeld && !(held >> l & 1)))
+      continue;
+    if (ChordOutside(c, flat_[c].root, chain_lifted_[c] ? lane_frames_[l] : AttachFrame(c),
+                     inv_h)) {
       flat_[c].q_done = rig_->chains()[c].joint_begin;
       rep.flags |= kStepLagGuard;
     }
@@ -1012,19 +1019,20 @@ void SpringWorld::LaneColliderMasks(int g, const int* chains, uint8_t* has) cons
 }
 
 SpringWorld::LinkContext SpringWorld::MakeLinkContext(int chain, const glm::vec3& root,
-                                                      float root_scale, float h) {
+                                                      float root_scale, float h, bool with_near) {
   // What every link of the chain shares this step, the broad phase included.
   const bool arc = config_.mode == SolverMode::kArc;
-  LinkContext lc{&Coefficients(arc),
-                 AttachFrame(chain),
-                 h,
-                 1.0f / h,
-                 h == static_cast<float>(kStep),
-                 arc,
-                 config_.segment_checks[chain] != 0,
-                 NearColliders(chain, root, std::max(root_scale, 1e-6f), h),
-                 chain,
-                 root};
+  LinkContext lc{
+      &Coefficients(arc),
+      AttachFrame(chain),
+      h,
+      1.0f / h,
+      h == static_cast<float>(kStep),
+      arc,
+      config_.segment_checks[chain] != 0,
+      with_near ? NearColliders(chain, root, std::max(root_scale, 1e-6f), h) : NearRange{0, 0},
+      chain,
+      root};
   if (arc && chain_lifted_[chain]) lc.attach = ArcFrame(chain, lc.attach);
   return lc;
 }
@@ -1112,11 +1120,11 @@ void SpringWorld::SolveChainFlat(int chain, float h, StepReport& rep) {
 
 // Eight lanes only for more than four chains: a lane costs about as much as the chains' lanes
 // beside it, so four chains in eight lanes take longer than in four.
-void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
+int SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
 #if HAIRSWING_LANES8
   if (LaneGroupWidth(n) == 8) return SolveChainLanesW<8>(chains, n, h, rep);
 #endif
-  SolveChainLanesW<4>(chains, n, h, rep);
+  return SolveChainLanesW<4>(chains, n, h, rep);
 }
 void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool variable,
                                      StepReport& rep) {
@@ -1135,8 +1143,13 @@ void SpringWorld::WriteLaneGroups(const int* groups, int count, int count8,
 #endif
 }
 #else
-void SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
-  for (int l = 0; l < n; ++l) SolveChainFlat(chains[l], h, rep);  // never called: Solve
+int SpringWorld::SolveChainLanes(const int* chains, int n, float h, StepReport& rep) {
+  int held = 0;
+  for (int l = 0; l < n; ++l) {  // never called: Solve
+    SolveChainFlat(chains[l], h, rep);
+    held |= ChainHeld(chains[l]) ? 1 << l : 0;
+  }
+  return held;
 }
 void SpringWorld::SolveChainVrmLanes(const int* chains, int n, float dt, bool variable,
                                      StepReport& rep) {

@@ -923,6 +923,13 @@ void SpringWorld::UpdateFlatStatic() {
     flat_static_[c] = config_.flat_path && chain_flat_[c] && !chain_owned_[c] &&
                       !(config_.mode == SolverMode::kVrm &&
                         (config_.vrm_three_compat || rig.chains()[c].center >= 0));
+  group_plain_.resize(lane_groups_.size());
+  for (size_t g = 0; g < lane_groups_.size(); ++g) {
+    const LaneGroup& group = lane_groups_[g];
+    group_plain_[g] = std::all_of(group.chains, group.chains + group.n, [&](int c) {
+      return flat_static_[c] && rig.chains()[c].center < 0;
+    });
+  }
 }
 
 bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) {
@@ -988,31 +995,51 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     // are solved side by side in the group's lane order (the rest alone).
     const LaneGroup& group = lane_groups_[g];
     if (group.chains[group.order[0]] != c) continue;  // solved with its group
-    bool goes_flat[kMaxLanes] = {};
-    for (int i = 0; i < group.n; ++i) {
-      const int m = group.order[i];
-      goes_flat[m] = BeginChain(group.chains[m], pose, h, variable, check_pose, rep);
-    }
     int flat[kMaxLanes], n = 0;
-    for (int m = 0; m < group.n; ++m)
-      if (goes_flat[m]) flat[n++] = group.chains[m];
-    for (int l = n; n > 0 && l < kMaxLanes; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
+    const bool plain = !check_pose && group_plain_[g] && BeginPlainGroup(group);
+    if (plain) {  // the usual case: all go flat, their root frames made
+      std::copy(group.chains, group.chains + kMaxLanes, flat);
+      n = group.n;
+    } else {
+      bool goes_flat[kMaxLanes] = {};
+      for (int i = 0; i < group.n; ++i) {
+        const int m = group.order[i];
+        goes_flat[m] = BeginChain(group.chains[m], pose, h, variable, check_pose, rep);
+      }
+      for (int m = 0; m < group.n; ++m)
+        if (goes_flat[m]) flat[n++] = group.chains[m];
+      for (int l = n; n > 0 && l < kMaxLanes; ++l) flat[l] = flat[0];  // padding, as LaneGroup's
+    }
     // vrm mode tests end points only: the contact kind does not matter there.
     const bool same_kind = vrm || std::all_of(flat, flat + n, [&](int m) {
                              return config_.segment_checks[m] == config_.segment_checks[flat[0]];
                            });
     if (n >= 2 && same_kind) {
+      if (!plain)
+        for (int l = 0; l < n; ++l) FlatRoot(flat[l]);  // the root frames the lanes start from
       if (vrm)
         SolveChainVrmLanes(flat, n, h, variable, rep);
       else {
-        SolveChainLanes(flat, n, h, rep);
-        GuardChords(flat, n, h, rep);
+        const int held = SolveChainLanes(flat, n, h, rep);
+        GuardChords(flat, n, held, h, rep);
       }
       lane_chains_ += n;
     } else {
       for (int i = 0; i < n; ++i) flat_alone(flat[i]);
     }
     flat_chains_ += n;
+    if (plain) {  // EndChain for each (none teleported)
+      for (int m = 0; m < group.n; ++m) {
+        const int ch = group.chains[m];
+        if (teleport_rep_[ch] == ch) {
+          const int attach = rig_->chains()[ch].attach;
+          prev_attach_[ch] = attach >= 0 ? world_[attach] : glm::mat4(1.0f);
+          has_prev_attach_[ch] = 1;
+        }
+        prev_root_[ch] = flat_[ch].root;  // FlatRoot's copy of the root's position
+      }
+      continue;
+    }
     for (int m = 0; m < group.n; ++m)
       if (!teleported_[group.chains[m]]) EndChain(group.chains[m]);
   }
@@ -1049,6 +1076,35 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
   else
     SolveChainArc(c, pose, h, rep);
   return false;
+}
+
+bool SpringWorld::BeginPlainGroup(const LaneGroup& group) {
+  // BeginChain for each chain of a plain group (group_plain_: every chain flat-capable, none
+  // with a center node) on the driven input, in one loop: each root's world matrix from its
+  // rest local one, the teleport verdict, the similarity of the root's parent. False as soon as
+  // a chain teleported or its parent's matrix is no similarity: Solve then begins the chains
+  // one by one, which computes the same matrices and verdicts again and acts on them. True:
+  // every chain goes flat, and its root frame is made (FlatRoot).
+  const Rig& rig = *rig_;
+  for (int i = 0; i < group.n; ++i) {
+    const int c = group.chains[group.order[i]];
+    const int root = rig.joint_node()[rig.chains()[c].joint_begin];
+    const int parent = rig.parent()[root];
+    if (parent >= 0)  // UpdateNodeWorld
+      internal::MulAffineTo(world_[parent], root_local_[c], &world_[root]);
+    else
+      world_[root] = root_local_[c];
+    const int shared = teleport_rep_[c];
+    teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
+    if (teleported_[c]) return false;
+    if (parent != sim_cache_node_) {
+      sim_cache_node_ = parent;
+      sim_cache_ = parent < 0 || internal::IsSimilarity(world_[parent]);
+    }
+    if (!sim_cache_) return false;
+  }
+  for (int m = 0; m < group.n; ++m) FlatRoot(group.chains[m]);
+  return true;
 }
 
 void SpringWorld::FollowCenter(int chain) {
