@@ -899,9 +899,7 @@ void SpringWorld::FlatRotations(int chain, int upto) {
     }
     flat_rot_[j] = sse::StoreQuat(sse::Normalize(sse::QuatMul(arc, base)));
   }
-  fc.q_done = std::max(fc.q_done, upto);
-  return;
-#endif
+#else
   for (int j = fc.q_done; j < upto; ++j) {
     const glm::quat& parent_rot = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
     const glm::quat base = parent_rot * rig.rest_local()[rig.joint_node()[j]].rotation;
@@ -914,6 +912,7 @@ void SpringWorld::FlatRotations(int chain, int upto) {
                                         base)
                        : base;
   }
+#endif
   fc.q_done = std::max(fc.q_done, upto);
 }
 
