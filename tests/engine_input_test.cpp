@@ -175,7 +175,11 @@ TEST(EngineInput, LaneGroupsBeginAsTheWholePoseStepThroughTeleportsAndUnevenScal
     }
     EXPECT_GT(under_head, 0);
     EXPECT_EQ(teleports, static_cast<int>(rig->chains().size()) + under_head);
-    EXPECT_GT(in_lanes, 0);
+#if HAIRSWING_SIMD && defined(__SSE2__)
+    EXPECT_GT(in_lanes, 0);  // (a build without SIMD has no lane groups; the rest holds there too)
+#else
+    EXPECT_EQ(in_lanes, 0);
+#endif
     EXPECT_GT(general, 0);
   }
 }
