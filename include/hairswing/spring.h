@@ -391,9 +391,11 @@ class SpringWorld {
                   StepReport& rep);
   struct LaneGroup;
   // BeginChain for every chain of a lane group with group_plain_ on the driven input, in one
-  // loop: true when they all go flat (none teleported; their root frames made, FlatRoot); false
-  // leaves nothing Solve must undo.
+  // loop: true when they all go flat (none teleported); false leaves nothing Solve must undo.
   bool BeginPlainGroup(const LaneGroup& group);
+  // Chain c's teleport verdict this step (teleported_[c]): its own check, or the one of the
+  // chain it shares it with (teleport_rep_), which began before it.
+  bool TeleportVerdict(int c);
   // Returns the lanes (bit l: chains[l]) whose chain a collider holds after the step, as
   // ChainHeld would tell.
   int SolveChainLanes(const int* chains, int n, float h, StepReport& rep);

@@ -3,7 +3,8 @@
 // Each function performs glm's operations in glm's order, lane by lane, so it gives glm's bits
 // (the build turns off floating-point contraction): a - b is computed as a + (-b) where a lane
 // needs the other sign, which IEEE arithmetic makes the same number (a NaN result stays NaN; its
-// sign, which no caller reads, can differ). Only where SSE2 is.
+// sign, which no caller reads, can differ). The register functions exist only where SSE2 is; the
+// functions on glm types at the end use them there and glm elsewhere.
 #pragma once
 
 #if HAIRSWING_SIMD && defined(__SSE2__)
@@ -92,4 +93,52 @@ inline __m128 ShortestArcUnnormalised(__m128 from, __m128 to, float* r) {
 }
 
 }  // namespace hairswing::internal::sse
+#else
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
 #endif
+
+#include "core/math.h"
+
+namespace hairswing::internal {
+
+// glm's operations on glm's types, through the register versions above where SSE2 is (the same
+// bits either way): what the solver's scalar code calls.
+inline glm::quat QuatMul(const glm::quat& p, const glm::quat& q) {
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  return sse::StoreQuat(sse::QuatMul(sse::Load(p), sse::Load(q)));
+#else
+  return p * q;
+#endif
+}
+
+// glm::normalize(q * v): a rest axis turned into the world.
+inline glm::vec3 RotateNormalized(const glm::quat& q, const glm::vec3& v) {
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  return sse::StoreVec3(sse::Normalize3(sse::Rotate(sse::Load(q), sse::Load(v))));
+#else
+  return glm::normalize(q * v);
+#endif
+}
+
+// glm::normalize(FromUnitVectorsUnnormalised(from, to) * base): `base` turned so that `from`
+// points along `to` (both unit vectors). Opposite ones take the scalar function's axis.
+inline glm::quat TurnToward(const glm::quat& base, const glm::vec3& from, const glm::vec3& to) {
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  float r;
+  const __m128 arc = sse::ShortestArcUnnormalised(sse::Load(from), sse::Load(to), &r);
+  if (r >= 1e-7f) return sse::StoreQuat(sse::Normalize(sse::QuatMul(arc, sse::Load(base))));
+#endif
+  return glm::normalize(FromUnitVectorsUnnormalised(from, to) * base);
+}
+
+// TurnToward with `from` = base * axis (the rest axis in the joint's frame, turned with it).
+inline glm::quat TurnAxisToward(const glm::quat& base, const glm::vec3& axis, const glm::vec3& to) {
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  return TurnToward(base, sse::StoreVec3(sse::Rotate(sse::Load(base), sse::Load(axis))), to);
+#else
+  return TurnToward(base, base * axis, to);
+#endif
+}
+
+}  // namespace hairswing::internal

@@ -875,44 +875,18 @@ void SpringWorld::FlatRotations(int chain, int upto) {
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
   FlatChain& fc = flat_[chain];
-#if HAIRSWING_SIMD && defined(__SSE2__)
-  // The same operations with each rotation in one register (quat_sse.h; the same bits).
-  for (int j = fc.q_done; j < upto; ++j) {
-    namespace sse = internal::sse;
-    const __m128 base =
-        sse::QuatMul(sse::Load(j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1]),
-                     sse::Load(rig.rest_local()[rig.joint_node()[j]].rotation));
-    const glm::vec3 o = j == ch.joint_begin ? fc.root : tail_[j - 1];
-    const float len = fc.scale * rel_scale_[j] * axis_len_[j];
-    if (!(len > 1e-7f)) {
-      flat_rot_[j] = sse::StoreQuat(base);
-      continue;
-    }
-    const __m128 from = sse::Rotate(base, sse::Load(axis_unit_[j]));
-    const glm::vec3 to = (tail_[j] - o) * (1.0f / len);
-    float r;
-    const __m128 arc = sse::ShortestArcUnnormalised(from, sse::Load(to), &r);
-    if (r < 1e-7f) {  // opposite directions: the scalar function picks the axis
-      flat_rot_[j] = glm::normalize(
-          internal::FromUnitVectorsUnnormalised(sse::StoreVec3(from), to) * sse::StoreQuat(base));
-      continue;
-    }
-    flat_rot_[j] = sse::StoreQuat(sse::Normalize(sse::QuatMul(arc, base)));
-  }
-#else
+  // (quat_sse.h: glm's operations, in one register each where SSE2 is; the same bits.)
   for (int j = fc.q_done; j < upto; ++j) {
     const glm::quat& parent_rot = j == ch.joint_begin ? fc.parent_rot : flat_rot_[j - 1];
-    const glm::quat base = parent_rot * rig.rest_local()[rig.joint_node()[j]].rotation;
+    const glm::quat base =
+        internal::QuatMul(parent_rot, rig.rest_local()[rig.joint_node()[j]].rotation);
     const glm::vec3 o = j == ch.joint_begin ? fc.root : tail_[j - 1];
     const float len = fc.scale * rel_scale_[j] * axis_len_[j];
     // The shortest-arc quaternion is left unnormalised: the product is normalised once.
-    flat_rot_[j] = len > 1e-7f
-                       ? glm::normalize(internal::FromUnitVectorsUnnormalised(
-                                            base * axis_unit_[j], (tail_[j] - o) * (1.0f / len)) *
-                                        base)
-                       : base;
+    flat_rot_[j] =
+        len > 1e-7f ? internal::TurnAxisToward(base, axis_unit_[j], (tail_[j] - o) * (1.0f / len))
+                    : base;
   }
-#endif
   fc.q_done = std::max(fc.q_done, upto);
 }
 

@@ -932,7 +932,7 @@ void SpringWorld::UpdateFlatStatic() {
   }
 }
 
-bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) {
+inline bool SpringWorld::ChainIsFlat(int chain, std::span<const Transform> pose, bool check_pose) {
   const Rig& rig = *rig_;
   const RigChain& ch = rig.chains()[chain];
   if (!flat_static_[chain]) return false;
@@ -997,7 +997,7 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
     if (group.chains[group.order[0]] != c) continue;  // solved with its group
     int flat[kMaxLanes], n = 0;
     const bool plain = !check_pose && group_plain_[g] && BeginPlainGroup(group);
-    if (plain) {  // the usual case: all go flat, their root frames made
+    if (plain) {  // the usual case: all go flat
       std::copy(group.chains, group.chains + kMaxLanes, flat);
       n = group.n;
     } else {
@@ -1015,8 +1015,7 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
                              return config_.segment_checks[m] == config_.segment_checks[flat[0]];
                            });
     if (n >= 2 && same_kind) {
-      if (!plain)
-        for (int l = 0; l < n; ++l) FlatRoot(flat[l]);  // the root frames the lanes start from
+      for (int l = 0; l < n; ++l) FlatRoot(flat[l]);  // the root frames the lanes start from
       if (vrm)
         SolveChainVrmLanes(flat, n, h, variable, rep);
       else {
@@ -1028,18 +1027,6 @@ StepReport SpringWorld::Solve(std::span<Transform> pose, float h, bool variable,
       for (int i = 0; i < n; ++i) flat_alone(flat[i]);
     }
     flat_chains_ += n;
-    if (plain) {  // EndChain for each (none teleported)
-      for (int m = 0; m < group.n; ++m) {
-        const int ch = group.chains[m];
-        if (teleport_rep_[ch] == ch) {
-          const int attach = rig_->chains()[ch].attach;
-          prev_attach_[ch] = attach >= 0 ? world_[attach] : glm::mat4(1.0f);
-          has_prev_attach_[ch] = 1;
-        }
-        prev_root_[ch] = flat_[ch].root;  // FlatRoot's copy of the root's position
-      }
-      continue;
-    }
     for (int m = 0; m < group.n; ++m)
       if (!teleported_[group.chains[m]]) EndChain(group.chains[m]);
   }
@@ -1058,9 +1045,7 @@ inline bool SpringWorld::BeginChain(int c, std::span<Transform> pose, float h, b
     UpdateNodeWorld(root, root_local_[c]);
   else
     UpdateRootWorld(ch, pose);
-  const int shared = teleport_rep_[c];
-  teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
-  if (teleported_[c]) {
+  if (TeleportVerdict(c)) {
     ResetChain(c, pose);
     rep.flags |= kStepTeleportReset;
     ++rep.teleports;
@@ -1084,27 +1069,19 @@ bool SpringWorld::BeginPlainGroup(const LaneGroup& group) {
   // rest local one, the teleport verdict, the similarity of the root's parent. False as soon as
   // a chain teleported or its parent's matrix is no similarity: Solve then begins the chains
   // one by one, which computes the same matrices and verdicts again and acts on them. True:
-  // every chain goes flat, and its root frame is made (FlatRoot).
-  const Rig& rig = *rig_;
+  // every chain goes flat.
   for (int i = 0; i < group.n; ++i) {
     const int c = group.chains[group.order[i]];
-    const int root = rig.joint_node()[rig.chains()[c].joint_begin];
-    const int parent = rig.parent()[root];
-    if (parent >= 0)  // UpdateNodeWorld
-      internal::MulAffineTo(world_[parent], root_local_[c], &world_[root]);
-    else
-      world_[root] = root_local_[c];
-    const int shared = teleport_rep_[c];
-    teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
-    if (teleported_[c]) return false;
-    if (parent != sim_cache_node_) {
-      sim_cache_node_ = parent;
-      sim_cache_ = parent < 0 || internal::IsSimilarity(world_[parent]);
-    }
-    if (!sim_cache_) return false;
+    UpdateNodeWorld(rig_->joint_node()[rig_->chains()[c].joint_begin], root_local_[c]);
+    if (TeleportVerdict(c) || !ChainIsFlat(c, {}, false)) return false;
   }
-  for (int m = 0; m < group.n; ++m) FlatRoot(group.chains[m]);
   return true;
+}
+
+inline bool SpringWorld::TeleportVerdict(int c) {
+  const int shared = teleport_rep_[c];
+  teleported_[c] = shared == c ? CheckTeleport(c) : teleported_[shared];
+  return teleported_[c];
 }
 
 void SpringWorld::FollowCenter(int chain) {
@@ -1124,7 +1101,7 @@ void SpringWorld::FollowCenter(int chain) {
   }
 }
 
-void SpringWorld::EndChain(int chain) {
+inline void SpringWorld::EndChain(int chain) {
   const RigChain& ch = rig_->chains()[chain];
   if (teleport_rep_[chain] == chain) {  // the only ones whose attachment CheckTeleport reads
     prev_attach_[chain] = ch.attach >= 0 ? world_[ch.attach] : glm::mat4(1.0f);
@@ -1226,7 +1203,7 @@ void SpringWorld::UpdateNodeWorld(int node, const Transform& local) {
   UpdateNodeWorld(node, ToMatrix(local));
 }
 
-void SpringWorld::UpdateNodeWorld(int node, const glm::mat4& local) {
+inline void SpringWorld::UpdateNodeWorld(int node, const glm::mat4& local) {
   const int parent = rig_->parent()[node];
   if (parent >= 0)
     internal::MulAffineTo(world_[parent], local, &world_[node]);

@@ -166,14 +166,9 @@ void SpringWorld::SolveChainVrmFlat(int chain, float dt, bool variable, StepRepo
 void SpringWorld::VrmFlatLink(int j, float scale, const NearRange& near, float dt, bool variable,
                               glm::vec3& pos, glm::quat& above, StepReport& rep) {
   const float push_scale = internal::VrmPushScale(dt, variable);
-#if HAIRSWING_SIMD && defined(__SSE2__)
-  namespace sse = internal::sse;  // the same operations, a rotation in one register (same bits)
-  const __m128 base_r =
-      sse::QuatMul(sse::Load(above), sse::Load(rig_->rest_local()[rig_->joint_node()[j]].rotation));
-  const glm::quat base = sse::StoreQuat(base_r);
-#else
-  const glm::quat base = above * rig_->rest_local()[rig_->joint_node()[j]].rotation;
-#endif
+  // (quat_sse.h: glm's operations, in one register each where SSE2 is; the same bits.)
+  const glm::quat base =
+      internal::QuatMul(above, rig_->rest_local()[rig_->joint_node()[j]].rotation);
   const float bone_length = scale * rel_scale_[j] * axis_len_[j];
   if (!(bone_length > 1e-7f)) {  // zero-length segment: its end is the joint itself
     rep.flags |= kStepZeroLength;
@@ -182,12 +177,7 @@ void SpringWorld::VrmFlatLink(int j, float scale, const NearRange& near, float d
     flat_rot_[j] = above = base;
     return;
   }
-#if HAIRSWING_SIMD && defined(__SSE2__)
-  const glm::vec3 world_axis =
-      sse::StoreVec3(sse::Normalize3(sse::Rotate(base_r, sse::Load(axis_unit_[j]))));
-#else
-  const glm::vec3 world_axis = glm::normalize(base * axis_unit_[j]);
-#endif
+  const glm::vec3 world_axis = internal::RotateNormalized(base, axis_unit_[j]);
   const float keep = VrmKeep(j, dt, variable);
   const glm::vec3 cur = vrm_cur_[j];
   glm::vec3 next = cur + (cur - vrm_prev_[j]) * keep;
@@ -215,18 +205,8 @@ void SpringWorld::VrmFlatLink(int j, float scale, const NearRange& near, float d
   // The joint's world rotation: its rest rotation under the joint above, turned so that the
   // bone axis points at the end (three-vrm's fromUnitVectors, in world space). The shortest-arc
   // quaternion is left unnormalised: the product is normalised once.
-  const glm::vec3 dir = (next - pos) * (1.0f / bone_length);
-#if HAIRSWING_SIMD && defined(__SSE2__)
-  float r;
-  const __m128 arc = sse::ShortestArcUnnormalised(sse::Load(world_axis), sse::Load(dir), &r);
-  if (r >= 1e-7f) {  // else opposite directions: the scalar function picks the axis
-    above = flat_rot_[j] = sse::StoreQuat(sse::Normalize(sse::QuatMul(arc, base_r)));
-    pos = next;
-    return;
-  }
-#endif
   above = flat_rot_[j] =
-      glm::normalize(internal::FromUnitVectorsUnnormalised(world_axis, dir) * base);
+      internal::TurnToward(base, world_axis, (next - pos) * (1.0f / bone_length));
   pos = next;
 }
 
