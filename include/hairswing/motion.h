@@ -86,7 +86,13 @@ class DrivenFrameDriver {
   // Each moving driver transform is split into translation, rotation and scale once per frame
   // and reused by the frame's steps and, as the old transform, by the next frame.
   std::vector<Transform> split_prev_, split_cur_;
-  std::vector<uint8_t> split_state_;  // per driver: 1 = split_prev_ holds prev_'s, 2 = split_cur_
+  // A driver that only moves (its rotation and scale columns unchanged, e.g. everything but the
+  // head while the hips sway): its interpolated rotation and scale columns, the same at every
+  // step (Advance).
+  std::vector<glm::mat4> still_;
+  // Per driver: 1 = split_prev_ holds prev_'s, 2 = split_cur_ this frame's, 4 = still_ holds the
+  // columns of split_prev_'s rotation and scale, 8 = this frame only moves it.
+  std::vector<uint8_t> split_state_;
   double carry_ = 0.0;
 };
 

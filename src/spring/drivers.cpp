@@ -1,6 +1,9 @@
 // ClipDriver and FrameDriver: turning caller frames into fixed 1/120 s steps.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "core/det_math.h"
@@ -158,6 +161,26 @@ Transform Split(const glm::mat4& m) {
   return out;
 }
 
+// Whether a driver's rotation and scale columns are the same bits in two matrices: then Split
+// gives the same rotation and scale for both (it reads nothing else of them).
+bool SameColumns(const glm::mat4& a, const glm::mat4& b) {
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 4; ++r)
+      if (std::bit_cast<uint32_t>(a[c][r]) != std::bit_cast<uint32_t>(b[c][r])) return false;
+  return true;
+}
+
+// Whether Interpolate between two transforms with this rotation and scale gives rotation
+// normalize(q) and scale s at every blend, so that ToMatrix's rotation and scale columns do not
+// depend on it: s + (s - s) t is s for a finite s, and det::Slerp of q with itself returns its
+// blend q + t (q - q) = q exactly where cos_theta = dot(q, q) takes its nearly-equal branch.
+bool StillBlend(const Transform& t) {
+  const glm::quat& q = t.rotation;
+  return std::isfinite(t.scale.x) && std::isfinite(t.scale.y) && std::isfinite(t.scale.z) &&
+         std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z) && std::isfinite(q.w) &&
+         glm::dot(q, q) > 1.0f - std::numeric_limits<float>::epsilon();
+}
+
 }  // namespace
 
 StepReport FrameDriver::Advance(std::span<const Transform> pose, double dt) {
@@ -177,6 +200,7 @@ DrivenFrameDriver::DrivenFrameDriver(SpringWorld& world)
       cur_(world.driver_nodes().size(), glm::mat4(1.0f)),
       split_prev_(world.driver_nodes().size()),
       split_cur_(world.driver_nodes().size()),
+      still_(world.driver_nodes().size(), glm::mat4(1.0f)),
       split_state_(world.driver_nodes().size(), 0) {}
 
 void DrivenFrameDriver::Reset(std::span<const glm::mat4> driver_world) {
@@ -190,7 +214,7 @@ void DrivenFrameDriver::Reset(std::span<const glm::mat4> driver_world) {
 StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, double dt,
                                       std::span<glm::quat> rotations) {
   HS_ASSERT(driver_world.size() == prev_.size());
-  for (uint8_t& s : split_state_) s &= 1;  // this frame's transforms are not split yet
+  for (uint8_t& s : split_state_) s &= 1 | 4;  // this frame's transforms are not split yet
   const StepReport rep = RunFrame(dt, world_->config().max_steps_per_call, &carry_, [&](float a) {
     // Each driver between the previous frame's transform and this one: translation and per-axis
     // scale lerped, rotation slerped; a still driver, and the frame's last instant, exactly.
@@ -200,9 +224,23 @@ StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, d
         cur_[n] = to;
         continue;
       }
-      if (!(split_state_[n] & 1)) split_prev_[n] = Split(from);
-      if (!(split_state_[n] & 2)) split_cur_[n] = Split(to);
-      split_state_[n] = 3;
+      uint8_t& state = split_state_[n];
+      if (!(state & 1)) split_prev_[n] = Split(from), state = 1;
+      // A driver that only moved: Split(to) would give split_prev_'s rotation and scale, and
+      // Interpolate keeps them at every blend (StillBlend), so ToMatrix's columns for them are
+      // made once (still_, kept over the frames it stays so) and only the translation blends,
+      // as Interpolate blends it. The same bits as the general branch below.
+      if (!(state & 2) && SameColumns(from, to) && StillBlend(split_prev_[n])) {
+        if (!(state & 4))
+          still_[n] = ToMatrix(
+              {glm::vec3(0.0f), glm::normalize(split_prev_[n].rotation), split_prev_[n].scale});
+        state |= 4 | 8;
+        const glm::vec3 t0 = split_prev_[n].translation;
+        cur_[n] = still_[n];
+        cur_[n][3] = glm::vec4(t0 + (glm::vec3(to[3]) - t0) * a, 1.0f);
+        continue;
+      }
+      if (!(state & 2)) split_cur_[n] = Split(to), state |= 2;  // (never with 8: same test)
       cur_[n] = ToMatrix(Interpolate(split_prev_[n], split_cur_[n], a));
     }
     return world_->StepDrivenDeferred(cur_, rotations);
@@ -210,10 +248,19 @@ StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, d
   if (rep.steps_run > 0) world_->WriteBackDriven(rotations);
   if (!(rep.flags & (kStepRefusedNonFinite | kStepZeroDt))) {
     prev_.assign(driver_world.begin(), driver_world.end());
-    // This frame's split transforms are the next frame's old ones.
+    // This frame's split transforms are the next frame's old ones (a driver that only moved
+    // keeps its rotation, scale and still_ columns).
     for (size_t n = 0; n < split_state_.size(); ++n) {
-      if (split_state_[n] & 2) std::swap(split_prev_[n], split_cur_[n]);
-      split_state_[n] = split_state_[n] & 2 ? 1 : 0;
+      uint8_t& state = split_state_[n];
+      if (state & 2) {
+        std::swap(split_prev_[n], split_cur_[n]);
+        state = 1;
+      } else if (state & 8) {
+        split_prev_[n].translation = glm::vec3(driver_world[n][3]);
+        state = 1 | 4;
+      } else {
+        state = 0;
+      }
     }
   }
   return rep;
