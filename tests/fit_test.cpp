@@ -2,6 +2,7 @@
 // hair, with the robustness cases that apply to chain fitting.
 #include "hairswing/fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
 #include <set>
@@ -135,6 +136,57 @@ Avatar FitThroughFileAndUndo(Avatar av) {
 TEST(Fit, UndoRestoresTheOriginalExactly) {
   Avatar back = FitThroughFileAndUndo(MakeDemoAvatar(DemoVariant::kPonytail));
   EXPECT_FALSE(UndoFit(back).ok());  // nothing left to undo
+}
+
+// A head whose mesh follows a bone below the head bone (a mannequin's egg of a head skinned to
+// "Head_End" rather than "Head", as the cryptovoxels mannequin): the fitter takes the head and the
+// nodes below it that are not spring joints as one surface. Here every body vertex the demo's head
+// bone moved follows a new "Head_End" at the same place; the ponytail touches that surface as it
+// touched the head's (before, no vertex followed "Head" itself: "does not touch the head").
+TEST(Fit, AHeadSkinnedToABoneBelowTheHeadBoneIsStillTheHead) {
+  Avatar av = MakeDemoAvatar(DemoVariant::kPonytail);
+  const int head = av.vrm.humanoid.at("head");
+  const int end = static_cast<int>(av.nodes.size());
+  Node node;
+  node.name = "Head_End";
+  node.parent = head;
+  av.nodes.push_back(node);
+  av.nodes[head].children.push_back(end);
+  const int hair = MeshIndex(av, "Ponytail");
+  int moved = 0;
+  for (size_t s = 0; s < av.skins.size(); ++s) {
+    Skin& sk = av.skins[s];
+    const auto it = std::find(sk.joints.begin(), sk.joints.end(), head);
+    if (it == sk.joints.end()) continue;
+    const auto from = static_cast<uint16_t>(it - sk.joints.begin());
+    sk.joints.push_back(end);
+    sk.inverse_bind.push_back(sk.inverse_bind[from]);  // the same place as the head
+    const auto to = static_cast<uint16_t>(sk.joints.size() - 1);
+    for (const Node& n : av.nodes) {
+      if (n.skin != static_cast<int>(s) || n.mesh < 0 || n.mesh == hair) continue;
+      for (Primitive& p : av.meshes[n.mesh].primitives)
+        for (size_t v = 0; v < p.joints.size(); ++v)
+          for (int k = 0; k < 4; ++k)
+            if (p.joints[v][k] == from && p.weights[v][k] > 0.0f) p.joints[v][k] = to, ++moved;
+    }
+  }
+  ASSERT_GT(moved, 100);
+  auto sel = SelectHair(av, "Ponytail");
+  ASSERT_TRUE(sel.ok());
+  auto fit = FitHairChains(av, sel.value(), {});
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  EXPECT_EQ(fit->chains, 1);
+  // The same chain as on the demo avatar itself: rooted under the head, six joints.
+  Avatar plain = MakeDemoAvatar(DemoVariant::kPonytail);
+  auto plain_sel = SelectHair(plain, "Ponytail");
+  ASSERT_TRUE(plain_sel.ok());
+  ASSERT_TRUE(FitHairChains(plain, plain_sel.value(), {}).ok());
+  ASSERT_EQ(av.vrm.springs.back().joints.size(), plain.vrm.springs.back().joints.size());
+  for (size_t j = 0; j < plain.vrm.springs.back().joints.size(); ++j) {
+    const int a = av.vrm.springs.back().joints[j].node, b = plain.vrm.springs.back().joints[j].node;
+    EXPECT_LT(glm::length(av.nodes[a].translation - plain.nodes[b].translation), 1e-6f) << j;
+  }
+  EXPECT_EQ(av.nodes[av.vrm.springs.back().joints[0].node].parent, head);
 }
 
 // How far the fitted chain `spring` moves in half a second of a still body: its ends against

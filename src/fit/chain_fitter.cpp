@@ -275,9 +275,18 @@ bool Selected(const HairSelection& sel, int m, int p) {
          sel.primitives.end();
 }
 
-// The attachment's surface: rest positions of other primitives' vertices skinned mostly to it.
+// The attachment's surface: rest positions of other primitives' vertices skinned mostly to it
+// (to it and the nodes below it that are not spring joints).
 Status FindAttachmentSurface(FitContext& cx, const HairSelection& sel) {
   const Rig& rig = cx.rig;
+  // The attachment and the nodes below it that are not spring joints (a head's end bone, its
+  // jaw): one rigid part. A mannequin's egg of a head follows "Head_End" more than "Head".
+  std::vector<uint8_t> part(rig.node_count(), 0), spring(rig.node_count(), 0);
+  for (int n : rig.joint_node()) spring[n] = 1;
+  for (int n = 0; n < static_cast<int>(rig.node_count()); ++n) {  // parents before children
+    const int up = rig.parent()[n];
+    part[n] = n == cx.attach_rig || (up >= 0 && part[up] && !spring[n]) ? 1 : 0;
+  }
   for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
     const RigSkin& sk = rig.skins()[inst.skin];
@@ -290,11 +299,13 @@ Status FindAttachmentSurface(FitContext& cx, const HairSelection& sel) {
       if (Status st = PosePrimitive(rig, inst, prim, rig.rest_world(), cx.palette, posed); !st.ok())
         return Status(st.code(), "mesh \"" + cx.av.meshes[inst.mesh].name + "\" primitive " +
                                      std::to_string(p) + ": " + st.message());
-      for (size_t v = 0; v < posed.size(); ++v)
+      for (size_t v = 0; v < posed.size(); ++v) {
+        float w = 0.0f;  // the part's share of the vertex
         for (int k = 0; k < 4; ++k)
-          if (prim.weights[v][k] > 0.5f && prim.joints[v][k] < sk.joints.size() &&
-              sk.joints[prim.joints[v][k]] == cx.attach_rig)
-            cx.surface.push_back(posed[v]);
+          if (prim.joints[v][k] < sk.joints.size() && part[sk.joints[prim.joints[v][k]]])
+            w += prim.weights[v][k];
+        if (w > 0.5f) cx.surface.push_back(posed[v]);
+      }
     }
   }
   cx.have_surface = !cx.surface.empty();
