@@ -1,8 +1,8 @@
 // ClipDriver and FrameDriver: turning caller frames into fixed 1/120 s steps.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -164,9 +164,11 @@ Transform Split(const glm::mat4& m) {
 // Whether a driver's rotation and scale columns are the same bits in two matrices: then Split
 // gives the same rotation and scale for both (it reads nothing else of them).
 bool SameColumns(const glm::mat4& a, const glm::mat4& b) {
-  for (int c = 0; c < 3; ++c)
-    for (int r = 0; r < 4; ++r)
-      if (std::bit_cast<uint32_t>(a[c][r]) != std::bit_cast<uint32_t>(b[c][r])) return false;
+  uint32_t x[12], y[12];  // (std::bit_cast is not in Emscripten 3.1.6's library)
+  std::memcpy(x, &a[0][0], sizeof x);
+  std::memcpy(y, &b[0][0], sizeof y);
+  for (int i = 0; i < 12; ++i)
+    if (x[i] != y[i]) return false;
   return true;
 }
 
