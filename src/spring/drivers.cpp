@@ -6,6 +6,10 @@
 #include <limits>
 #include <utility>
 
+#if HAIRSWING_SIMD && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/det_math.h"
 #include "core/math.h"
 #include "hairswing/motion.h"
@@ -164,12 +168,20 @@ Transform Split(const glm::mat4& m) {
 // Whether a driver's rotation and scale columns are the same bits in two matrices: then Split
 // gives the same rotation and scale for both (it reads nothing else of them).
 bool SameColumns(const glm::mat4& a, const glm::mat4& b) {
+#if HAIRSWING_SIMD && defined(__SSE2__)
+  __m128i same = _mm_set1_epi32(-1);
+  for (int c = 0; c < 3; ++c)
+    same = _mm_and_si128(same, _mm_cmpeq_epi32(_mm_castps_si128(_mm_loadu_ps(&a[c][0])),
+                                               _mm_castps_si128(_mm_loadu_ps(&b[c][0]))));
+  return _mm_movemask_epi8(same) == 0xffff;
+#else
   uint32_t x[12], y[12];  // (std::bit_cast is not in Emscripten 3.1.6's library)
   std::memcpy(x, &a[0][0], sizeof x);
   std::memcpy(y, &b[0][0], sizeof y);
   for (int i = 0; i < 12; ++i)
     if (x[i] != y[i]) return false;
   return true;
+#endif
 }
 
 // Whether Interpolate between two transforms with this rotation and scale gives rotation
