@@ -279,14 +279,8 @@ bool Selected(const HairSelection& sel, int m, int p) {
 // (to it and the nodes below it that are not spring joints).
 Status FindAttachmentSurface(FitContext& cx, const HairSelection& sel) {
   const Rig& rig = cx.rig;
-  // The attachment and the nodes below it that are not spring joints (a head's end bone, its
-  // jaw): one rigid part. A mannequin's egg of a head follows "Head_End" more than "Head".
-  std::vector<uint8_t> part(rig.node_count(), 0), spring(rig.node_count(), 0);
-  for (int n : rig.joint_node()) spring[n] = 1;
-  for (int n = 0; n < static_cast<int>(rig.node_count()); ++n) {  // parents before children
-    const int up = rig.parent()[n];
-    part[n] = n == cx.attach_rig || (up >= 0 && part[up] && !spring[n]) ? 1 : 0;
-  }
+  // One rigid part: a mannequin's egg of a head follows "Head_End" more than "Head".
+  const std::vector<uint8_t> part = fit::RigidPart(rig, cx.attach_rig);
   for (const MeshInstance& inst : rig.meshes()) {
     if (inst.skin < 0) continue;
     const RigSkin& sk = rig.skins()[inst.skin];

@@ -1,5 +1,6 @@
 // Which nodes move a mesh (private to the fit module): shared by the chain fitter, which removes
-// springs its refit leaves without a mesh, and wear, which removes springs of the hair it hides.
+// springs its refit leaves without a mesh, and wear, which removes springs of the hair it hides;
+// and which rig nodes move as one part with a head (both take its surface from them).
 #pragma once
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "hairswing/avatar.h"
+#include "hairswing/rig.h"
 
 namespace hairswing::fit {
 
@@ -28,6 +30,18 @@ inline std::vector<uint8_t> NodesOwningVertices(const Avatar& av) {
         }
   }
   return owned;
+}
+
+// Per rig node: whether it is rig node `top` or below it without a spring joint on the way (a
+// head's end bone, its jaw, its eyes): the nodes a head's own geometry follows.
+inline std::vector<uint8_t> RigidPart(const Rig& rig, int top) {
+  std::vector<uint8_t> part(rig.node_count(), 0), spring(rig.node_count(), 0);
+  for (int j : rig.joint_node()) spring[j] = 1;
+  for (size_t r = 0; r < rig.node_count(); ++r) {  // parents before children
+    const int p = rig.parent()[r];
+    part[r] = static_cast<int>(r) == top || (p >= 0 && part[p] && !spring[r]) ? 1 : 0;
+  }
+  return part;
 }
 
 // A spring moves a mesh when a vertex follows one of its joints but the last (a tail only).

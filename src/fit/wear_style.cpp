@@ -157,13 +157,7 @@ struct HeadGeometry {
 
 Result<HeadGeometry> CollectHead(const Avatar& av, const Rig& rig, int head,
                                  const HairSelection* exclude) {
-  std::vector<uint8_t> in_head(rig.node_count(), 0), spring(rig.node_count(), 0);
-  for (int j : rig.joint_node()) spring[j] = 1;
-  const int head_rig = rig.node_to_rig()[head];
-  for (size_t r = 0; r < rig.node_count(); ++r) {
-    const int p = rig.parent()[r];
-    in_head[r] = static_cast<int>(r) == head_rig || (p >= 0 && in_head[p] && !spring[r]);
-  }
+  const std::vector<uint8_t> in_head = fit::RigidPart(rig, rig.node_to_rig()[head]);
   HeadGeometry g;
   std::vector<uint8_t> done(av.meshes.size(), 0);
   for (const MeshInstance& inst : rig.meshes()) {
