@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <new>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "hairswing/anim.h"
 #include "hairswing/crowd.h"
@@ -63,13 +66,40 @@ TEST(SolverRobustness, StepNeverAllocates) {
     ClipDriver driver(*world, motion);
     driver.Reset();
     std::vector<Transform> pose(rig->rest_local().begin(), rig->rest_local().end());
+    // The engine-facing steps, on a second world under the same motion's driver transforms.
+    auto driven = SpringWorld::Create(*rig, cfg);
+    std::vector<glm::mat4> all(rig->node_count()), drivers(driven->driver_nodes().size());
+    auto drivers_at = [&](double t) {
+      motion.Sample(t, pose);
+      ComputeWorld(*rig, pose, all);
+      for (size_t d = 0; d < drivers.size(); ++d) drivers[d] = all[driven->driver_nodes()[d]];
+    };
+    std::vector<glm::quat> rotations(rig->joint_node().size());
+    drivers_at(0.0);
+    driven->ResetDriven(drivers);
+    DrivenFrameDriver frames(*driven);
+    frames.Reset(drivers);
     long before = g_allocations.load();
     for (int f = 0; f < 120; ++f) driver.Advance(1.0 / 60.0);  // clip-driven, 2 steps per call
     for (int s = 0; s < 60; ++s) world->Step(pose);            // direct steps
     if (mode == SolverMode::kVrm) world->StepVariable(pose, 1.0f / 60.0f);
+    for (int f = 1; f <= 60; ++f) {  // driven: a frame of two steps, then single steps
+      drivers_at(f / 60.0);
+      frames.Advance(drivers, 1.0 / 60.0, rotations);
+      driven->StepDriven(drivers, rotations);
+      if (mode == SolverMode::kVrm) driven->StepDrivenVariable(drivers, rotations, 1.0f / 60.0f);
+    }
     long after = g_allocations.load();
     EXPECT_EQ(after - before, 0) << SolverModeName(mode) << ": the step allocated";
   }
+  // Declared noexcept (spring.h: a caller's try block then calls them directly), which is only
+  // true while they allocate nothing: checked above.
+  static_assert(noexcept(std::declval<SpringWorld&>().Step(std::span<Transform>())));
+  static_assert(noexcept(std::declval<SpringWorld&>().StepVariable(std::span<Transform>(), 0.f)));
+  static_assert(noexcept(std::declval<SpringWorld&>().StepDriven({}, std::span<glm::quat>())));
+  static_assert(
+      noexcept(std::declval<SpringWorld&>().StepDrivenVariable({}, std::span<glm::quat>(), 0.f)));
+  static_assert(noexcept(std::declval<DrivenFrameDriver&>().Advance({}, 0.0, {})));
   // The counter works: a vector allocation is seen.
   long before = g_allocations.load();
   std::vector<int>* v = new std::vector<int>(10);

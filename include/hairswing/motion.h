@@ -76,9 +76,9 @@ class DrivenFrameDriver {
   void Reset(std::span<const glm::mat4> driver_world);
   /// The new frame, `dt` seconds after the previous one. `rotations` (one per flat joint index)
   /// receives the spring joints' local rotations after the last step run; a call that runs no
-  /// step leaves it as it was.
+  /// step leaves it as it was. Allocates nothing and never throws (as SpringWorld::Step).
   StepReport Advance(std::span<const glm::mat4> driver_world, double dt,
-                     std::span<glm::quat> rotations);
+                     std::span<glm::quat> rotations) noexcept;
 
  private:
   SpringWorld* world_;

@@ -226,12 +226,18 @@ class SpringWorld {
   /// Puts every chain on its rest arc under `pose` (rig.node_count() transforms), at rest.
   void Reset(std::span<const Transform> pose);
 
+  // The steps below (and DrivenFrameDriver::Advance) neither allocate nor throw once the world
+  // is built (tests/robustness_test.cpp counts allocations), and say so with noexcept: a caller
+  // inside a try block then calls them directly. That matters in the WebAssembly build, whose
+  // C++ exceptions go through JavaScript: a call that might throw inside the C API's try block
+  // became a round trip through a JavaScript trampoline on every frame.
+
   /// One fixed step of kStep seconds. `pose` holds the local transforms at the step's time; the
   /// spring joints' rotations are written back. A pose with NaN/inf is refused unchanged.
-  StepReport Step(std::span<Transform> pose);
+  StepReport Step(std::span<Transform> pose) noexcept;
 
   /// vrm mode only: one step of `dt` seconds, exactly like three-vrm's update(delta) per frame.
-  StepReport StepVariable(std::span<Transform> pose, float dt);
+  StepReport StepVariable(std::span<Transform> pose, float dt) noexcept;
 
   // Engine-facing input: an engine keeps its own skeleton and should not copy or scan all of it
   // every step. It hands over only the world transforms the solver reads and gets back only the
@@ -249,11 +255,12 @@ class SpringWorld {
   /// index, rig().joint_node()) receives every spring joint's local rotation; for a joint owned
   /// by the animation (SetOwnedNodes) it is read instead, as the clip's rotation. Transforms with
   /// NaN/inf are refused unchanged.
-  StepReport StepDriven(std::span<const glm::mat4> driver_world, std::span<glm::quat> rotations);
+  StepReport StepDriven(std::span<const glm::mat4> driver_world,
+                        std::span<glm::quat> rotations) noexcept;
   /// vrm mode only: StepDriven with a step of `dt` seconds, exactly like three-vrm's
   /// update(delta) per frame (StepVariable's engine-facing form).
   StepReport StepDrivenVariable(std::span<const glm::mat4> driver_world,
-                                std::span<glm::quat> rotations, float dt);
+                                std::span<glm::quat> rotations, float dt) noexcept;
 
   /// World position of each joint's segment end (the next joint), per flat joint index.
   std::span<const PaddedVec3> tails() const { return tail_; }

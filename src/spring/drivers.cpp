@@ -226,7 +226,7 @@ void DrivenFrameDriver::Reset(std::span<const glm::mat4> driver_world) {
 }
 
 StepReport DrivenFrameDriver::Advance(std::span<const glm::mat4> driver_world, double dt,
-                                      std::span<glm::quat> rotations) {
+                                      std::span<glm::quat> rotations) noexcept {
   HS_ASSERT(driver_world.size() == prev_.size());
   for (uint8_t& s : split_state_) s &= 1 | 4;  // this frame's transforms are not split yet
   const StepReport rep = RunFrame(dt, world_->config().max_steps_per_call, &carry_, [&](float a) {

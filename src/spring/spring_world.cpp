@@ -1135,7 +1135,7 @@ void SpringWorld::ResetDriven(std::span<const glm::mat4> driver_world) {
 }
 
 StepReport SpringWorld::StepDriven(std::span<const glm::mat4> driver_world,
-                                   std::span<glm::quat> rotations) {
+                                   std::span<glm::quat> rotations) noexcept {
   return RunDriven(driver_world, rotations, static_cast<float>(kStep), false, true);
 }
 
@@ -1154,7 +1154,7 @@ void SpringWorld::WriteBackDriven(std::span<glm::quat> rotations) {
 }
 
 StepReport SpringWorld::StepDrivenVariable(std::span<const glm::mat4> driver_world,
-                                           std::span<glm::quat> rotations, float dt) {
+                                           std::span<glm::quat> rotations, float dt) noexcept {
   HS_ASSERT(config_.mode == SolverMode::kVrm);
   return RunDriven(driver_world, rotations, dt, true, true);
 }
@@ -1211,7 +1211,7 @@ inline void SpringWorld::UpdateNodeWorld(int node, const glm::mat4& local) {
     world_[node] = local;
 }
 
-StepReport SpringWorld::Step(std::span<Transform> pose) {
+StepReport SpringWorld::Step(std::span<Transform> pose) noexcept {
   return Run(pose, static_cast<float>(kStep), false, true);
 }
 
@@ -1219,7 +1219,7 @@ StepReport SpringWorld::StepDeferred(std::span<Transform> pose) {
   return Run(pose, static_cast<float>(kStep), false, false);
 }
 
-StepReport SpringWorld::StepVariable(std::span<Transform> pose, float dt) {
+StepReport SpringWorld::StepVariable(std::span<Transform> pose, float dt) noexcept {
   HS_ASSERT(config_.mode == SolverMode::kVrm);
   return Run(pose, dt, true, true);
 }
