@@ -25,6 +25,7 @@
 // bones' quaternions itself; segment checks as the file says).
 // Writes DIR/peer.json and DIR/peer.md and prints the table.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import readline from 'node:readline';
@@ -86,6 +87,7 @@ function startServe(file, mode, checks) {
       child.once('exit', (code) => reject(new Error(`${bench} serve ${file} ${mode} exited with ${code}`)));
     });
   return {
+    pid: child.pid,
     ready: next().then((l) => JSON.parse(l)),
     async run(n) {
       child.stdin.write(`run ${n}\n`);
@@ -168,9 +170,11 @@ async function benchFile(file) {
       if (r > 0) times[m].push(...res.ns);
     }
   }
+  // The native processes' processor time, for machineLoad (they end with this file).
+  const childTicks = MODES.reduce((sum, m) => sum + cpuTicksOf(servers[m].pid), 0);
   for (const m of MODES) servers[m].stop();
   const row = { file: label, joints: info.joints, chains: info.chains, nodes: info.nodes,
-    three_vrm_joints: manager.joints.size, segment_checks: checks };
+    three_vrm_joints: manager.joints.size, segment_checks: checks, child_ticks: childTicks };
   const ref = stats(times['three-vrm']);
   row['three-vrm'] = ref;
   for (const m of MODES) {
@@ -238,10 +242,51 @@ async function benchCrowd(file, n) {
   return { file: label, characters: n, 'three-vrm': ref, wasm: { ...w, ratio: ref.p50_us / w.p50_us } };
 }
 
+// How busy the machine was with other work while a file ran: the processor time of the whole
+// machine (Linux's /proc/stat) less this benchmark's own (node's, and its native processes'), and
+// the time the host gave to other virtual machines ("steal"). Either slows the frames it lands in,
+// on whichever side is running, and moves the ratios. Times in clock ticks; null where /proc is
+// not readable.
+function cpuTimes() {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+  } catch {
+    return null;
+  }
+}
+// A process's user + system time in clock ticks (0 when unreadable).
+function cpuTicksOf(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');  // from field 3 (state) on
+    return Number(fields[11]) + Number(fields[12]);  // utime, stime (fields 14 and 15)
+  } catch {
+    return 0;
+  }
+}
+function machineLoad(a, b, ownTicks) {
+  if (!a || !b) return null;
+  const busy = b.busy - a.busy, idle = b.idle - a.idle, steal = b.steal - a.steal;
+  const total = busy + idle + steal;
+  if (!(total > 0)) return null;
+  const cores = os.cpus().length;
+  return { cores, other_cores: (Math.max(0, busy - ownTicks) / total) * cores, steal_pct: (100 * steal) / total };
+}
+// Above this much other work (cores) or steal (%) a file's ratios are flagged as unreliable.
+const OTHER_LIMIT = 0.25, STEAL_LIMIT = 5;
+const TICKS_PER_US = 100 / 1e6;  // USER_HZ, the unit of /proc/stat on Linux
+
 const rows = [];
 for (const f of files) {
   process.stderr.write(`peer: ${f}\n`);
-  rows.push(await benchFile(f));
+  const before = cpuTimes(), nodeBefore = process.cpuUsage();
+  const row = await benchFile(f);
+  const node = process.cpuUsage(nodeBefore);
+  row.machine = machineLoad(before, cpuTimes(), (node.user + node.system) * TICKS_PER_US + row.child_ticks);
+  delete row.child_ticks;
+  rows.push(row);
 }
 let crowdRow = null;
 if (crowd > 0 && HairswingSpringBones) {
@@ -258,6 +303,15 @@ for (const r of rows) {
   // A column and its ratio ("n/a" and nothing when the package is not built).
   const withRatio = (x) => (x ? `${c(x)} | ${x.ratio.toFixed(1)}x` : 'n/a | ');
   md += `| ${r.file}${r.segment_checks === 'on' ? ' (whole-link checks)' : ''} | ${r.joints} | ${c(r['three-vrm'])} | ${MODES.map((m) => withRatio(r[m])).join(' | ')} | ${MODES.map((m) => r[m].ns_per_joint_step.toFixed(0)).join(' / ')} | ${withRatio(r.wasm)} | ${withRatio(r['wasm-vrm-frame'])} |\n`;
+}
+const loads = rows.filter((r) => r.machine);
+if (loads.length) {
+  const m = (r) => `${r.file} ${r.machine.other_cores.toFixed(2)}${r.machine.steal_pct >= 0.05 ? ` (steal ${r.machine.steal_pct.toFixed(1)} %)` : ''}`;
+  md += `\nOther work on the machine while each file ran, in cores of ${loads[0].machine.cores} (all processor time less this benchmark's own): ${loads.map(m).join(', ')}.\n`;
+  const busy = loads.filter((r) => r.machine.other_cores > OTHER_LIMIT || r.machine.steal_pct > STEAL_LIMIT);
+  if (busy.length) {
+    md += `**Warning:** other work took more than ${OTHER_LIMIT} of a core (or the host stole over ${STEAL_LIMIT} %) during ${busy.map((r) => r.file).join(', ')}: those ratios are not reliable; run again on a quiet machine.\n`;
+  }
 }
 if (crowdRow) {
   const c = crowdRow;
