@@ -99,7 +99,44 @@ function startServe(file, mode, checks) {
   };
 }
 
+// How busy the machine was with other work while a file ran: the processor time of the whole
+// machine (Linux's /proc/stat) less this benchmark's own (node's, and its native processes'), and
+// the time the host gave to other virtual machines ("steal"). Either slows the frames it lands in,
+// on whichever side is running, and moves the ratios. Times in clock ticks; null where /proc is
+// not readable.
+function cpuTimes() {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+  } catch {
+    return null;
+  }
+}
+// A process's user + system time in clock ticks (0 when unreadable).
+function cpuTicksOf(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');  // from field 3 (state) on
+    return Number(fields[11]) + Number(fields[12]);  // utime, stime (fields 14 and 15)
+  } catch {
+    return 0;
+  }
+}
+function machineLoad(a, b, ownTicks) {
+  if (!a || !b) return null;
+  const busy = b.busy - a.busy, idle = b.idle - a.idle, steal = b.steal - a.steal;
+  const total = busy + idle + steal;
+  if (!(total > 0)) return null;
+  const cores = os.cpus().length;
+  return { cores, other_cores: (Math.max(0, busy - ownTicks) / total) * cores, steal_pct: (100 * steal) / total };
+}
+// Above this much other work (cores) or steal (%) a file's ratios are flagged as unreliable.
+const OTHER_LIMIT = 0.25, STEAL_LIMIT = 5;
+const TICKS_PER_US = 100 / 1e6;  // USER_HZ, the unit of /proc/stat on Linux
+
 async function benchFile(file) {
+  const load0 = cpuTimes(), node0 = process.cpuUsage();
   const label = path.basename(file);
   const motionPath = path.join(outDir, `${label}.motion.json`);
   execFileSync(bench, ['motion', file, String(FRAMES), motionPath]);
@@ -174,7 +211,7 @@ async function benchFile(file) {
   const childTicks = MODES.reduce((sum, m) => sum + cpuTicksOf(servers[m].pid), 0);
   for (const m of MODES) servers[m].stop();
   const row = { file: label, joints: info.joints, chains: info.chains, nodes: info.nodes,
-    three_vrm_joints: manager.joints.size, segment_checks: checks, child_ticks: childTicks };
+    three_vrm_joints: manager.joints.size, segment_checks: checks };
   const ref = stats(times['three-vrm']);
   row['three-vrm'] = ref;
   for (const m of MODES) {
@@ -188,6 +225,8 @@ async function benchFile(file) {
     row[k] = stats(times[k]);
     row[k].ratio = ref.p50_us / row[k].p50_us;
   }
+  const node = process.cpuUsage(node0);
+  row.machine = machineLoad(load0, cpuTimes(), (node.user + node.system) * TICKS_PER_US + childTicks);
   return row;
 }
 
@@ -242,51 +281,10 @@ async function benchCrowd(file, n) {
   return { file: label, characters: n, 'three-vrm': ref, wasm: { ...w, ratio: ref.p50_us / w.p50_us } };
 }
 
-// How busy the machine was with other work while a file ran: the processor time of the whole
-// machine (Linux's /proc/stat) less this benchmark's own (node's, and its native processes'), and
-// the time the host gave to other virtual machines ("steal"). Either slows the frames it lands in,
-// on whichever side is running, and moves the ratios. Times in clock ticks; null where /proc is
-// not readable.
-function cpuTimes() {
-  try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
-    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
-  } catch {
-    return null;
-  }
-}
-// A process's user + system time in clock ticks (0 when unreadable).
-function cpuTicksOf(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');  // from field 3 (state) on
-    return Number(fields[11]) + Number(fields[12]);  // utime, stime (fields 14 and 15)
-  } catch {
-    return 0;
-  }
-}
-function machineLoad(a, b, ownTicks) {
-  if (!a || !b) return null;
-  const busy = b.busy - a.busy, idle = b.idle - a.idle, steal = b.steal - a.steal;
-  const total = busy + idle + steal;
-  if (!(total > 0)) return null;
-  const cores = os.cpus().length;
-  return { cores, other_cores: (Math.max(0, busy - ownTicks) / total) * cores, steal_pct: (100 * steal) / total };
-}
-// Above this much other work (cores) or steal (%) a file's ratios are flagged as unreliable.
-const OTHER_LIMIT = 0.25, STEAL_LIMIT = 5;
-const TICKS_PER_US = 100 / 1e6;  // USER_HZ, the unit of /proc/stat on Linux
-
 const rows = [];
 for (const f of files) {
   process.stderr.write(`peer: ${f}\n`);
-  const before = cpuTimes(), nodeBefore = process.cpuUsage();
-  const row = await benchFile(f);
-  const node = process.cpuUsage(nodeBefore);
-  row.machine = machineLoad(before, cpuTimes(), (node.user + node.system) * TICKS_PER_US + row.child_ticks);
-  delete row.child_ticks;
-  rows.push(row);
+  rows.push(await benchFile(f));
 }
 let crowdRow = null;
 if (crowd > 0 && HairswingSpringBones) {
