@@ -12,6 +12,11 @@
 //       then reads lines "run N" on stdin: runs the next N frames of the 12 s head-turn (looping)
 //       and prints one line of JSON with each frame's time in nanoseconds. Only the solver's
 //       per-frame call is timed: the head-turn sample (the caller's animation) is not.
+//       With --input driven also "replay N": the same next N frames, their driver transforms
+//       computed beforehand (once, for one loop of the head-turn), then N calls in a row; prints
+//       the mean time per frame and the state hash (the same as after "run N"). Nearly all of
+//       the process's time is then the solver's: what a sampling profiler is pointed at
+//       (bench/profile.sh).
 //
 // The timed call: --input pose  = FrameDriver::Advance (whole local pose in, whole pose out);
 //                 --input driven = DrivenFrameDriver::Advance (world transforms of the driver
@@ -190,9 +195,33 @@ int Serve(int argc, char** argv) {
   long frame = 0;
   std::string line;
   std::vector<long long> ns;
+  std::vector<glm::mat4> loop_drivers;  // "replay": the drivers of every frame of one loop
   while (std::getline(std::cin, line)) {
     int n = 0;
-    if (std::sscanf(line.c_str(), "run %d", &n) != 1 || n <= 0) return Fail("expected 'run N'");
+    if (driven && std::sscanf(line.c_str(), "replay %d", &n) == 1 && n > 0) {
+      if (loop_drivers.empty()) {  // the caller's animation, computed before the timed loop
+        std::vector<Transform> p(l->rig.rest_local().begin(), l->rig.rest_local().end());
+        for (int f = 1; f <= loop; ++f) {
+          ht.Sample(static_cast<double>(f) * kDt, p);
+          ComputeWorld(l->rig, p, full_world);
+          for (int node : world->driver_nodes()) loop_drivers.push_back(full_world[node]);
+        }
+      }
+      const size_t nd = drivers.size();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < n; ++i) {
+        const size_t at = static_cast<size_t>(frame++ % loop) * nd;
+        driven_driver.Advance({loop_drivers.data() + at, nd}, kDt, rotations);
+      }
+      const double total =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("{\"ns_per_frame\": %.1f, \"hash\": \"%016llx\"}\n", total / n,
+                  static_cast<unsigned long long>(world->StateHash()));
+      std::fflush(stdout);
+      continue;
+    }
+    if (std::sscanf(line.c_str(), "run %d", &n) != 1 || n <= 0)
+      return Fail(driven ? "expected 'run N' or 'replay N'" : "expected 'run N'");
     ns.clear();
     for (int i = 0; i < n; ++i) {
       ++frame;
