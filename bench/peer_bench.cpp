@@ -200,11 +200,10 @@ int Serve(int argc, char** argv) {
     int n = 0;
     if (driven && std::sscanf(line.c_str(), "replay %d", &n) == 1 && n > 0) {
       if (loop_drivers.empty()) {  // the caller's animation, computed before the timed loop
-        std::vector<Transform> p(l->rig.rest_local().begin(), l->rig.rest_local().end());
         for (int f = 1; f <= loop; ++f) {
-          ht.Sample(static_cast<double>(f) * kDt, p);
-          ComputeWorld(l->rig, p, full_world);
-          for (int node : world->driver_nodes()) loop_drivers.push_back(full_world[node]);
+          ht.Sample(static_cast<double>(f) * kDt, pose);
+          fill_drivers();
+          loop_drivers.insert(loop_drivers.end(), drivers.begin(), drivers.end());
         }
       }
       const size_t nd = drivers.size();

@@ -58,11 +58,14 @@ TEST(SolverRobustness, StepNeverAllocates) {
   Avatar av = TwoChainsWithColliders();
   auto rig = BuildRig(av);
   // Every mode, and vrm mode also with three-vrm's stale child lengths (vrm_three_compat).
-  for (int run = 0; run < 4; ++run) {
-    const SolverMode mode = static_cast<SolverMode>(std::min(run, 2));
+  const std::pair<SolverMode, bool> runs[] = {{SolverMode::kArc, false},
+                                              {SolverMode::kParent, false},
+                                              {SolverMode::kVrm, false},
+                                              {SolverMode::kVrm, true}};
+  for (const auto& [mode, three_compat] : runs) {
     SpringConfig cfg;
     cfg.mode = mode;
-    cfg.vrm_three_compat = run == 3;
+    cfg.vrm_three_compat = three_compat;
     cfg.segment_checks = {1, 0};
     auto world = SpringWorld::Create(*rig, cfg);
     HeadTurnMotion motion(*rig, HumanoidRigNode(av, *rig, "head"),
