@@ -734,5 +734,32 @@ TEST(FlatPath, LanesPushAnEndAtASphereCentreUp) {
   }
 }
 
+// arc with gravity turns each chain's arc as a whole (ArcFrame), in the lanes for all chains of
+// a group at once. Six chains of 4 joints, 1/16 m links, on the head: chains 0, 2 and 4 stand
+// straight up with gravity far stronger than their stiffness, so the chord and the way gravity
+// would hang it point exactly opposite (the rare case the lanes hand back to ArcFrame); chains 1
+// and 3 hang, slanted, with gravity pulling down and to the side (the lanes' own turn, about an
+// axis with three non-zero components); chain 5 hangs without gravity (the attachment's frame). At
+// rest every value is exact, so both ways must agree to the bit at every step.
+TEST(FlatPath, LanesTurnTheArcWithGravityAsOneByOne) {
+  std::vector<test::ChainSpec> specs;
+  for (int c = 0; c < 6; ++c) {
+    test::ChainSpec cs;
+    cs.joints = 4;
+    cs.root_offset = {-0.3125f + 0.125f * c, 0.0625f, -0.125f};
+    const bool up = c % 2 == 0 && c < 5;
+    cs.segment = up ? glm::vec3(0.0f, 0.0625f, 0.0f)
+                    : glm::vec3(0.015625f * static_cast<float>(c - 2), -0.0625f, -0.015625f);
+    cs.stiffness = up ? 0.125f : 1.0f;
+    cs.gravity = up ? 8.0f : c < 5 ? 0.5f : 0.0f;
+    specs.push_back(cs);
+  }
+  Avatar av = test::MakeHairAvatar(specs);
+  for (int c : {1, 3})
+    for (SpringJoint& j : av.vrm.springs[c].joints)
+      j.gravity_dir = glm::normalize(glm::vec3(0.5f, -1.0f, 0.25f * c));
+  ExpectLanesAsOneByOneAtRest(av, 0, 0);
+}
+
 }  // namespace
 }  // namespace hairswing

@@ -328,6 +328,8 @@ class SpringWorld {
   // rest chord in the attachment frame. Asked only when the lag guard meets a link a collider
   // held at the last step (rare): arc's guard then holds that link too.
   bool ChainThrown(const LinkContext& lc) const;
+  // The same with the chain's arc frame at hand (ArcFrame of its attachment frame).
+  bool ChainThrown(const LinkContext& lc, const glm::mat3& arc_frame) const;
   // arc's lag guard on the chord, after a chain's step: a chain of two or more links and no
   // angle limit, curved or held by a collider (chord_guard_), whose chord (root to last end) is
   // more than arc_max_lag_deg from its target chord is turned about its root onto that cone; a

@@ -423,8 +423,11 @@ glm::mat3 SpringWorld::ArcFrame(int c, const glm::mat3& attach) const {
 }
 
 bool SpringWorld::ChainThrown(const LinkContext& lc) const {
-  const glm::mat3 attach = AttachFrame(lc.chain);
-  const glm::vec3 r = ArcFrame(lc.chain, attach) * rest_chord_[lc.chain];
+  return ChainThrown(lc, ArcFrame(lc.chain, AttachFrame(lc.chain)));
+}
+
+bool SpringWorld::ChainThrown(const LinkContext& lc, const glm::mat3& arc_frame) const {
+  const glm::vec3 r = arc_frame * rest_chord_[lc.chain];
   const glm::vec3 c = tail_[rig_->chains()[lc.chain].joint_end - 2] - lc.root;
   // NaN counts as thrown, as OutsideLagCone's NaN counts as outside.
   return !(glm::dot(c, r) >= lag_cos_ * std::sqrt(glm::dot(c, c) * glm::dot(r, r)));
