@@ -1217,6 +1217,7 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
   const Rig& rig = *rig_;
   const int chains = static_cast<int>(flat_.size());
   std::fill(lane_written_.begin(), lane_written_.end(), 0);
+  int lane_groups_written = 0, lane_groups_wide = 0;  // lane_write_'s groups, of eight lanes
 #if HAIRSWING_SIMD && defined(__SSE2__)
   // vrm mode's flat chains built their rotations during the step: the lanes take them as they
   // are (WriteLaneGroups' path for rotations built already), which pays from four chains on (for
@@ -1236,14 +1237,16 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
         wide += width == 8 ? 1 : 0;
         for (int m = 0; m < group.n; ++m) lane_written_[group.chains[m]] = 1;
       }
-    if (written > 0) WriteLaneGroups(lane_write_.data(), written - wide, wide, pose, world);
+    lane_groups_written = written;
+    lane_groups_wide = wide;
   }
 #endif
   // The others: each joint's world rotation waits for the one above it: a chain's rotations are
   // one long series of dependent operations (normalisations with a square root and a division),
   // so the processor idles between them. Chains do not depend on each other: building the
-  // rotations of all chains depth by depth gives it independent work to overlap. Same
-  // operations, same bits.
+  // rotations of all chains depth by depth gives it independent work to overlap, and so do the
+  // lane groups' writes, made after them (the processor starts on those while the last
+  // rotations are still on their way). Same operations, same bits.
   int left = 0, depth = 0;
   for (int c = 0; c < chains; ++c)
     if (flat_[c].pending && !lane_written_[c]) {
@@ -1255,6 +1258,9 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
       const RigChain& ch = rig.chains()[write_left_[i]];
       if (ch.joint_begin + d < ch.joint_end) FlatRotations(write_left_[i], ch.joint_begin + d);
     }
+  if (lane_groups_written > 0)
+    WriteLaneGroups(lane_write_.data(), lane_groups_written - lane_groups_wide, lane_groups_wide,
+                    pose, world);
   for (int i = 0; i < left; ++i) WriteFlatChain(write_left_[i], pose, world);
   if (!world) world_lazy_any_ = true;
 }
