@@ -1217,15 +1217,15 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
   const Rig& rig = *rig_;
   const int chains = static_cast<int>(flat_.size());
   std::fill(lane_written_.begin(), lane_written_.end(), 0);
-  int lane_groups_written = 0, lane_groups_wide = 0;  // lane_write_'s groups, of eight lanes
+  // The lane groups to write (in lane_write_, after the lone chains' rotations below): the groups
+  // of four lanes first, then the `wide` ones of eight.
+  int written = 0, wide = 0;
 #if HAIRSWING_SIMD && defined(__SSE2__)
   // vrm mode's flat chains built their rotations during the step: the lanes take them as they
   // are (WriteLaneGroups' path for rotations built already), which pays from four chains on (for
   // two, two scalar writes cost 5 % fewer instructions per frame on a two-chain hair-only file).
   if (config_.chain_lanes) {
     const int fewest = config_.mode == SolverMode::kVrm ? 4 : 1;
-    // The groups of four lanes first, then those of eight.
-    int written = 0, wide = 0;
     for (int width : {4, 8})
       for (int g = 0; g < static_cast<int>(lane_groups_.size()); ++g) {
         const LaneGroup& group = lane_groups_[g];
@@ -1237,8 +1237,6 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
         wide += width == 8 ? 1 : 0;
         for (int m = 0; m < group.n; ++m) lane_written_[group.chains[m]] = 1;
       }
-    lane_groups_written = written;
-    lane_groups_wide = wide;
   }
 #endif
   // The others: each joint's world rotation waits for the one above it: a chain's rotations are
@@ -1258,9 +1256,7 @@ void SpringWorld::WriteBack(std::span<Transform> pose, bool world) {
       const RigChain& ch = rig.chains()[write_left_[i]];
       if (ch.joint_begin + d < ch.joint_end) FlatRotations(write_left_[i], ch.joint_begin + d);
     }
-  if (lane_groups_written > 0)
-    WriteLaneGroups(lane_write_.data(), lane_groups_written - lane_groups_wide, lane_groups_wide,
-                    pose, world);
+  if (written > 0) WriteLaneGroups(lane_write_.data(), written - wide, wide, pose, world);
   for (int i = 0; i < left; ++i) WriteFlatChain(write_left_[i], pose, world);
   if (!world) world_lazy_any_ = true;
 }
