@@ -460,6 +460,13 @@ TEST(Wear, ALongHairShellWornOnGodetteHangsStraightDownBothLayers) {
   EXPECT_LT(worst, 110.0f);  // 147 with the U; 96 is a chain that bends round the head
 }
 
+// women_SciFi's hair (its material Hair_Black) worn on `target` with the default options.
+Result<WearReport> WearSciFiHair(Avatar& target, const Avatar& scifi) {
+  WearOptions opt;
+  opt.hair = "material:Hair_Black";
+  return WearHairstyle(target, scifi, opt);
+}
+
 // women_SciFi modelled deep into its own scalp, on a head half as tall as wide: without turning
 // the deep vertices towards their strands, the fit threw them to opposite sides of the frog's head
 // and triangles through the head hid 407 covered scalp vertices.
@@ -467,9 +474,7 @@ TEST(Wear, HairModelledIntoItsScalpFollowsItsStrandsOnAFlatHead) {
   HS_LOAD_SHARED_OR_SKIP(frog_file, "targets/Frog.glb");
   HS_LOAD_SHARED_OR_SKIP(hair_file, "hairstyles/quaternius-modular/women_SciFi.glb");
   Avatar target = frog_file.avatar;
-  WearOptions opt;
-  opt.hair = "material:Hair_Black";
-  auto rep = WearHairstyle(target, hair_file.avatar, opt);
+  auto rep = WearSciFiHair(target, hair_file.avatar);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_GT(rep->redirected, 0);
   EXPECT_EQ(rep->inside, 0);
@@ -502,6 +507,63 @@ TEST(Wear, EyebrowsThatShareAHairMaterialStay) {
     return n.mesh == brows;
   })) << "no node shows the eyebrows any more";
   EXPECT_FALSE(MeshWorld(target, "Eyebrows").empty());
+}
+
+// The facial-hair rule goes by words: "brow" inside "Brown" is a colour, not an eyebrow.
+TEST(Wear, FacialHairIsToldByWordsNotByLetters) {
+  for (const char* name : {"Eyebrows", "EyeBrows", "MI_Eyebrows_2", "Brows", "unibrow",
+                           "Eyebrows_Female", "eye.lashes", "EyeLash", "Lashes_Upper", "Beard",
+                           "Hair_Beard", "Moustache", "mustacheMat", "Goatee"})
+    EXPECT_TRUE(NamedLikeFacialHair(name)) << name;
+  for (const char* name : {"Hair_Brown", "HairBrown", "BrownHair", "hair brown 2", "Hair_Blond",
+                           "Soldier_Head", "Flash", "Splash_Hair", "", "__"})
+    EXPECT_FALSE(NamedLikeFacialHair(name)) << name;
+}
+
+// The Quaternius soldier's hair is a Hair_Brown primitive of its head mesh; "brow" in "Brown" once
+// read it as eyebrows and kept it under every worn hairstyle. The head's other primitives stay.
+TEST(Wear, AHairPrimitiveNamedBrownIsHiddenAndTheHeadStays) {
+  HS_LOAD_SHARED_OR_SKIP(soldier_file, "avatars/quaternius-soldier.glb");
+  HS_LOAD_SHARED_OR_SKIP(hair_file, "hairstyles/quaternius-modular/women_SciFi.glb");
+  Avatar target = soldier_file.avatar;
+  auto rep = WearSciFiHair(target, hair_file.avatar);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  // Materials of the primitives some node still shows, read here from the nodes and meshes.
+  std::vector<std::string> shown;
+  for (const Node& n : target.nodes)
+    if (n.mesh >= 0)
+      for (const Primitive& p : target.meshes[n.mesh].primitives)
+        shown.push_back(p.material >= 0 ? target.materials[p.material].name : "");
+  const auto count = [&](const std::string& m) {
+    return std::count(shown.begin(), shown.end(), m);
+  };
+  EXPECT_EQ(count("Hair_Brown"), 0) << "the soldier's own hair is still shown";
+  EXPECT_GE(count("Skin"), 2) << "the head (or the body) lost its skin";
+  EXPECT_EQ(count("Brown"), 1) << "the head's small Brown primitive went with the hair";
+  EXPECT_EQ(count("Hair_Black"), 1) << "the worn hairstyle is not shown once";
+  EXPECT_EQ(std::count_if(rep->changes.begin(), rep->changes.end(),
+                          [](const std::string& c) {
+                            return c.find("hid the target's own hair") != std::string::npos;
+                          }),
+            1);
+  // The soldier's skin ends at its hairline, about 7 cm below the top its hair makes. Measured on
+  // the skin alone, the head's top was the hairline: the new hair sat that much too low, over the
+  // eyes (its top 4 mm below the soldier's crown). women_SciFi stands several centimetres above
+  // its own skull: its top must stand at least 2 cm above the soldier's crown (+Y is up in glTF).
+  float own_top = -1e9f, worn_top = -1e9f;
+  for (const glm::vec3& p : MeshWorld(soldier_file.avatar, "Soldier_Head"))
+    own_top = std::max(own_top, p.y);
+  for (const glm::vec3& p : MeshWorld(target, WornMesh(*rep))) worn_top = std::max(worn_top, p.y);
+  std::printf("soldier: own hair's crown %.1f mm, worn hair's top %.1f mm\n", 1000 * own_top,
+              1000 * worn_top);
+  EXPECT_GT(worn_top, own_top + 0.02f);
+  // Undone bit for bit, the hidden primitive back in its mesh.
+  auto before = EncodeGlb(soldier_file.avatar, false);  // a plain glTF character: no humanoid
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  ASSERT_TRUE(UndoWear(target).ok());
+  auto after = EncodeGlb(target, false);
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(*after == *before) << "the undone soldier differs from the original";
 }
 
 }  // namespace

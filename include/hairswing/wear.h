@@ -98,4 +98,10 @@ Status UndoWear(Avatar& target);
 /// error saying why there is none.
 Result<int> FindHeadNode(const Avatar& avatar, const std::string& name);
 
+/// True for a mesh or material name that marks facial hair (eyebrows, lashes, a beard, a
+/// moustache), which WearHairstyle keeps even under a hair material. Compared word by word, so a
+/// colour is not a brow: "EyeBrows", "MI_Eyebrows_2" and "Beard" are facial hair; "Hair_Brown" is
+/// not.
+bool NamedLikeFacialHair(const std::string& name);
+
 }  // namespace hairswing

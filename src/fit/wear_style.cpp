@@ -346,6 +346,38 @@ Status HeadFromCharacter(const Avatar& av, const std::string& name, const HairSe
   return Status::Ok();
 }
 
+// Length of the head's open rim in the top quarter of its box, over the head's width: about 0
+// for a skull that the skin closes over the crown (a rim there only around holes), about 2-3 for
+// skin that stops at the hairline, where the character's own hair is the skull (the Quaternius
+// soldier). Corners are welded by position first (0.1 mm), so that seams of normals or texture
+// coordinates, and the edges between primitives, do not read as rims.
+float TopRim(const Soup& soup, const WearHead& head) {
+  if (!(head.size.x > 0.0f)) return 0.0f;
+  const glm::mat3 to_local = glm::transpose(head.frame);
+  const float high = (to_local * head.centre).y + 0.25f * head.size.y;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, uint32_t> weld;
+  std::vector<uint32_t> id(soup.pos.size());
+  for (size_t v = 0; v < soup.pos.size(); ++v) {
+    const glm::vec3 q = soup.pos[v] * 1e4f;
+    const auto key = std::make_tuple(std::llround(q.x), std::llround(q.y), std::llround(q.z));
+    id[v] = weld.emplace(key, static_cast<uint32_t>(weld.size())).first->second;
+  }
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<int, std::pair<uint32_t, uint32_t>>> edges;
+  for (size_t t = 0; t + 2 < soup.idx.size(); t += 3)
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t a = soup.idx[t + k], b = soup.idx[t + (k + 1) % 3];
+      auto& e = edges[std::minmax(id[a], id[b])];
+      e = {e.first + 1, {a, b}};
+    }
+  float rim = 0.0f;
+  for (const auto& [key, e] : edges) {
+    const glm::vec3 a = soup.pos[e.second.first], b = soup.pos[e.second.second];
+    if (e.first == 1 && (to_local * a).y > high && (to_local * b).y > high)
+      rim += glm::length(b - a);
+  }
+  return rim / head.size.x;
+}
+
 // The direction grid of the scalp fit, in the target's frame around the head's centre.
 struct Grid {
   static constexpr int kT = 36, kP = 72;
@@ -589,8 +621,41 @@ std::string FileStem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? s : s.substr(0, dot);
 }
 
+}  // namespace
+
+bool NamedLikeFacialHair(const std::string& name) {
+  // Words: runs of letters, also split where a lower-case letter meets an upper-case one
+  // ("EyeBrows", "MI_Eyebrows_2", "eye.lash"), each compared in lower case.
+  std::vector<std::string> words(1);
+  for (size_t i = 0; i < name.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (!std::isalpha(c)) {
+      if (!words.back().empty()) words.emplace_back();
+      continue;
+    }
+    if (i > 0 && std::isupper(c) && std::islower(static_cast<unsigned char>(name[i - 1])))
+      words.emplace_back();
+    words.back() += static_cast<char>(std::tolower(c));
+  }
+  const auto has = [](const std::string& w, const char* part) {
+    return w.find(part) != std::string::npos;
+  };
+  for (const std::string& w : words) {
+    // A brow ("Brows", "eyebrow", "unibrow"), but not the colour ("Hair_Brown", "BrownHair").
+    for (size_t at = w.find("brow"); at != std::string::npos; at = w.find("brow", at + 1))
+      if (at + 4 == w.size() || w[at + 4] != 'n') return true;
+    // Lashes ("Lashes", "EyeLash", "eyelashes"), but not a flash or a splash.
+    if (w.rfind("lash", 0) == 0 || has(w, "eyelash")) return true;
+    if (has(w, "beard") || has(w, "mustache") || has(w, "moustache") || has(w, "goatee"))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
 // The target's own hair: primitives whose vertices mostly follow spring joints (or nodes below
-// one), or whose material is named like hair.
+// one), or whose material is named like hair; facial hair (NamedLikeFacialHair) stays.
 std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig) {
   std::vector<uint8_t> spring(rig.node_count(), 0);
   for (int j : rig.joint_node()) spring[j] = 1;
@@ -614,11 +679,10 @@ std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig) {
               : std::string();
       // Facial hair shares hair materials (the UBC eyebrows use MI_Hair_2) but is not what a
       // hairstyle replaces.
-      const std::string both = ToLower(av.meshes[inst.mesh].name) + " " + mat;
-      bool facial = false;
-      for (const char* w : {"brow", "lash", "beard", "mustache", "moustache"})
-        facial |= both.find(w) != std::string::npos;
-      if (facial) continue;
+      if (NamedLikeFacialHair(av.meshes[inst.mesh].name) ||
+          (prim.material >= 0 && prim.material < static_cast<int>(av.materials.size()) &&
+           NamedLikeFacialHair(av.materials[prim.material].name)))
+        continue;
       if (mat.find("hair") != std::string::npos || 2 * on_springs > prim.positions.size())
         out.emplace_back(inst.mesh, static_cast<int>(p));
     }
@@ -742,6 +806,16 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
                {"colliders", target.vrm.colliders.size()},
                {"collider_groups", target.vrm.collider_groups.size()},
                {"fitted", false}};
+  // The target's head with its own hair, before that is hidden: hair modelled rigid on the head
+  // is sometimes the only skull there is (below).
+  WearHead with_hair;
+  Soup with_hair_soup;
+  std::vector<glm::vec3> with_hair_vertices;
+  if (!opt.keep_hair)
+    if (Status st = HeadFromCharacter(target, opt.head, nullptr, &with_hair, &with_hair_soup,
+                                      &with_hair_vertices);
+        !st.ok())
+      return Status(st.code(), "target: " + st.message());
   if (!opt.keep_hair) {
     auto rig = BuildRig(target);
     if (!rig.ok()) return Status(rig.status().code(), "target: " + rig.status().message());
@@ -764,13 +838,36 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
     undo["removed_springs"] = removed;
   }
 
-  // 2. The two heads.
+  // 2. The two heads. The target's without its own hair, unless its skin stops at the hairline:
+  // an open rim round the top of the head that its own hair covered and raised (the Quaternius
+  // soldier, whose skin ends about 7 cm below the top its hair makes). Its hair is then the skull,
+  // and the head is measured with it (the hair stays hidden); measured without it, the new hair was
+  // anchored at the hairline and hung over the face.
   Soup src_scalp, tgt_head;
   std::vector<glm::vec3> tgt_vertices;
   if (Status st =
           HeadFromCharacter(target, opt.head, nullptr, &rep.target, &tgt_head, &tgt_vertices);
       !st.ok())
     return Status(st.code(), "target: " + st.message());
+  if (!opt.keep_hair && rep.target.size.y > 0.0f) {
+    const float raised =
+        glm::dot(with_hair.anchor - rep.target.anchor, rep.target.frame[1]) / rep.target.size.y;
+    const float rim = TopRim(tgt_head, rep.target);
+    if (raised > 0.15f && rim > 1.0f) {
+      rep.target = with_hair;
+      tgt_head = std::move(with_hair_soup);
+      tgt_vertices = std::move(with_hair_vertices);
+      rep.target.from += "; its skin stops at the hairline, so its own (hidden) hair is its skull";
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "the target's skin is open above its hairline (a rim %.1f head widths long; "
+                    "its own hair raises the top of the head by %.0f %%): the head is measured "
+                    "with that hair, which is hidden",
+                    rim, 100.0f * raised);
+      rep.changes.push_back(line);
+    }
+  }
+
   if (opt.source_character) {
     if (Status st = HeadFromCharacter(*opt.source_character, opt.source_head, nullptr, &rep.source,
                                       &src_scalp, nullptr);
