@@ -573,7 +573,9 @@ void AddWear(CLI::App& app, int& exit_code) {
                 "scalp: to see the placement, or keep a hairstyle exactly as modelled");
   cmd->add_flag("--keep-hair", o->keep_hair,
                 "keep the target's own hair (by default it is hidden: meshes whose vertices mostly "
-                "follow spring joints or whose material is named like hair; undone by --undo)");
+                "follow spring joints or whose material is named like hair, not eyebrows, lashes "
+                "or beards; hair that is the skull, where the skin stops at the hairline, only if "
+                "the new hair covers it; undone by --undo)");
   cmd->add_option("--joints", o->fit.joints, "with --fit-chains: joints per chain at most")
       ->check(CLI::Range(2, 64))
       ->capture_default_str();

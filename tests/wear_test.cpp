@@ -566,5 +566,35 @@ TEST(Wear, AHairPrimitiveNamedBrownIsHiddenAndTheHeadStays) {
   EXPECT_TRUE(*after == *before) << "the undone soldier differs from the original";
 }
 
+// The soldier's hair is its skull. A bun that covers only part of it (women_Adventurer leaves
+// 44 % of the opening bare) must not hide it: hidden, the soldier's head was open from the side.
+// The hair is kept, with a warning saying why; undo still gives the file back bit for bit.
+TEST(Wear, HairThatIsTheSkullStaysUnderAHairstyleThatDoesNotCoverIt) {
+  HS_LOAD_SHARED_OR_SKIP(soldier_file, "avatars/quaternius-soldier.glb");
+  HS_LOAD_SHARED_OR_SKIP(hair_file, "hairstyles/quaternius-modular/women_Adventurer.glb");
+  Avatar target = soldier_file.avatar;
+  WearOptions opt;
+  opt.hair = "material:Hair_Brown";
+  auto rep = WearHairstyle(target, hair_file.avatar, opt);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  int shown = 0;
+  for (const Node& n : target.nodes)
+    if (n.mesh >= 0)
+      for (const Primitive& p : target.meshes[n.mesh].primitives)
+        shown += p.material >= 0 && target.materials[p.material].name == "Hair_Brown" ? 1 : 0;
+  EXPECT_EQ(shown, 2) << "the soldier's own hair and the worn bun (both Hair_Brown)";
+  EXPECT_EQ(std::count_if(rep->warnings.begin(), rep->warnings.end(),
+                          [](const std::string& w) {
+                            return w.find("kept the target's own hair") != std::string::npos;
+                          }),
+            1);
+  auto before = EncodeGlb(soldier_file.avatar, false);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  ASSERT_TRUE(UndoWear(target).ok());
+  auto after = EncodeGlb(target, false);
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(*after == *before) << "the undone soldier differs from the original";
+}
+
 }  // namespace
 }  // namespace hairswing

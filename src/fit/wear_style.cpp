@@ -351,6 +351,13 @@ Status HeadFromCharacter(const Avatar& av, const std::string& name, const HairSe
 // skin that stops at the hairline, where the character's own hair is the skull (the Quaternius
 // soldier). Corners are welded by position first (0.1 mm), so that seams of normals or texture
 // coordinates, and the edges between primitives, do not read as rims.
+// The share of the opening that a target's own hair closes (when it is its skull) that the new
+// hair may leave bare for the own hair to be hidden all the same, by solid angle above the head's
+// centre. Measured with the Quaternius haircuts on the soldier and quaternius-casual: the cuts
+// that cover the head leave 0-9 % bare (at the edges of the opening), the bun and the mohawk 43-45
+// % (docs/wear.md).
+constexpr double kOwnHairLeftBare = 0.2;
+
 float TopRim(const Soup& soup, const WearHead& head) {
   if (!(head.size.x > 0.0f)) return 0.0f;
   const glm::mat3 to_local = glm::transpose(head.frame);
@@ -806,21 +813,16 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
                {"colliders", target.vrm.colliders.size()},
                {"collider_groups", target.vrm.collider_groups.size()},
                {"fitted", false}};
-  // The target's head with its own hair, before that is hidden: hair modelled rigid on the head
-  // is sometimes the only skull there is (below).
-  WearHead with_hair;
-  Soup with_hair_soup;
-  std::vector<glm::vec3> with_hair_vertices;
-  if (!opt.keep_hair)
-    if (Status st = HeadFromCharacter(target, opt.head, nullptr, &with_hair, &with_hair_soup,
-                                      &with_hair_vertices);
-        !st.ok())
-      return Status(st.code(), "target: " + st.message());
+  // The target's own hair, hidden (with the springs that moved only it) by hide_own_hair.
+  std::vector<std::pair<int, int>> own_hair;
   if (!opt.keep_hair) {
     auto rig = BuildRig(target);
     if (!rig.ok()) return Status(rig.status().code(), "target: " + rig.status().message());
+    own_hair = OwnHair(target, *rig);
+  }
+  const auto hide_own_hair = [&]() {
     const std::vector<uint8_t> owned_before = fit::NodesOwningVertices(target);
-    HideOwnHair(target, OwnHair(target, *rig), undo, &rep.changes);
+    HideOwnHair(target, own_hair, undo, &rep.changes);
     const std::vector<uint8_t> owned_after = fit::NodesOwningVertices(target);
     Json removed = Json::array();
     std::vector<Spring> kept;
@@ -836,37 +838,56 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
     }
     target.vrm.springs.swap(kept);
     undo["removed_springs"] = removed;
-  }
+  };
 
-  // 2. The two heads. The target's without its own hair, unless its skin stops at the hairline:
-  // an open rim round the top of the head that its own hair covered and raised (the Quaternius
-  // soldier, whose skin ends about 7 cm below the top its hair makes). Its hair is then the skull,
-  // and the head is measured with it (the hair stays hidden); measured without it, the new hair was
-  // anchored at the hairline and hung over the face.
-  Soup src_scalp, tgt_head;
+  // 2. The two heads. The target's is taken without its own hair, unless its skin stops at the
+  // hairline: an open rim round the top of the head that its own hair covered and raised (the
+  // Quaternius soldier, whose skin ends about 7 cm below the top its hair makes). Its hair is then
+  // the skull, and the head is measured with it; measured without it, the new hair was anchored
+  // at the hairline and hung over the face. Such hair is hidden only if the new hair covers it
+  // (after the scalp fit, below); hidden where the new hair does not reach, it leaves the head
+  // open there.
+  Soup src_scalp, tgt_head, bare_head;  // bare_head: the skin alone, when the hair is the skull
   std::vector<glm::vec3> tgt_vertices;
-  if (Status st =
-          HeadFromCharacter(target, opt.head, nullptr, &rep.target, &tgt_head, &tgt_vertices);
-      !st.ok())
-    return Status(st.code(), "target: " + st.message());
-  if (!opt.keep_hair && rep.target.size.y > 0.0f) {
+  bool hair_is_skull = false;
+  {
+    Avatar bare = target;  // the target without its own hair, to measure the head on
+    Json scratch;
+    std::vector<std::string> scratch_changes;
+    HideOwnHair(bare, own_hair, scratch, &scratch_changes);
+    if (Status st =
+            HeadFromCharacter(bare, opt.head, nullptr, &rep.target, &tgt_head, &tgt_vertices);
+        !st.ok())
+      return Status(st.code(), "target: " + st.message());
+  }
+  if (!own_hair.empty() && rep.target.size.y > 0.0f) {
+    WearHead with_hair;
+    Soup with_hair_soup;
+    std::vector<glm::vec3> with_hair_vertices;
+    if (Status st = HeadFromCharacter(target, opt.head, nullptr, &with_hair, &with_hair_soup,
+                                      &with_hair_vertices);
+        !st.ok())
+      return Status(st.code(), "target: " + st.message());
     const float raised =
         glm::dot(with_hair.anchor - rep.target.anchor, rep.target.frame[1]) / rep.target.size.y;
     const float rim = TopRim(tgt_head, rep.target);
     if (raised > 0.15f && rim > 1.0f) {
+      hair_is_skull = true;
       rep.target = with_hair;
+      bare_head = std::move(tgt_head);
       tgt_head = std::move(with_hair_soup);
       tgt_vertices = std::move(with_hair_vertices);
-      rep.target.from += "; its skin stops at the hairline, so its own (hidden) hair is its skull";
+      rep.target.from += "; its skin stops at the hairline, so its own hair is its skull";
       char line[256];
       std::snprintf(line, sizeof line,
                     "the target's skin is open above its hairline (a rim %.1f head widths long; "
                     "its own hair raises the top of the head by %.0f %%): the head is measured "
-                    "with that hair, which is hidden",
+                    "with that hair",
                     rim, 100.0f * raised);
       rep.changes.push_back(line);
     }
   }
+  if (!hair_is_skull && !opt.keep_hair) hide_own_hair();
 
   if (opt.source_character) {
     if (Status st = HeadFromCharacter(*opt.source_character, opt.source_head, nullptr, &rep.source,
@@ -1112,6 +1133,36 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
           ? 0.0
           : static_cast<double>(rep.covered_head_vertices - rep.uncovered - rep.show_through) /
                 rep.covered_head_vertices;
+  // The target's own hair when it is its skull (step 2): hidden if the new hair covers the
+  // opening it closed (the directions from the head's centre in which the skin alone has no
+  // surface and the own hair has), else kept, since hidden it would leave the head open there.
+  if (hair_is_skull) {
+    OcclusionCaster skin;
+    skin.SetMesh(bare_head.pos, bare_head.idx);
+    double opening = 0.0, bare = 0.0;  // solid angle, by cell
+    for (int i = 0; i < Grid::kT; ++i)
+      for (int j = 0; j < Grid::kP; ++j) {
+        const glm::vec3 u = grid.Dir(i, j);
+        if (glm::dot(u, T.frame[1]) < 0.2f || !(ht[i * Grid::kP + j] > 0.0f) ||
+            Outer(skin, grid.c, u, far) > 0.0f)
+          continue;
+        const double w = std::sin(kPi * (i + 0.5) / Grid::kT);
+        opening += w;
+        if (hair_c.DepthBehind(grid.c, u) < 0.0f) bare += w;
+      }
+    const double share = opening > 0.0 ? bare / opening : 0.0;
+    if (share <= kOwnHairLeftBare) {
+      hide_own_hair();
+    } else {
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "kept the target's own hair: it is the skull under it, and the new hair "
+                    "leaves %.0f %% of the opening it closes bare, where hiding it would open the "
+                    "head (--keep-hair keeps it always)",
+                    100.0 * share);
+      rep.warnings.push_back(line);
+    }
+  }
 
   // 5. Binding: a new mesh skinned to the target's head.
   const std::string stem = FileStem(hair_file.source_path.empty() ? "hair" : hair_file.source_path);
