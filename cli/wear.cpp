@@ -452,6 +452,8 @@ void RunLibrary(const Opts& o, int& exit_code) {
       Json rep = ReportJson(*r);
       for (auto it = rep.begin(); it != rep.end(); ++it)
         if (it.key() != "changes" && it.key() != "warnings") row[it.key()] = it.value();
+      // What the pair should be read with (an estimated head, the target's own hair kept).
+      if (!r->warnings.empty()) row["warnings"] = r->warnings;
       if (o.fit_chains && r->chains > 0 && !o.no_measure)
         row["head_turn"] = HeadTurnFigures(worn, r->target.node);
       RenderTiles(worn, *r, o.tile, sheet, sheet_w, t * 2 * o.tile, s * o.tile);

@@ -460,6 +460,17 @@ TEST(Wear, ALongHairShellWornOnGodetteHangsStraightDownBothLayers) {
   EXPECT_LT(worst, 110.0f);  // 147 with the U; 96 is a chain that bends round the head
 }
 
+// The materials of the primitives some node shows, one entry per primitive shown (read here from
+// the nodes and meshes, not from the code under test).
+std::vector<std::string> ShownMaterials(const Avatar& av) {
+  std::vector<std::string> shown;
+  for (const Node& n : av.nodes)
+    if (n.mesh >= 0)
+      for (const Primitive& p : av.meshes[n.mesh].primitives)
+        shown.push_back(p.material >= 0 ? av.materials[p.material].name : "");
+  return shown;
+}
+
 // women_SciFi's hair (its material Hair_Black) worn on `target` with the default options.
 Result<WearReport> WearSciFiHair(Avatar& target, const Avatar& scifi) {
   WearOptions opt;
@@ -528,12 +539,7 @@ TEST(Wear, AHairPrimitiveNamedBrownIsHiddenAndTheHeadStays) {
   Avatar target = soldier_file.avatar;
   auto rep = WearSciFiHair(target, hair_file.avatar);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
-  // Materials of the primitives some node still shows, read here from the nodes and meshes.
-  std::vector<std::string> shown;
-  for (const Node& n : target.nodes)
-    if (n.mesh >= 0)
-      for (const Primitive& p : target.meshes[n.mesh].primitives)
-        shown.push_back(p.material >= 0 ? target.materials[p.material].name : "");
+  const std::vector<std::string> shown = ShownMaterials(target);
   const auto count = [&](const std::string& m) {
     return std::count(shown.begin(), shown.end(), m);
   };
@@ -566,6 +572,19 @@ TEST(Wear, AHairPrimitiveNamedBrownIsHiddenAndTheHeadStays) {
   EXPECT_TRUE(*after == *before) << "the undone soldier differs from the original";
 }
 
+// Quaternius characters use Hair_Brown for the soldier's hair and for quaternius-casual's
+// eyebrows (80 vertices at eye height): by place, not by name, the brows stay and the hair goes.
+TEST(Wear, EyebrowsUnderAHairMaterialStayWhileTheHairGoes) {
+  HS_LOAD_SHARED_OR_SKIP(casual_file, "avatars/quaternius-casual.glb");
+  HS_LOAD_SHARED_OR_SKIP(hair_file, "hairstyles/quaternius-modular/women_SciFi.glb");
+  Avatar target = casual_file.avatar;
+  auto rep = WearSciFiHair(target, hair_file.avatar);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  const std::vector<std::string> shown = ShownMaterials(target);
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), "Hair_Blond"), 0) << "her hair is still shown";
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), "Hair_Brown"), 1) << "her eyebrows went";
+}
+
 // The soldier's hair is its skull. A bun that covers only part of it (women_Adventurer leaves
 // 44 % of the opening bare) must not hide it: hidden, the soldier's head was open from the side.
 // The hair is kept, with a warning saying why; undo still gives the file back bit for bit.
@@ -577,12 +596,9 @@ TEST(Wear, HairThatIsTheSkullStaysUnderAHairstyleThatDoesNotCoverIt) {
   opt.hair = "material:Hair_Brown";
   auto rep = WearHairstyle(target, hair_file.avatar, opt);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
-  int shown = 0;
-  for (const Node& n : target.nodes)
-    if (n.mesh >= 0)
-      for (const Primitive& p : target.meshes[n.mesh].primitives)
-        shown += p.material >= 0 && target.materials[p.material].name == "Hair_Brown" ? 1 : 0;
-  EXPECT_EQ(shown, 2) << "the soldier's own hair and the worn bun (both Hair_Brown)";
+  const std::vector<std::string> shown = ShownMaterials(target);
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), "Hair_Brown"), 2)
+      << "the soldier's own hair and the worn bun (both Hair_Brown)";
   EXPECT_EQ(std::count_if(rep->warnings.begin(), rep->warnings.end(),
                           [](const std::string& w) {
                             return w.find("kept the target's own hair") != std::string::npos;

@@ -33,10 +33,11 @@ struct WearOptions {
   /// only (the figures are then those of the placed hairstyle).
   bool scalp_fit = true;
   /// Keep the target's own hair (by default it is hidden: meshes and primitives whose vertices
-  /// mostly follow spring joints or whose material is named like hair, but not eyebrows, lashes
-  /// or beards; springs that moved only them are set aside like baked springs; all of it undone
-  /// by UndoWear). Hair that is the target's skull (its skin stops at the hairline) is hidden
-  /// only when the new hair covers the opening it closes, else kept with a warning.
+  /// mostly follow spring joints or whose material is named like hair and that reach the top
+  /// quarter of the head, but not eyebrows, lashes or beards; springs that moved only them are set
+  /// aside like baked springs; all of it undone by UndoWear). Hair that is the target's skull (its
+  /// skin stops at the hairline) is hidden only when the new hair covers the opening it closes,
+  /// else kept with a warning.
   bool keep_hair = false;
   /// Give the worn hair spring chains and colliders (FitHairChains on the new mesh, a head
   /// collider when the target has none on its head).

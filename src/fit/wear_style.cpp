@@ -662,8 +662,11 @@ bool NamedLikeFacialHair(const std::string& name) {
 namespace {
 
 // The target's own hair: primitives whose vertices mostly follow spring joints (or nodes below
-// one), or whose material is named like hair; facial hair (NamedLikeFacialHair) stays.
-std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig) {
+// one), or whose material is named like hair and that reach the top quarter of `head` (the
+// target's head with its hair); facial hair (NamedLikeFacialHair) stays.
+std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig, const WearHead& head) {
+  const glm::mat3 to_local = glm::transpose(head.frame);
+  const float crown_band = (to_local * head.centre).y + 0.25f * head.size.y;
   std::vector<uint8_t> spring(rig.node_count(), 0);
   for (int j : rig.joint_node()) spring[j] = 1;
   for (size_t r = 0; r < rig.node_count(); ++r)
@@ -690,8 +693,19 @@ std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig) {
           (prim.material >= 0 && prim.material < static_cast<int>(av.materials.size()) &&
            NamedLikeFacialHair(av.materials[prim.material].name)))
         continue;
-      if (mat.find("hair") != std::string::npos || 2 * on_springs > prim.positions.size())
+      if (2 * on_springs > prim.positions.size()) {
         out.emplace_back(inst.mesh, static_cast<int>(p));
+        continue;
+      }
+      if (mat.find("hair") == std::string::npos) continue;
+      // Named like hair and rigid on the head: a hairstyle reaches the top quarter of the head;
+      // eyebrows or a beard under a hair material do not (women_Punk's brows are Hair_Brown,
+      // like the soldier's hair).
+      auto pos = RestPositions(av, rig, inst, prim);
+      bool crown = !pos.ok() || !(head.size.y > 0.0f);
+      if (pos.ok())
+        for (const glm::vec3& v : *pos) crown = crown || (to_local * v).y > crown_band;
+      if (crown) out.emplace_back(inst.mesh, static_cast<int>(p));
     }
   }
   return out;
@@ -815,10 +829,17 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
                {"fitted", false}};
   // The target's own hair, hidden (with the springs that moved only it) by hide_own_hair.
   std::vector<std::pair<int, int>> own_hair;
+  WearHead with_hair;  // the target's head with its own hair
+  Soup with_hair_soup;
+  std::vector<glm::vec3> with_hair_vertices;
   if (!opt.keep_hair) {
     auto rig = BuildRig(target);
     if (!rig.ok()) return Status(rig.status().code(), "target: " + rig.status().message());
-    own_hair = OwnHair(target, *rig);
+    if (Status st = HeadFromCharacter(target, opt.head, nullptr, &with_hair, &with_hair_soup,
+                                      &with_hair_vertices);
+        !st.ok())
+      return Status(st.code(), "target: " + st.message());
+    own_hair = OwnHair(target, *rig, with_hair);
   }
   const auto hide_own_hair = [&]() {
     const std::vector<uint8_t> owned_before = fit::NodesOwningVertices(target);
@@ -861,13 +882,6 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
       return Status(st.code(), "target: " + st.message());
   }
   if (!own_hair.empty() && rep.target.size.y > 0.0f) {
-    WearHead with_hair;
-    Soup with_hair_soup;
-    std::vector<glm::vec3> with_hair_vertices;
-    if (Status st = HeadFromCharacter(target, opt.head, nullptr, &with_hair, &with_hair_soup,
-                                      &with_hair_vertices);
-        !st.ok())
-      return Status(st.code(), "target: " + st.message());
     const float raised =
         glm::dot(with_hair.anchor - rep.target.anchor, rep.target.frame[1]) / rep.target.size.y;
     const float rim = TopRim(tgt_head, rep.target);
