@@ -1167,6 +1167,15 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
     const double share = opening > 0.0 ? bare / opening : 0.0;
     if (share <= kOwnHairLeftBare) {
       hide_own_hair();
+      if (share > 0.01) {
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "hid the target's own hair, which is the skull under it: the new hair leaves "
+                      "%.0f %% of the opening it closed bare, where the head may show open at its "
+                      "edges (--keep-hair keeps the own hair)",
+                      100.0 * share);
+        rep.warnings.push_back(line);
+      }
     } else {
       char line[320];
       std::snprintf(line, sizeof line,
