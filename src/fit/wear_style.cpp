@@ -346,11 +346,6 @@ Status HeadFromCharacter(const Avatar& av, const std::string& name, const HairSe
   return Status::Ok();
 }
 
-// Length of the head's open rim in the top quarter of its box, over the head's width: about 0
-// for a skull that the skin closes over the crown (a rim there only around holes), about 2-3 for
-// skin that stops at the hairline, where the character's own hair is the skull (the Quaternius
-// soldier). Corners are welded by position first (0.1 mm), so that seams of normals or texture
-// coordinates, and the edges between primitives, do not read as rims.
 // The share of the opening that a target's own hair closes (when it is its skull) that the new
 // hair may leave bare for the own hair to be hidden all the same, by solid angle above the head's
 // centre. Measured with the Quaternius haircuts on the soldier and quaternius-casual: the cuts
@@ -358,6 +353,11 @@ Status HeadFromCharacter(const Avatar& av, const std::string& name, const HairSe
 // % (docs/wear.md).
 constexpr double kOwnHairLeftBare = 0.2;
 
+// Length of the head's open rim in the top quarter of its box, over the head's width: 0 for a
+// skull that the skin closes over the crown (the Quaternius men), 1.1-1.6 for skin that stops at
+// the hairline, where the character's own hair is the skull (the Quaternius soldier; 0.7 on
+// women_SciFi, whose skin is closed). Corners are welded by position first (0.1 mm), so that seams
+// of normals or texture coordinates, and the edges between primitives, do not read as rims.
 float TopRim(const Soup& soup, const WearHead& head) {
   if (!(head.size.x > 0.0f)) return 0.0f;
   const glm::mat3 to_local = glm::transpose(head.frame);
