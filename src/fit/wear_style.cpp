@@ -356,8 +356,9 @@ constexpr double kOwnHairLeftBare = 0.2;
 // Length of the head's open rim in the top quarter of its box, over the head's width: 0 for a
 // skull that the skin closes over the crown (the Quaternius men), 1.1-1.6 for skin that stops at
 // the hairline, where the character's own hair is the skull (the Quaternius soldier; 0.7 on
-// women_SciFi, whose skin is closed). Corners are welded by position first (0.1 mm), so that seams
-// of normals or texture coordinates, and the edges between primitives, do not read as rims.
+// women_SciFi, whose hair raises its head by only 3 %). Corners are welded by position first (0.1
+// mm), so that seams of normals or texture coordinates, and the edges between primitives, do not
+// read as rims.
 float TopRim(const Soup& soup, const WearHead& head) {
   if (!(head.size.x > 0.0f)) return 0.0f;
   const glm::mat3 to_local = glm::transpose(head.frame);
