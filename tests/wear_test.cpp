@@ -471,6 +471,23 @@ std::vector<std::string> ShownMaterials(const Avatar& av) {
   return shown;
 }
 
+// How many of a report's lines (changes or warnings) contain `part`.
+long LinesWith(const std::vector<std::string>& lines, const char* part) {
+  return std::count_if(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
+// Undoes a wear on `worn` and checks it gives `original` back byte for byte (as plain glTF: the
+// Quaternius characters have no humanoid).
+void ExpectUndoneToTheOriginal(Avatar& worn, const Avatar& original) {
+  auto before = EncodeGlb(original, false);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  ASSERT_TRUE(UndoWear(worn).ok());
+  auto after = EncodeGlb(worn, false);
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(*after == *before) << "the undone character differs from the original";
+}
+
 // women_SciFi's hair (its material Hair_Black) worn on `target` with the default options.
 Result<WearReport> WearSciFiHair(Avatar& target, const Avatar& scifi) {
   WearOptions opt;
@@ -547,11 +564,7 @@ TEST(Wear, AHairPrimitiveNamedBrownIsHiddenAndTheHeadStays) {
   EXPECT_GE(count("Skin"), 2) << "the head (or the body) lost its skin";
   EXPECT_EQ(count("Brown"), 1) << "the head's small Brown primitive went with the hair";
   EXPECT_EQ(count("Hair_Black"), 1) << "the worn hairstyle is not shown once";
-  EXPECT_EQ(std::count_if(rep->changes.begin(), rep->changes.end(),
-                          [](const std::string& c) {
-                            return c.find("hid the target's own hair") != std::string::npos;
-                          }),
-            1);
+  EXPECT_EQ(LinesWith(rep->changes, "hid the target's own hair"), 1);
   // The soldier's skin ends at its hairline, about 7 cm below the top its hair makes. Measured on
   // the skin alone, the head's top was the hairline: the new hair sat that much too low, over the
   // eyes (its top 4 mm below the soldier's crown). women_SciFi stands several centimetres above
@@ -564,12 +577,7 @@ TEST(Wear, AHairPrimitiveNamedBrownIsHiddenAndTheHeadStays) {
               1000 * worn_top);
   EXPECT_GT(worn_top, own_top + 0.02f);
   // Undone bit for bit, the hidden primitive back in its mesh.
-  auto before = EncodeGlb(soldier_file.avatar, false);  // a plain glTF character: no humanoid
-  ASSERT_TRUE(before.ok()) << before.status().message();
-  ASSERT_TRUE(UndoWear(target).ok());
-  auto after = EncodeGlb(target, false);
-  ASSERT_TRUE(after.ok());
-  EXPECT_TRUE(*after == *before) << "the undone soldier differs from the original";
+  ExpectUndoneToTheOriginal(target, soldier_file.avatar);
 }
 
 // Quaternius characters use Hair_Brown for the soldier's hair and for quaternius-casual's
@@ -599,17 +607,8 @@ TEST(Wear, HairThatIsTheSkullStaysUnderAHairstyleThatDoesNotCoverIt) {
   const std::vector<std::string> shown = ShownMaterials(target);
   EXPECT_EQ(std::count(shown.begin(), shown.end(), "Hair_Brown"), 2)
       << "the soldier's own hair and the worn bun (both Hair_Brown)";
-  EXPECT_EQ(std::count_if(rep->warnings.begin(), rep->warnings.end(),
-                          [](const std::string& w) {
-                            return w.find("kept the target's own hair") != std::string::npos;
-                          }),
-            1);
-  auto before = EncodeGlb(soldier_file.avatar, false);
-  ASSERT_TRUE(before.ok()) << before.status().message();
-  ASSERT_TRUE(UndoWear(target).ok());
-  auto after = EncodeGlb(target, false);
-  ASSERT_TRUE(after.ok());
-  EXPECT_TRUE(*after == *before) << "the undone soldier differs from the original";
+  EXPECT_EQ(LinesWith(rep->warnings, "kept the target's own hair"), 1);
+  ExpectUndoneToTheOriginal(target, soldier_file.avatar);
 }
 
 }  // namespace

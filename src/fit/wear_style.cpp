@@ -684,21 +684,18 @@ std::vector<std::pair<int, int>> OwnHair(const Avatar& av, const Rig& rig, const
         const int n = DominantNode(rig, inst, prim, v);
         on_springs += n >= 0 && spring[n];
       }
-      const std::string mat =
+      const std::string material =
           prim.material >= 0 && prim.material < static_cast<int>(av.materials.size())
-              ? ToLower(av.materials[prim.material].name)
+              ? av.materials[prim.material].name
               : std::string();
       // Facial hair shares hair materials (the UBC eyebrows use MI_Hair_2) but is not what a
       // hairstyle replaces.
-      if (NamedLikeFacialHair(av.meshes[inst.mesh].name) ||
-          (prim.material >= 0 && prim.material < static_cast<int>(av.materials.size()) &&
-           NamedLikeFacialHair(av.materials[prim.material].name)))
-        continue;
+      if (NamedLikeFacialHair(av.meshes[inst.mesh].name) || NamedLikeFacialHair(material)) continue;
       if (2 * on_springs > prim.positions.size()) {
         out.emplace_back(inst.mesh, static_cast<int>(p));
         continue;
       }
-      if (mat.find("hair") == std::string::npos) continue;
+      if (ToLower(material).find("hair") == std::string::npos) continue;
       // Named like hair and rigid on the head: a hairstyle reaches the top quarter of the head;
       // eyebrows or a beard under a hair material do not (women_Punk's brows are Hair_Brown,
       // like the soldier's hair).
@@ -872,16 +869,11 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
   Soup src_scalp, tgt_head, bare_head;  // bare_head: the skin alone, when the hair is the skull
   std::vector<glm::vec3> tgt_vertices;
   bool hair_is_skull = false;
-  {
-    Avatar bare = target;  // the target without its own hair, to measure the head on
-    Json scratch;
-    std::vector<std::string> scratch_changes;
-    HideOwnHair(bare, own_hair, scratch, &scratch_changes);
-    if (Status st =
-            HeadFromCharacter(bare, opt.head, nullptr, &rep.target, &tgt_head, &tgt_vertices);
-        !st.ok())
-      return Status(st.code(), "target: " + st.message());
-  }
+  const HairSelection own_selection{own_hair};  // the head is measured without these
+  if (Status st = HeadFromCharacter(target, opt.head, &own_selection, &rep.target, &tgt_head,
+                                    &tgt_vertices);
+      !st.ok())
+    return Status(st.code(), "target: " + st.message());
   if (!own_hair.empty() && rep.target.size.y > 0.0f) {
     const float raised =
         glm::dot(with_hair.anchor - rep.target.anchor, rep.target.frame[1]) / rep.target.size.y;
@@ -1166,23 +1158,17 @@ Result<WearReport> WearHairstyle(Avatar& original, const Avatar& hair_file,
         if (hair_c.DepthBehind(grid.c, u) < 0.0f) bare += w;
       }
     const double share = opening > 0.0 ? bare / opening : 0.0;
-    if (share <= kOwnHairLeftBare) {
-      hide_own_hair();
-      if (share > 0.01) {
-        char line[320];
-        std::snprintf(line, sizeof line,
-                      "hid the target's own hair, which is the skull under it: the new hair leaves "
-                      "%.0f %% of the opening it closed bare, where the head may show open at its "
-                      "edges (--keep-hair keeps the own hair)",
-                      100.0 * share);
-        rep.warnings.push_back(line);
-      }
-    } else {
+    const bool hide = share <= kOwnHairLeftBare;
+    if (hide) hide_own_hair();
+    if (share > 0.01) {
       char line[320];
       std::snprintf(line, sizeof line,
-                    "kept the target's own hair: it is the skull under it, and the new hair "
-                    "leaves %.0f %% of the opening it closes bare, where hiding it would open the "
-                    "head (--keep-hair keeps it always)",
+                    hide ? "hid the target's own hair, which is the skull under it: the new hair "
+                           "leaves %.0f %% of the opening it closed bare, where the head may show "
+                           "open at its edges (--keep-hair keeps the own hair)"
+                         : "kept the target's own hair: it is the skull under it, and the new "
+                           "hair leaves %.0f %% of the opening it closes bare, where hiding it "
+                           "would open the head (--keep-hair keeps it always)",
                     100.0 * share);
       rep.warnings.push_back(line);
     }
